@@ -1,0 +1,3 @@
+from voiced.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,64 @@
+"""The error hierarchy. Every error a user can cause names what was wrong and where.
+
+This module imports nothing from the project so that every package (robot, audio, frames, rules)
+can raise these without depending on the daemon.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+class VoicedError(Exception):
+    """Root of every error voiced raises on purpose."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong in a file: where it is and what was expected."""
+
+    source: str
+    """The file (or other input) the problem is in."""
+    path: str
+    """Dotted path inside the source, e.g. `composites.add_layer.params.item`."""
+    message: str
+    """What is wrong and what was expected."""
+
+    def __str__(self) -> str:
+        where = f"{self.source}: {self.path}" if self.path else self.source
+        return f"{where}: {self.message}"
+
+
+class ProblemsError(VoicedError):
+    """An error carrying every problem found, so a user can fix them all in one go."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        if not problems:
+            raise ValueError("ProblemsError needs at least one problem")
+        self.problems = tuple(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class ConfigError(ProblemsError):
+    """The configuration file is malformed: unknown key, wrong type or out-of-range value."""
+
+
+class CellError(ProblemsError):
+    """A cell file (or scene file) is malformed or inconsistent."""
+
+
+class ProtocolError(VoicedError):
+    """A line on the controller link does not follow the wire protocol."""
+
+    def __init__(self, message: str, line: str | bytes | None = None) -> None:
+        self.line = line
+        super().__init__(f"{message}: {line!r}" if line is not None else message)
+
+
+class ControllerConnectionError(VoicedError):
+    """The controller link could not be opened or was lost."""
+
+
+class LlmError(VoicedError):
+    """The language model could not be reached or answered unusably."""
