@@ -1,0 +1,391 @@
+"""The daemon's configuration: package defaults merged with the user's TOML file.
+
+The dataclasses below are the single source of truth: their field defaults are the defaults,
+their types and metadata are what the file is validated against (generically, by
+`voiced.configschema`), and the top-level `config.toml` is rendered from them
+(`python -m voiced.config > config.toml`). A new section is added by declaring a settings
+dataclass and a field for it on `Config`; nothing else needs to change.
+
+Which file is read: `--config PATH`, else `$VOICED_CONFIG`, else `/etc/voiced/config.toml` if it
+exists, else none (defaults only). Every problem in the file is reported at once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from voiced.configschema import INTERNAL, describe, doc, merge, parse, render_toml, setting
+from voiced.configschema import to_dict as _to_dict
+from voiced.errors import ConfigError, Problem
+
+DEFAULT_CONFIG_PATH = Path("/etc/voiced/config.toml")
+"""The system-wide file, read when neither --config nor $VOICED_CONFIG names one."""
+CONFIG_ENV = "VOICED_CONFIG"
+"""The environment variable naming the config file."""
+OVERRIDES_SOURCE = "command line"
+"""The source named in problems caused by `with_overrides` (CLI flags)."""
+SIMULATOR_ADDRESS = "sim"
+"""The `controller.address` that starts the simulator in-process."""
+
+_HEADER = """\
+voiced configuration. Every key is optional: a missing key keeps the default shown here.
+Read from --config PATH, else $VOICED_CONFIG, else /etc/voiced/config.toml.
+This file is generated from voiced/config.py: python -m voiced.config > config.toml
+"""
+
+
+def _check_address(value: str) -> str | None:
+    if value == SIMULATOR_ADDRESS or parse_address(value) is not None:
+        return None
+    return f'expected "sim" or "HOST:PORT" with a port 1 to 65535, got {describe(value)}'
+
+
+def parse_address(address: str) -> tuple[str, int] | None:
+    """`HOST:PORT` (IPv6 hosts in brackets) -> (host, port), or None when malformed."""
+    host, colon, port = address.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not colon or not host or any(c.isspace() for c in host):
+        return None
+    # isdigit alone admits non-ASCII digits such as "²", which int() then rejects.
+    if not (port.isascii() and port.isdigit()) or not 1 <= int(port) <= 65535:
+        return None
+    return host, int(port)
+
+
+@dataclass(frozen=True)
+class DaemonConfig:
+    """[daemon]: when an utterance counts as a command, and how the daemon stops."""
+
+    mode: str = setting(
+        "wake",
+        'When an utterance counts as a command. "wake": only when it starts with the wake word; '
+        '"always": every utterance is a command.',
+        choices=("wake", "always"),
+    )
+    """"wake" or "always"."""
+    wake_word: str = setting(
+        "computer", 'The word that starts a command in "wake" mode.', nonempty=True
+    )
+    """Matched case-insensitively by the recogniser; unused in "always" mode."""
+    wake_variants: tuple[str, ...] = setting(
+        ("compute her", "come pewter"),
+        "Other ways speech-to-text writes the wake word (near misses such as \"computers\" are "
+        "matched anyway). Replace these when you change wake_word.",
+    )
+    """Exact alternative spellings; fuzzy matching covers single-word near misses."""
+    shutdown_timeout: float = setting(
+        5.0,
+        "Seconds a graceful shutdown (SIGTERM) may take before the daemon stops forcibly.",
+        min=0.5,
+        max=30.0,
+    )
+    """Kept below systemd's TimeoutStopSec so that the daemon, not systemd, does the killing."""
+
+
+@dataclass(frozen=True)
+class CellConfig:
+    """[cell]: which robot cell is driven and the scene it starts in."""
+
+    name: str = setting(
+        "sandwich",
+        "A bundled cell (sandwich, weld, blocks) or the path to a cell .toml file; a relative "
+        "path is relative to this file's directory.",
+        nonempty=True,
+    )
+    """A bundled cell name or a path; the cell loader tells them apart."""
+    scene: str = setting(
+        "",
+        "Path to a JSON scene (the state-view schema) the cell starts in; empty = the cell's "
+        "own initial scene.",
+    )
+    """Empty means the cell's own initial scene."""
+
+
+@dataclass(frozen=True)
+class QueryConfig:
+    """[query]: how a spoken query is framed."""
+
+    silence_timeout: float = setting(
+        1.5,
+        "Seconds of silence after which the query being spoken is submitted.",
+        min=0.3,
+        max=10.0,
+    )
+    """Seconds of silence that end a query."""
+    listen_timeout: float = setting(
+        8.0,
+        "Seconds to wait for a command after the wake word alone before giving up.",
+        min=1.0,
+        max=60.0,
+    )
+    """How long an empty query waits for its first words."""
+
+
+@dataclass(frozen=True)
+class ControllerConfig:
+    """[controller]: the link to the robot controller (or the simulator)."""
+
+    address: str = setting(
+        SIMULATOR_ADDRESS,
+        '"sim" starts the simulator in-process on a loopback port chosen by the system; '
+        '"HOST:PORT" connects to a real controller\'s motion channel (IPv6: "[::1]:PORT").',
+        check=_check_address,
+    )
+    """"sim" or "HOST:PORT"; see `is_simulated` and `endpoint`."""
+    control_port: int = setting(
+        0,
+        "TCP port of the controller's control channel; 0 = the motion port + 1.",
+        min=0,
+        max=65535,
+    )
+    """0 means the motion port + 1; see `control_port_for`."""
+    connect_timeout: float = setting(
+        3.0, "Seconds to wait for a connection to the controller.", min=0.1, max=60.0
+    )
+    """Seconds to wait for a connection."""
+    heartbeat_interval: float = setting(
+        0.5, "Seconds between heartbeat PINGs on the control channel.", min=0.05, max=10.0
+    )
+    """Seconds between PINGs."""
+    heartbeat_timeout: float = setting(
+        2.0,
+        "Seconds without a PONG after which the link is declared lost; must be greater than "
+        "heartbeat_interval.",
+        min=0.2,
+        max=30.0,
+    )
+    """Seconds without a PONG before the link is lost; more than `heartbeat_interval`."""
+    window: int = setting(
+        4,
+        "How many motion primitives may be in flight (sent, not yet done) at once.",
+        min=1,
+        max=64,
+    )
+    """Primitives in flight at once."""
+
+    @property
+    def is_simulated(self) -> bool:
+        """True when the daemon starts the simulator instead of connecting to a controller."""
+        return self.address == SIMULATOR_ADDRESS
+
+    @property
+    def endpoint(self) -> tuple[str, int] | None:
+        """The motion channel's (host, port); None for the simulator."""
+        return None if self.is_simulated else parse_address(self.address)
+
+    def control_port_for(self, motion_port: int) -> int:
+        """The control channel's port given the motion channel's (also for the simulator's)."""
+        return self.control_port or motion_port + 1
+
+    def cross_check(self) -> list[tuple[str, str]]:
+        problems: list[tuple[str, str]] = []
+        if self.heartbeat_timeout <= self.heartbeat_interval:
+            problems.append(
+                (
+                    "heartbeat_timeout",
+                    f"{self.heartbeat_timeout} must be greater than heartbeat_interval "
+                    f"({self.heartbeat_interval})",
+                )
+            )
+        endpoint = self.endpoint
+        if self.control_port == 0 and endpoint is not None and endpoint[1] == 65535:
+            problems.append(
+                (
+                    "control_port",
+                    "0 means the motion port + 1, but the motion port is 65535; set it explicitly",
+                )
+            )
+        return problems
+
+
+@dataclass(frozen=True)
+class SimulatorConfig:
+    """[simulator]: the in-process simulator (used when controller.address = "sim")."""
+
+    time_scale: float = setting(
+        1.0,
+        "How long simulated motion takes relative to real time: 1.0 = real time, 0.1 = ten "
+        "times faster.",
+        min=0.001,
+        max=10.0,
+    )
+    """Multiplies every simulated duration."""
+
+
+@dataclass(frozen=True)
+class LoggingConfig:
+    """[logging]: what is logged and how it is formatted."""
+
+    level: str = setting(
+        "info", "The least severe level logged.", choices=("debug", "info", "warning", "error")
+    )
+    """The least severe level logged."""
+    format: str = setting(
+        "auto",
+        '"json": one JSON object per line; "console": human-readable lines; "auto": JSON when '
+        "stderr is not a terminal (e.g. under systemd), console otherwise.",
+        choices=("auto", "json", "console"),
+    )
+    """How log lines are written."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole configuration. Build it with `load_config`; vary it with `with_overrides`."""
+
+    daemon: DaemonConfig = field(
+        default_factory=DaemonConfig, metadata=doc("The daemon: listening mode and shutdown.")
+    )
+    """[daemon]"""
+    cell: CellConfig = field(
+        default_factory=CellConfig, metadata=doc("The robot cell and its initial scene.")
+    )
+    """[cell]"""
+    query: QueryConfig = field(
+        default_factory=QueryConfig, metadata=doc("Framing of spoken queries.")
+    )
+    """[query]"""
+    controller: ControllerConfig = field(
+        default_factory=ControllerConfig,
+        metadata=doc("The robot controller link (or the in-process simulator)."),
+    )
+    """[controller]"""
+    simulator: SimulatorConfig = field(
+        default_factory=SimulatorConfig,
+        metadata=doc('The simulator, used when controller.address = "sim".'),
+    )
+    """[simulator]"""
+    logging: LoggingConfig = field(default_factory=LoggingConfig, metadata=doc("Logging."))
+    """[logging]"""
+    source: str | None = field(default=None, compare=False, metadata={INTERNAL: True})
+    """The file the configuration was read from; None when only defaults apply.
+
+    Not compared: two configurations with the same values are equal wherever they came from."""
+
+
+def find_config_file(
+    path: str | None,
+    environ: Mapping[str, str] = os.environ,
+    default_path: Path = DEFAULT_CONFIG_PATH,
+) -> Path | None:
+    """The file to read, or None for defaults only. A named file that is missing is an error."""
+    if path is not None:
+        return _existing(path, "--config")
+    from_env = environ.get(CONFIG_ENV, "")
+    if from_env:
+        return _existing(from_env, f"${CONFIG_ENV}")
+    return default_path if default_path.exists() else None
+
+
+def _existing(path: str, given_by: str) -> Path:
+    if not path:
+        raise ConfigError([Problem(given_by, "", "empty path")])
+    if not Path(path).exists():
+        raise ConfigError([Problem(path, "", f"no such file (given by {given_by})")])
+    return Path(path)
+
+
+def load_config(
+    path: str | None,
+    environ: Mapping[str, str] = os.environ,
+    default_path: Path = DEFAULT_CONFIG_PATH,
+) -> Config:
+    """Defaults merged with the chosen file (see `find_config_file`), validated.
+
+    Raises ConfigError listing every problem: unreadable file, TOML syntax, unknown keys, wrong
+    types, values out of range and inconsistent combinations.
+    """
+    file = find_config_file(path, environ, default_path)
+    if file is None:
+        return Config()
+    config = parse(Config, _read_toml(file), str(file))
+    return dataclasses.replace(config, source=str(file))
+
+
+def _read_toml(file: Path) -> dict[str, Any]:
+    source = str(file)
+    try:
+        text = file.read_bytes().decode("utf-8")
+    except OSError as error:
+        raise ConfigError([Problem(source, "", f"cannot read: {error.strerror}")]) from error
+    except UnicodeDecodeError as error:
+        raise ConfigError([Problem(source, "", f"not valid UTF-8: {error}")]) from error
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        # tomllib's message ends with "(at line L, column C)".
+        raise ConfigError([Problem(source, "", f"invalid TOML: {error}")]) from error
+
+
+def check_config(
+    path: str | None,
+    environ: Mapping[str, str] = os.environ,
+    default_path: Path = DEFAULT_CONFIG_PATH,
+) -> list[str]:
+    """[] when the configuration loads, else one line per problem (for the CLI's check)."""
+    try:
+        load_config(path, environ, default_path)
+    except ConfigError as error:
+        return [str(problem) for problem in error.problems]
+    return []
+
+
+def format_ok(config: Config) -> str:
+    """The line the CLI's check prints for a valid configuration."""
+    if config.source is None:
+        return "OK: no config file, using the defaults"
+    return f"OK: {config.source}"
+
+
+def config_to_dict(config: Config) -> dict[str, Any]:
+    """The configuration as plain data, one dict per section (`source` is not included)."""
+    return _to_dict(config)
+
+
+def with_overrides(
+    config: Config, overrides: Mapping[str, Any], source: str = OVERRIDES_SOURCE
+) -> Config:
+    """`config` with `overrides` (e.g. {"daemon": {"mode": "always"}}) laid over it, re-validated.
+
+    Raises ConfigError naming `source` for unknown keys, wrong types, out-of-range values and
+    combinations the overrides make inconsistent.
+    """
+    merged = merge(config_to_dict(config), overrides)
+    return dataclasses.replace(parse(Config, merged, source), source=config.source)
+
+
+def replace_in(
+    config: Config, dotted_key: str, value: Any, source: str = OVERRIDES_SOURCE
+) -> Config:
+    """`config` with one key replaced: `replace_in(config, "query.silence_timeout", 1.0)`."""
+    override: Any = value
+    for part in reversed(dotted_key.split(".")):
+        override = {part: override}
+    return with_overrides(config, override, source)
+
+
+def resolve_config_path(config: Config, value: str) -> Path:
+    """A path from the configuration: relative ones are relative to the config file's directory.
+
+    Without a config file (defaults only) they are relative to the working directory.
+    """
+    path = Path(value).expanduser()
+    if path.is_absolute() or config.source is None:
+        return path
+    return Path(config.source).parent / path
+
+
+def default_config_toml() -> str:
+    """The reference `config.toml`: every key with its default, doc and constraints."""
+    return render_toml(Config(), _HEADER)
+
+
+if __name__ == "__main__":
+    print(default_config_toml(), end="")
