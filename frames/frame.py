@@ -1,0 +1,58 @@
+"""The frame type and the services frames act through."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from rules import Rule
+
+if TYPE_CHECKING:
+    from frames.router import CommandRouter
+
+
+class Services(Protocol):
+    """What a frame's actions may do to the outside world."""
+
+    def speak(self, text: str) -> None:
+        """Say (or show) `text` to the operator."""
+
+    async def submit(self, target: str, text: str, correlation_id: str | None) -> None:
+        """Hand accumulated text to a dispatch target (e.g. "robot")."""
+
+    async def stop(self, reason: str) -> None:
+        """Stop the robot now: the global stop."""
+
+
+class Frame:
+    """A frame: an ordered rule list plus state that lives and dies with the frame.
+
+    Subclasses build `self.rules` in `__init__`. A frame without `check_parent` in its rules is
+    exclusive: what none of its rules handles is dropped (logged, never an error).
+    """
+
+    name: str = "frame"
+    rules: Sequence[Rule] = ()
+
+    def on_push(self, router: CommandRouter, now: float) -> None:
+        """Called once the frame is on the stack."""
+
+    def on_pop(self, router: CommandRouter, now: float) -> None:
+        """Called once the frame has left the stack; its state goes with it."""
+
+    async def on_tick(self, router: CommandRouter, now: float) -> None:
+        """The input clock moved to `now` (seconds): timers listening to the operator fire here."""
+
+    def on_activity(self, now: float, voiced: bool) -> None:
+        """Voice activity from the audio front end (a frame with a silence timer tracks it)."""
+
+    def help(self) -> str:
+        """What the operator can say in this frame (for "what can I say")."""
+        return ""
+
+    @property
+    def exclusive(self) -> bool:
+        return not any(rule.name == "check_parent" for rule in self.rules)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"

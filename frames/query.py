@@ -1,0 +1,98 @@
+"""The query frame: accumulates what the operator says until go / silence, then submits it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from frames.frame import Frame
+from rules import CatchAll, ExactSet, Match, Utterance, check_parent
+
+if TYPE_CHECKING:
+    from frames.router import CommandRouter
+
+
+class QueryFrame(Frame):
+    """Seed 002's query frame. It owns the accumulated text, the silence timer and the
+    loud-streak counter; they die with the frame.
+
+    `check_parent` stands before the catch-all, so the base frame gets first refusal: its mode
+    words still work while a query is open, and only what it ignores is accumulated.
+    """
+
+    name = "query"
+
+    def __init__(
+        self, silence_timeout: float, listen_timeout: float, target: str = "robot"
+    ) -> None:
+        self.silence_timeout = silence_timeout
+        self.listen_timeout = listen_timeout
+        self.target = target
+        self.parts: list[str] = []
+        self.opened_at = 0.0
+        self.last_heard = 0.0
+        self.loud_streak = 0
+        self.correlation_id: str | None = None
+        self.rules = (
+            ExactSet("cancel", ["cancel", "abort", "never mind", "cancel that"], self._cancel),
+            ExactSet("submit", ["go", "done", "send", "do it", "go ahead"], self._submit_now),
+            ExactSet("read_back", ["read back", "read it back", "what did i say"], self._read),
+            check_parent,
+            CatchAll("accumulate", self._accumulate),
+        )
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.parts)
+
+    def on_push(self, router: CommandRouter, now: float) -> None:
+        self.opened_at = now
+        self.last_heard = now
+
+    def append(self, text: str, utterance: Utterance) -> None:
+        self.parts.append(text.strip())
+        self.last_heard = utterance.t
+        self.correlation_id = self.correlation_id or utterance.correlation_id
+
+    def on_activity(self, now: float, voiced: bool) -> None:
+        # While the operator keeps talking the silence timer must not fire, even if the
+        # transcript of the current phrase has not arrived yet.
+        self.loud_streak = self.loud_streak + 1 if voiced else 0
+        if voiced:
+            self.last_heard = now
+
+    async def on_tick(self, router: CommandRouter, now: float) -> None:
+        if self not in router.stack or self.loud_streak > 0:
+            return
+        if self.parts and now - self.last_heard >= self.silence_timeout:
+            await self._submit(router)
+        elif not self.parts and now - self.opened_at >= self.listen_timeout:
+            router.pop(self)
+            router.services.speak("I didn't hear a command.")
+
+    async def _submit(self, router: CommandRouter) -> None:
+        text = self.text
+        router.pop(self)
+        await router.services.submit(self.target, text, self.correlation_id)
+
+    def _accumulate(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
+        self.append(utterance.text, utterance)
+
+    def _cancel(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
+        router.pop(self)
+        router.services.speak("Cancelled.")
+
+    async def _submit_now(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
+        if not self.parts:
+            router.pop(self)
+            router.services.speak("There is nothing to send.")
+            return
+        await self._submit(router)
+
+    def _read(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
+        router.services.speak(f"You said: {self.text}" if self.parts else "Nothing yet.")
+
+    def help(self) -> str:
+        return (
+            'Say your command, then "go" or pause to send it. "Read back" repeats it, '
+            '"cancel" drops it.'
+        )

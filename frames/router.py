@@ -1,0 +1,145 @@
+"""Command_Router: owns the frame stack and dispatches utterances exactly as seed 002 says.
+
+Global rules run first (the stop rule: the one deliberate exception to the stack, like Pipecat's
+system frames that are never cancelled, because "stop" must reach the robot from every frame and
+mode). Then frames from the top down: each frame's rules in order; a handled rule stops dispatch;
+`check_parent` hands the utterance to the frame below; a frame whose rules run out without
+`check_parent` is exclusive and drops the utterance (logged, never an error).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from frames.frame import Frame, Services
+from rules import CheckParent, Handled, Rule, Utterance
+
+log = structlog.get_logger(__name__)
+
+EventSink = Callable[[str, dict[str, Any]], None]
+MODES = ("wake", "always")
+
+
+@dataclass(frozen=True)
+class DispatchOutcome:
+    """Where an utterance went."""
+
+    frame: str | None
+    """The frame whose rule handled it ("global" for a global rule), None when dropped."""
+    rule: str | None
+    why: str
+    dropped: bool = False
+
+
+class CommandRouter:
+    """The frame stack and its dispatcher. The bottom frame is never popped."""
+
+    def __init__(
+        self,
+        base: Frame,
+        services: Services,
+        events: EventSink,
+        global_rules: Sequence[Rule] = (),
+        mode: str = "wake",
+    ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        self.services = services
+        self.global_rules = tuple(global_rules)
+        self._events = events
+        self._mode = mode
+        self._stack: list[Frame] = [base]
+        self.now = 0.0
+
+    @property
+    def stack(self) -> tuple[Frame, ...]:
+        return tuple(self._stack)
+
+    @property
+    def top(self) -> Frame:
+        return self._stack[-1]
+
+    @property
+    def mode(self) -> str:
+        return self._mode
+
+    def set_mode(self, mode: str) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        self._mode = mode
+        self._events("frame", {"action": "mode", "frame": self.top.name, "mode": mode})
+        log.info("mode changed", mode=mode)
+
+    def push(self, frame: Frame) -> None:
+        self._stack.append(frame)
+        self._events("frame", {"action": "push", "frame": frame.name})
+        log.info("frame pushed", frame=frame.name, depth=len(self._stack))
+        frame.on_push(self, self.now)
+
+    def pop(self, frame: Frame) -> None:
+        """Pop `frame` (and anything above it). Popping the base frame is a programming error."""
+        if frame not in self._stack or frame is self._stack[0]:
+            raise ValueError(f"cannot pop {frame!r}: not poppable from {self._stack!r}")
+        while self._stack[-1] is not frame:
+            self.pop(self._stack[-1])
+        self._stack.pop()
+        self._events("frame", {"action": "pop", "frame": frame.name})
+        log.info("frame popped", frame=frame.name, depth=len(self._stack))
+        frame.on_pop(self, self.now)
+
+    async def dispatch(self, utterance: Utterance) -> DispatchOutcome:
+        """Route one utterance; returns where it went."""
+        self.now = max(self.now, utterance.t)
+        for rule in self.global_rules:
+            result = rule.match(utterance)
+            if isinstance(result, Handled):
+                return await self._run("global", rule.name, result, utterance)
+        outcome = await self._dispatch_frame(len(self._stack) - 1, utterance)
+        return outcome or self._drop(self.top.name, utterance)
+
+    async def _dispatch_frame(self, index: int, utterance: Utterance) -> DispatchOutcome | None:
+        """Run frame `index`'s rules in order. `check_parent` asks the frame below first; if that
+        frame (and those below it) leave the utterance unhandled, this frame carries on with its
+        remaining rules. None means unhandled: for a frame without `check_parent` that is the
+        exclusive drop."""
+        frame = self._stack[index]
+        for rule in frame.rules:
+            result = rule.match(utterance)
+            if isinstance(result, Handled):
+                return await self._run(frame.name, rule.name, result, utterance)
+            if isinstance(result, CheckParent) and index > 0:
+                outcome = await self._dispatch_frame(index - 1, utterance)
+                if outcome is not None:
+                    return outcome
+        return None
+
+    async def _run(
+        self, frame: str, rule: str, handled: Handled, utterance: Utterance
+    ) -> DispatchOutcome:
+        why = handled.match.why
+        log.info("rule matched", frame=frame, rule=rule, why=why, text=utterance.text)
+        done = handled.action(self, utterance, handled.match)
+        if inspect.isawaitable(done):
+            await done
+        return DispatchOutcome(frame, rule, why)
+
+    def _drop(self, frame: str, utterance: Utterance) -> DispatchOutcome:
+        log.info("utterance dropped", frame=frame, text=utterance.text, reason="no rule matched")
+        return DispatchOutcome(None, None, f"dropped by {frame}: no rule matched", dropped=True)
+
+    async def tick(self, now: float) -> None:
+        """Advance the input clock; frames fire their timers (top frame first)."""
+        self.now = max(self.now, now)
+        for frame in reversed(self._stack):
+            await frame.on_tick(self, self.now)
+
+    def activity(self, now: float, voiced: bool) -> None:
+        """Voice activity from the audio front end, for frames with silence timers."""
+        self.now = max(self.now, now)
+        for frame in self._stack:
+            frame.on_activity(now, voiced)

@@ -1,0 +1,46 @@
+"""Rules: how a frame recognises an utterance.
+
+A rule's `match` is synchronous and pure: it returns `Handled` (with the action to run and why it
+matched), `NO_MATCH`, or `CHECK_PARENT` (hand the utterance to the frame below). Only the LLM
+classifier is async. Every match explains itself for the logs.
+"""
+
+from rules.catchall import CatchAll
+from rules.exact import ExactSet
+from rules.guard import When
+from rules.normalize import normalize, words
+from rules.pattern import Pattern, Prefix
+from rules.rule import (
+    CHECK_PARENT,
+    NO_MATCH,
+    Action,
+    CheckParent,
+    Handled,
+    Match,
+    NoMatch,
+    Rule,
+    RuleResult,
+    Utterance,
+    check_parent,
+)
+
+__all__ = [
+    "CHECK_PARENT",
+    "NO_MATCH",
+    "Action",
+    "CatchAll",
+    "CheckParent",
+    "ExactSet",
+    "Handled",
+    "Match",
+    "NoMatch",
+    "Pattern",
+    "Prefix",
+    "Rule",
+    "RuleResult",
+    "Utterance",
+    "When",
+    "check_parent",
+    "normalize",
+    "words",
+]

@@ -1,0 +1,94 @@
+"""The rule protocol and its results."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeAlias
+
+from rules.normalize import normalize
+
+
+@dataclass(frozen=True)
+class Utterance:
+    """One thing the operator said (or typed), as it enters the frame router."""
+
+    text: str
+    """The transcript as heard."""
+    t: float = 0.0
+    """When the utterance ended, on the input clock (seconds)."""
+    correlation_id: str | None = None
+    """The id bound to everything this utterance causes."""
+    normalized: str = field(default="", compare=False)
+    """`text` normalised (lower case, no punctuation, digits); filled in automatically."""
+
+    def __post_init__(self) -> None:
+        if not self.normalized:
+            object.__setattr__(self, "normalized", normalize(self.text))
+
+
+@dataclass(frozen=True)
+class Match:
+    """What matched and why, for the logs and the action."""
+
+    rule: str
+    """The rule's name."""
+    matched: str
+    """The phrase or pattern that matched."""
+    why: str
+    """A short explanation, e.g. `exact "cancel"` or `fuzzy "computers"~"computer" 93`."""
+    args: Mapping[str, str] = field(default_factory=dict)
+    """Captured arguments, e.g. the rest of the utterance after a wake word."""
+    score: float = 100.0
+    """Similarity 0..100 (100 for exact matches)."""
+
+
+Action: TypeAlias = Callable[[Any, Utterance, Match], Awaitable[None] | None]
+"""What a handled rule does: called with the router context, the utterance and the match."""
+
+
+@dataclass(frozen=True)
+class Handled:
+    """The rule matched: run `action`; dispatch stops here."""
+
+    match: Match
+    action: Action
+
+
+@dataclass(frozen=True)
+class NoMatch:
+    """The rule did not match: try the next rule of the same frame."""
+
+
+@dataclass(frozen=True)
+class CheckParent:
+    """Hand the utterance to the next frame down the stack."""
+
+
+NO_MATCH = NoMatch()
+CHECK_PARENT = CheckParent()
+
+RuleResult = Handled | NoMatch | CheckParent
+
+
+class Rule(Protocol):
+    """A rule: a name and a synchronous, side-effect-free match."""
+
+    @property
+    def name(self) -> str: ...
+
+    def match(self, utterance: Utterance) -> RuleResult: ...
+
+
+@dataclass(frozen=True)
+class _CheckParentRule:
+    """The explicit fallthrough: wherever it stands in a frame's rule list, the frame below gets
+    first refusal of everything the rules above it did not handle."""
+
+    name: str = "check_parent"
+
+    def match(self, utterance: Utterance) -> RuleResult:
+        return CHECK_PARENT
+
+
+check_parent: Rule = _CheckParentRule()

@@ -1,0 +1,37 @@
+"""Hand-written fakes for the boundaries frames and rules talk to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class FakeServices:
+    """Records what frames ask of the outside world."""
+
+    spoken: list[str] = field(default_factory=list)
+    submitted: list[tuple[str, str]] = field(default_factory=list)
+    stops: list[str] = field(default_factory=list)
+
+    def speak(self, text: str) -> None:
+        self.spoken.append(text)
+
+    async def submit(self, target: str, text: str, correlation_id: str | None) -> None:
+        self.submitted.append((target, text))
+
+    async def stop(self, reason: str) -> None:
+        self.stops.append(reason)
+
+
+@dataclass
+class EventRecorder:
+    """Collects (event, fields) pairs as `CommandRouter` emits them."""
+
+    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    def __call__(self, event: str, fields: dict[str, Any]) -> None:
+        self.events.append((event, fields))
+
+    def frames(self) -> list[tuple[str, str]]:
+        return [(f["action"], f.get("mode") or f["frame"]) for e, f in self.events if e == "frame"]

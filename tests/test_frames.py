@@ -1,0 +1,158 @@
+"""The frame stack: base and query frames, global stop, transitions (seed 002's semantics)."""
+
+from __future__ import annotations
+
+import pytest
+
+from frames import BaseFrame, CommandRouter, QueryFrame
+from frames.stop import stop_rule
+from rules import Utterance
+from tests.fakes import EventRecorder, FakeServices
+
+SILENCE = 1.5
+LISTEN = 8.0
+
+
+def make_router(mode: str = "wake") -> tuple[CommandRouter, FakeServices, EventRecorder]:
+    services, events = FakeServices(), EventRecorder()
+    base = BaseFrame("computer", SILENCE, LISTEN, variants=("compute her",))
+    router = CommandRouter(base, services, events, [stop_rule()], mode)
+    base.on_push(router, 0.0)
+    return router, services, events
+
+
+async def say(router: CommandRouter, text: str, t: float) -> None:
+    await router.dispatch(Utterance(text, t))
+    await router.tick(t)
+
+
+async def test_wake_word_in_one_breath_opens_query_with_the_rest() -> None:
+    router, services, events = make_router()
+    await say(router, "computer add bread", 1.0)
+    assert isinstance(router.top, QueryFrame)
+    assert router.top.text == "add bread"
+    await router.tick(1.0 + SILENCE)
+    assert services.submitted == [("robot", "add bread")]
+    assert events.frames() == [("push", "query"), ("pop", "query")]
+
+
+async def test_wake_word_then_command_then_go() -> None:
+    router, services, _ = make_router()
+    await say(router, "computer", 1.0)
+    await say(router, "add cheese", 2.0)
+    await say(router, "go", 2.5)
+    assert services.submitted == [("robot", "add cheese")]
+    assert len(router.stack) == 1
+
+
+async def test_silence_timer_does_not_fire_early() -> None:
+    router, services, _ = make_router()
+    await say(router, "computer add bread", 1.0)
+    await router.tick(1.0 + SILENCE - 0.1)
+    assert services.submitted == []
+
+
+async def test_words_reset_the_silence_timer() -> None:
+    router, services, _ = make_router()
+    await say(router, "computer add bread", 1.0)
+    await say(router, "and cheese", 2.0)
+    await router.tick(3.0)
+    assert services.submitted == []
+    await router.tick(2.0 + SILENCE)
+    assert services.submitted == [("robot", "add bread and cheese")]
+
+
+async def test_voice_activity_holds_the_timer_while_the_operator_talks() -> None:
+    router, services, _ = make_router()
+    await say(router, "computer add bread", 1.0)
+    router.activity(2.4, voiced=True)
+    await router.tick(3.0)
+    assert services.submitted == []
+    router.activity(3.0, voiced=False)
+    await router.tick(2.4 + SILENCE)
+    assert services.submitted == [("robot", "add bread")]
+
+
+async def test_cancel_before_submit_sends_nothing() -> None:
+    router, services, _ = make_router()
+    await say(router, "computer add bread", 1.0)
+    await say(router, "cancel", 1.5)
+    await router.tick(10.0)
+    assert services.submitted == []
+    assert services.spoken[-1] == "Cancelled."
+
+
+async def test_read_back() -> None:
+    router, services, _ = make_router()
+    await say(router, "computer add bread", 1.0)
+    await say(router, "read back", 1.5)
+    assert services.spoken[-1] == "You said: add bread"
+
+
+async def test_wake_word_alone_then_nothing_closes_the_query() -> None:
+    router, services, _ = make_router()
+    await say(router, "computer", 1.0)
+    await router.tick(1.0 + LISTEN)
+    assert len(router.stack) == 1
+    assert services.submitted == []
+
+
+async def test_without_wake_word_nothing_happens_in_wake_mode() -> None:
+    router, _services, _ = make_router()
+    outcome = await router.dispatch(Utterance("add bread", 1.0))
+    assert outcome.dropped
+    assert len(router.stack) == 1
+
+
+async def test_always_listen_mode_needs_no_wake_word() -> None:
+    router, services, _events = make_router(mode="always")
+    await say(router, "add bread", 1.0)
+    await router.tick(1.0 + SILENCE)
+    assert services.submitted == [("robot", "add bread")]
+
+
+async def test_mode_words_work_inside_a_query_through_check_parent() -> None:
+    router, _services, events = make_router()
+    await say(router, "computer add bread", 1.0)
+    await say(router, "always listen", 1.5)
+    assert router.mode == "always"
+    assert isinstance(router.top, QueryFrame)
+    assert router.top.text == "add bread"
+    assert ("mode", "always") in events.frames()
+
+
+async def test_mode_query_speaks_the_mode() -> None:
+    router, services, _ = make_router()
+    await say(router, "mode query", 1.0)
+    assert services.spoken == ["I am in wake word mode."]
+
+
+async def test_wake_word_again_continues_the_open_query() -> None:
+    router, _services, _ = make_router()
+    await say(router, "computer add bread", 1.0)
+    await say(router, "compute her add cheese", 1.5)
+    assert len(router.stack) == 2
+    assert isinstance(router.top, QueryFrame)
+    assert router.top.text == "add bread add cheese"
+
+
+@pytest.mark.parametrize("said", ["stop", "computer stop", "halt!", "freeze", "emergency stop"])
+async def test_global_stop_from_a_query(said: str) -> None:
+    router, services, _ = make_router()
+    await say(router, "computer add bread", 1.0)
+    outcome = await router.dispatch(Utterance(said, 1.2))
+    assert outcome.frame == "global"
+    assert len(services.stops) == 1
+
+
+async def test_help_describes_the_top_frame() -> None:
+    router, services, _ = make_router()
+    await say(router, "computer", 1.0)
+    await say(router, "what can i say", 1.2)
+    assert "go" in services.spoken[-1]
+
+
+async def test_base_frame_cannot_be_popped() -> None:
+    router, _, _ = make_router()
+    with pytest.raises(ValueError, match="not poppable"):
+        router.pop(router.stack[0])
