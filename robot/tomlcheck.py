@@ -1,0 +1,144 @@
+"""Shape checks for parsed TOML (and JSON) documents that collect every problem with its path.
+
+A checker never raises: it records a Problem (file, dotted path, message) and hands back what
+was usable, so one pass over a file reports everything wrong with it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from voiced.errors import CellError, Problem
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+FIELD_KINDS: Mapping[str, str] = {
+    "str": "a string",
+    "int": "an integer",
+    "number": "a number",
+    "bool": "true or false",
+    "xyz": "an array of 3 numbers [x, y, z]",
+    "quat": "an array of 4 numbers [q1, q2, q3, q4]",
+    "strs": "an array of strings",
+    "table": "a table",
+    "tables": "an array of tables",
+    "value": "a string or a number",
+    "numbers": "a table of numbers",
+    "strings": "a table of strings",
+}
+"""Field kind -> how it is described in messages."""
+
+
+class Problems:
+    """The problems found so far in one source."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.items: list[Problem] = []
+
+    def add(self, path: str, message: str) -> None:
+        self.items.append(Problem(self.source, path, message))
+
+    def raise_if_any(self) -> None:
+        if self.items:
+            raise CellError(self.items)
+
+
+def join(path: str, key: str) -> str:
+    """`path.key`, quoting keys that are not bare TOML keys (`objects."red cube"`)."""
+    shown = key if _BARE_KEY.fullmatch(key) else f'"{key}"'
+    return f"{path}.{shown}" if path else shown
+
+
+def type_name(value: object) -> str:
+    """A TOML-ish name for the type of `value`, for messages."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "a table"
+    return "null" if value is None else type(value).__name__
+
+
+def is_kind(value: object, kind: str) -> bool:
+    """Whether `value` has field kind `kind` (a key of FIELD_KINDS)."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    match kind:
+        case "str":
+            return isinstance(value, str)
+        case "int":
+            return isinstance(value, int) and not isinstance(value, bool)
+        case "number":
+            return number
+        case "bool":
+            return isinstance(value, bool)
+        case "xyz" | "quat":
+            size = 3 if kind == "xyz" else 4
+            return (
+                isinstance(value, list)
+                and len(value) == size
+                and all(is_kind(v, "number") for v in value)
+            )
+        case "strs":
+            return isinstance(value, list) and all(isinstance(v, str) for v in value)
+        case "table":
+            return isinstance(value, dict)
+        case "tables":
+            return isinstance(value, list) and all(isinstance(v, dict) for v in value)
+        case "value":
+            return isinstance(value, str) or number
+        case "numbers" | "strings":
+            inner = "number" if kind == "numbers" else "str"
+            return isinstance(value, dict) and all(is_kind(v, inner) for v in value.values())
+    raise ValueError(f"unknown field kind {kind!r}")
+
+
+def table(
+    problems: Problems,
+    data: object,
+    path: str,
+    fields: Mapping[str, str],
+    required: Collection[str] = (),
+) -> dict[str, Any]:
+    """The entries of `data` (which must be a table) whose keys are in `fields` and whose values
+    have the declared kinds; everything else is recorded as a problem."""
+    if not isinstance(data, dict):
+        problems.add(path, f"expected a table, got {type_name(data)}")
+        return {}
+    good: dict[str, Any] = {}
+    for key, value in data.items():
+        kind = fields.get(key)
+        if kind is None:
+            expected = ", ".join(fields) or "no keys"
+            problems.add(join(path, key), f"unknown key '{key}' (expected one of {expected})")
+        elif is_kind(value, kind):
+            good[key] = value
+        else:
+            problems.add(join(path, key), f"expected {FIELD_KINDS[kind]}, got {type_name(value)}")
+    for key in required:
+        if key not in data:
+            problems.add(join(path, key), "missing required key")
+    return good
+
+
+def named_tables(problems: Problems, data: object, path: str) -> dict[str, dict[str, Any]]:
+    """A table of tables (`[objects.bread]`, `[sites.B1]`...): name -> its table."""
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        problems.add(path, f"expected a table, got {type_name(data)}")
+        return {}
+    good: dict[str, dict[str, Any]] = {}
+    for name, value in data.items():
+        if isinstance(value, dict):
+            good[name] = value
+        else:
+            problems.add(join(path, name), f"expected a table, got {type_name(value)}")
+    return good
