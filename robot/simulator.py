@@ -1,0 +1,384 @@
+"""The controller simulator: a TCP server speaking the wire protocol (docs/PROTOCOL.md) on both
+channels, executing primitives with realistic timing against the cell's physics.
+
+It does what the RAPID server on the GoFa does, minus the arm: a queue of ACKed lines executed in
+order (`robot.simcore`), a control channel that can STOP mid-move (the pose stays where the arm
+was at that instant), a heartbeat watchdog, and the session ledger that makes re-sent lines run
+exactly once. `Faults` injects the failures the executor must survive.
+
+The watchdog arms only once the control client has sent a PING: a simulator nobody pings (a test
+talking raw lines, `voiced sim` before the daemon connects) must not halt on its own. Losing the
+control connection halts it whether or not it was armed, as the RAPID control task does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from robot import physics as physics_module
+from robot.cell import Cell
+from robot.lines import READ_LIMIT, LineChannel, shown, wait_event
+from robot.protocol import (
+    Ack,
+    Command,
+    ControlErr,
+    Done,
+    Err,
+    HaltReport,
+    Hello,
+    LineError,
+    Message,
+    Ping,
+    Pong,
+    PoseReport,
+    Resume,
+    Resumed,
+    StateRequest,
+    StatusReport,
+    Stop,
+    Stopped,
+    Watch,
+)
+from robot.scene import Scene
+from robot.simcore import Physics, SimCore
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class Faults:
+    """Failures to inject (tests only)."""
+
+    drop_after_lines: int | None = None
+    """Close the motion connection right after handling the N-th line received on the motion
+    channel since start (HELLO included); it happens once."""
+    delay_s: float = 0.0
+    """Added before every line the simulator sends, on both channels."""
+    err_on_seq: Mapping[int, tuple[str, str]] = field(default_factory=dict)
+    """seq -> (code, reason): when its turn comes, answer ERR instead of executing it."""
+    ignore_pings: bool = False
+    """Neither answer PINGs nor count them for the watchdog (the daemon sees a dead link)."""
+
+
+class Simulator:
+    """A simulated controller; `async with Simulator(...) as sim:` or `start()` / `close()`."""
+
+    def __init__(
+        self,
+        cell: Cell,
+        scene: Scene,
+        host: str = "127.0.0.1",
+        motion_port: int = 0,
+        control_port: int = 0,
+        time_scale: float = 1.0,
+        heartbeat_timeout: float = 2.0,
+        physics: Physics = physics_module.apply,
+        accel: float = 1500.0,
+        faults: Faults | None = None,
+    ) -> None:
+        self.host = host
+        self.motion_port = motion_port
+        """The bound port once started (the requested one before; 0 = any)."""
+        self.control_port = control_port
+        self.heartbeat_timeout = heartbeat_timeout
+        self.faults = faults or Faults()
+        self.core = SimCore(
+            cell, scene, physics, time_scale=time_scale, accel=accel,
+            err_on_seq=self.faults.err_on_seq, on_status=self._status_changed,
+        )  # fmt: skip
+        self.lines_received = 0
+        """Lines received on the motion channel since start (for Faults.drop_after_lines)."""
+        self.closed = asyncio.Event()
+        self._motion_ch: LineChannel | None = None
+        self._control_ch: LineChannel | None = None
+        self._armed = asyncio.Event()
+        self._pinged = asyncio.Event()
+        self._last_ping = 0.0
+        self._watch_ms = 0
+        self._watch_changed = asyncio.Event()
+        self._servers: list[asyncio.Server] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._handlers: set[asyncio.Task[None]] = set()
+        self._connections = 0
+
+    # -- what tests and the CLI look at ------------------------------------------------------
+
+    @property
+    def scene(self) -> Scene:
+        """The scene now; mid-move the pose is where the arm is at this instant."""
+        return self.core.scene
+
+    @property
+    def status(self) -> str:
+        """idle, moving or halted."""
+        return self.core.status
+
+    @property
+    def halted_reason(self) -> str | None:
+        """stop, heartbeat or disconnect while halted; None otherwise."""
+        return self.core.halted_reason
+
+    @property
+    def executions(self) -> Counter[tuple[str, int]]:
+        """(session, seq) -> how many times it started executing (never more than once)."""
+        return self.core.executions
+
+    @property
+    def max_in_flight(self) -> int:
+        """The most lines ever ACKed and not yet answered at one time."""
+        return self.core.max_in_flight
+
+    @property
+    def last_done(self) -> int:
+        return self.core.ledger.last_done
+
+    @property
+    def idle(self) -> asyncio.Event:
+        """Set while nothing is queued or executing and not halted."""
+        return self.core.idle
+
+    @property
+    def halted(self) -> asyncio.Event:
+        return self.core.halted
+
+    def halt(self, reason: str) -> None:
+        """Halt as on STOP (an emergency stop pressed at the cell, say)."""
+        self.core.halt(reason)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def __aenter__(self) -> Simulator:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def start(self) -> None:
+        """Bind both ports and start the runner, watchdog and watch tasks."""
+        for handler, port in (
+            (self._serve_motion, self.motion_port),
+            (self._serve_control, self.control_port),
+        ):
+            try:
+                server = await asyncio.start_server(handler, self.host, port, limit=READ_LIMIT)
+            except OSError:
+                await self.close()
+                raise
+            self._servers.append(server)
+        self.motion_port = self._servers[0].sockets[0].getsockname()[1]
+        self.control_port = self._servers[1].sockets[0].getsockname()[1]
+        self._spawn(self.core.run(), "sim-runner")
+        self._spawn(self._watchdog(), "sim-watchdog")
+        self._spawn(self._watcher(), "sim-watch")
+        log.info(
+            "simulator listening", host=self.host, motion_port=self.motion_port,
+            control_port=self.control_port, time_scale=self.core.time_scale,
+        )  # fmt: skip
+
+    async def close(self) -> None:
+        """Stop serving, close both connections and end every task (awaited)."""
+        for server in self._servers:
+            server.close()
+        for channel in (self._motion_ch, self._control_ch):
+            if channel is not None:
+                await channel.aclose()
+        # A client's task ends by itself once its channel is closed; cancelling it instead
+        # makes asyncio's own done-callback log a spurious error on Python 3.11.
+        if self._handlers:
+            await asyncio.wait(self._handlers, timeout=1.0)
+        tasks = [*self._tasks, *self._handlers]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks)
+        for server in self._servers:
+            await server.wait_closed()
+        self._servers.clear()
+        self.closed.set()
+
+    def _spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
+        task = asyncio.create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_ended)
+
+    def _task_ended(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        self._handlers.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("simulator task failed", task=task.get_name(), error=repr(task.exception()))
+
+    def _own_handler(self, kind: str) -> str:
+        """Name the server's task for this client and track it, so close() can end it."""
+        self._connections += 1
+        name = f"sim-{kind}-{self._connections}"
+        task = asyncio.current_task()
+        if task is not None:
+            task.set_name(name)
+            self._handlers.add(task)
+            task.add_done_callback(self._task_ended)
+        return name
+
+    # -- motion channel ----------------------------------------------------------------------
+
+    async def _serve_motion(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        name = self._own_handler("motion")
+        channel = LineChannel(
+            reader, writer, channel="motion", name=name, on_line=_log_line,
+            delay_s=self.faults.delay_s,
+        )  # fmt: skip
+        old, self._motion_ch = self._motion_ch, channel
+        log.info("motion client connected", peer=channel.peer, replaces=old is not None)
+        try:
+            if old is not None:
+                await old.aclose()  # one client at a time: a reconnect replaces the old one
+            while (item := await channel.receive()) is not None:
+                self.lines_received += 1
+                self._on_motion(channel, item)
+                if self.lines_received == self.faults.drop_after_lines:
+                    log.warning("fault: dropping the motion connection", after=self.lines_received)
+                    break
+        finally:
+            if self._motion_ch is channel:
+                self._motion_ch = None
+            await channel.aclose()
+            log.info("motion client disconnected", channel=name)
+
+    def _on_motion(self, channel: LineChannel, item: Message | LineError) -> None:
+        match item:
+            case LineError(seq=seq, code=code, reason=reason):
+                log.warning("unreadable motion line", line=shown(item.line), reason=reason)
+                self.core.refuse(channel, seq, code, reason)
+            case Hello(session=session):
+                self.core.hello(session, channel)
+            case Command(seq=seq, primitive=primitive):
+                self.core.admit(channel, seq, primitive)
+            case Ack(seq=seq) | Done(seq=seq) | Err(seq=seq):
+                self.core.refuse(channel, seq, "PARSE", f"{type(item).__name__} is not a request")
+            case _:
+                self.core.refuse(channel, 0, "PARSE", f"{type(item).__name__} is not a request")
+
+    # -- control channel ---------------------------------------------------------------------
+
+    async def _serve_control(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        name = self._own_handler("control")
+        channel = LineChannel(
+            reader, writer, channel="control", name=name, on_line=_log_line,
+            delay_s=self.faults.delay_s,
+        )  # fmt: skip
+        old, self._control_ch = self._control_ch, channel
+        log.info("control client connected", peer=channel.peer, replaces=old is not None)
+        try:
+            if old is not None:
+                await old.aclose()
+            while (item := await channel.receive()) is not None:
+                self._on_control(channel, item)
+        finally:
+            if self._control_ch is channel:  # not replaced by a newer client: the link is gone
+                self._control_ch = None
+                self._armed.clear()
+                self.core.halt("disconnect")
+            await channel.aclose()
+            log.info("control client disconnected", channel=name)
+
+    def _on_control(self, channel: LineChannel, item: Message | LineError) -> None:
+        match item:
+            case LineError(code=code, reason=reason):
+                log.warning("unreadable control line", line=shown(item.line), reason=reason)
+                channel.send(ControlErr.fitted(code, reason))
+            case Ping(n=n):
+                if self.faults.ignore_pings:
+                    return
+                self._last_ping = asyncio.get_running_loop().time()
+                self._armed.set()
+                self._pinged.set()
+                channel.send(Pong(n))
+            case Stop():
+                self.core.halt("stop")
+                channel.send(Stopped(self.last_done))
+            case Resume():
+                self.core.resume()
+                channel.send(Resumed())
+            case StateRequest():
+                self._send_state(channel)
+            case Watch(ms=ms):
+                self._watch_ms = ms
+                self._watch_changed.set()
+            case _:
+                channel.send(ControlErr.fitted("PARSE", f"{type(item).__name__} is not a request"))
+
+    def _send_state(self, channel: LineChannel, *, with_pose: bool = True) -> None:
+        """POSE, then HALT while halted, then STATUS: STATUS always ends a state report."""
+        scene = self.core.scene
+        if with_pose:
+            channel.send(PoseReport(scene.pose))
+        if self.halted_reason is not None:
+            channel.send(HaltReport(self.halted_reason))
+        channel.send(StatusReport(self.status, self.last_done, scene.gripper, scene.tool))
+
+    def _status_changed(self) -> None:
+        self._watch_changed.set()
+        if self._watch_ms > 0 and self._control_ch is not None:
+            self._send_state(self._control_ch, with_pose=False)
+
+    async def _watchdog(self) -> None:
+        """Halt when no PING came for heartbeat_timeout, once the control client has pinged."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await self._armed.wait()
+            remaining = self._last_ping + self.heartbeat_timeout - loop.time()
+            if remaining <= 0:
+                self._armed.clear()  # re-armed by the next PING
+                self.core.halt("heartbeat")
+                continue
+            self._pinged.clear()
+            await wait_event(self._pinged, remaining)
+
+    async def _watcher(self) -> None:
+        """WATCH: push POSE and STATUS every period while moving."""
+        while True:
+            self._watch_changed.clear()
+            channel = self._control_ch
+            if self._watch_ms <= 0 or self.status != "moving" or channel is None:
+                await self._watch_changed.wait()
+                continue
+            self._send_state(channel)
+            await wait_event(self._watch_changed, self._watch_ms / 1000.0)
+
+
+def _log_line(direction: str, channel: str, line: str) -> None:
+    log.debug("sim line", direction=direction, channel=channel, line=line)
+
+
+async def serve_forever(
+    cell: Cell,
+    scene: Scene,
+    host: str,
+    port: int,
+    time_scale: float = 1.0,
+    heartbeat_timeout: float = 2.0,
+    *,
+    accel: float = 1500.0,
+    on_ready: Callable[[Simulator], None] | None = None,
+) -> None:
+    """Serve the motion channel on `port` and the control channel on `port + 1` until cancelled
+    (`voiced sim --cell NAME --port P`; port 0 = any two free ports). `on_ready` is called once
+    both are bound, e.g. to print them."""
+    simulator = Simulator(
+        cell, scene, host, port, port + 1 if port else 0, time_scale, heartbeat_timeout,
+        accel=accel,
+    )  # fmt: skip
+    async with simulator:
+        if on_ready is not None:
+            on_ready(simulator)
+        await simulator.closed.wait()
