@@ -76,7 +76,7 @@ class DaemonConfig:
     """Matched case-insensitively by the recogniser; unused in "always" mode."""
     wake_variants: tuple[str, ...] = setting(
         ("compute her", "come pewter"),
-        "Other ways speech-to-text writes the wake word (near misses such as \"computers\" are "
+        'Other ways speech-to-text writes the wake word (near misses such as "computers" are '
         "matched anyway). Replace these when you change wake_word.",
     )
     """Exact alternative spellings; fuzzy matching covers single-word near misses."""

@@ -1,0 +1,64 @@
+"""Running the real `voiced` command in a subprocess, as a user or systemd would."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+
+FAST_CONFIG = """
+[simulator]
+time_scale = 0.02
+[controller]
+heartbeat_interval = 0.2
+heartbeat_timeout = 2.0
+"""
+
+
+def voiced_env(tmp: Path, **extra: str) -> dict[str, str]:
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("VOICED_", "NOTIFY_", "WATCHDOG_"))
+    }
+    env.pop("ANTHROPIC_API_KEY", None)
+    env["VOICED_DATA_DIR"] = str(tmp / "data")
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra)
+    return env
+
+
+def voiced(*args: str) -> list[str]:
+    return [sys.executable, "-m", "voiced", *args]
+
+
+def fast_config(tmp: Path, extra: str = "") -> Path:
+    path = tmp / "config.toml"
+    path.write_text(FAST_CONFIG + extra, encoding="utf-8")
+    return path
+
+
+def run_text(
+    tmp: Path, cell: str, lines: str, *args: str, timeout: float = 120
+) -> tuple[list[dict[str, Any]], subprocess.CompletedProcess[str]]:
+    """`voiced run --cell CELL --text - --controller sim --events -` fed `lines`."""
+    cmd = voiced("run", "--config", str(fast_config(tmp)), "--cell", cell, "--text", "-",
+                 "--controller", "sim", "--events", "-", *args)  # fmt: skip
+    proc = subprocess.run(
+        cmd, input=lines, capture_output=True, text=True, env=voiced_env(tmp), timeout=timeout
+    )
+    return parse_events(proc.stdout), proc
+
+
+def parse_events(stdout: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+
+
+def final_state(events: list[dict[str, Any]]) -> dict[str, Any]:
+    finals = [e for e in events if e["event"] == "final_state"]
+    assert len(finals) == 1, f"expected one final_state event, got {len(finals)}"
+    state: dict[str, Any] = finals[0]["state"]
+    return state

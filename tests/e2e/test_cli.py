@@ -1,0 +1,114 @@
+"""The command line contract: check-config, cells, interpret, errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from tests.e2e.helpers import REPO, voiced, voiced_env
+
+
+def run(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(voiced(*args), capture_output=True, text=True, env=voiced_env(tmp),
+                          timeout=60)  # fmt: skip
+
+
+def test_check_config_accepts_the_shipped_file(tmp_path: Path) -> None:
+    proc = run(tmp_path, "check-config", str(REPO / "config.toml"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.startswith("OK")
+
+
+def test_check_config_names_an_unknown_key_and_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[controller]\nheartbeat_intervall = 1.0\n", encoding="utf-8")
+    proc = run(tmp_path, "check-config", str(bad))
+    assert proc.returncode == 1
+    assert str(bad) in proc.stdout
+    assert "controller.heartbeat_intervall" in proc.stdout
+    assert "unknown key" in proc.stdout
+
+
+def test_check_config_names_the_expected_type(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[query]\nsilence_timeout = "fast"\n', encoding="utf-8")
+    proc = run(tmp_path, "check-config", str(bad))
+    assert proc.returncode == 1
+    assert "query.silence_timeout" in proc.stdout
+    assert "expected a number" in proc.stdout
+
+
+def test_check_config_reports_every_problem(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[daemon]\nmode = 3\nbogus = 1\n[query]\nsilence_timeout = 99\n',
+                   encoding="utf-8")  # fmt: skip
+    proc = run(tmp_path, "check-config", str(bad))
+    assert proc.returncode == 1
+    assert len(proc.stdout.strip().splitlines()) == 3
+
+
+def test_check_config_uses_voiced_config_env(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[nope]\n", encoding="utf-8")
+    proc = subprocess.run(voiced("check-config"), capture_output=True, text=True,
+                          env=voiced_env(tmp_path, VOICED_CONFIG=str(bad)), timeout=60)  # fmt: skip
+    assert proc.returncode == 1
+    assert "unknown section" in proc.stdout
+
+
+def test_cells_lists_the_three_cells(tmp_path: Path) -> None:
+    proc = run(tmp_path, "cells")
+    assert proc.returncode == 0
+    names = [line.split()[0] for line in proc.stdout.splitlines()]
+    assert names == ["blocks", "sandwich", "weld"]
+
+
+def test_a_cell_with_an_unknown_primitive_is_rejected_naming_the_composite(tmp_path: Path) -> None:
+    source = (REPO / "robot" / "cells" / "sandwich.toml").read_text(encoding="utf-8")
+    broken = source.replace('op = "gripper_set"', 'op = "gripper_slam"', 1)
+    assert broken != source
+    cell = tmp_path / "broken.toml"
+    cell.write_text(broken, encoding="utf-8")
+    proc = run(tmp_path, "interpret", "--cell", str(cell), "add bread")
+    assert proc.returncode == 1
+    assert str(cell) in proc.stderr
+    assert "gripper_slam" in proc.stderr
+    assert "composites." in proc.stderr
+
+
+def test_interpret_prints_the_seed_result_dict(tmp_path: Path) -> None:
+    proc = run(tmp_path, "interpret", "--cell", "sandwich", "add bread and cheese")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert set(result) >= {
+        "interpretation", "sequence", "pass1_sequence", "composite_name", "confidence",
+        "validated", "validation_issues", "user_feedback", "is_creative", "creative_reasoning",
+        "raw_response", "source", "correlation_id",
+    }  # fmt: skip
+    assert [s["params"]["item"] for s in result["sequence"]] == ["bread", "cheese"]
+
+
+def test_interpret_checks_against_the_given_scene(tmp_path: Path) -> None:
+    scene = tmp_path / "scene.json"
+    scene.write_text('{"holding": "bread"}', encoding="utf-8")
+    proc = run(tmp_path, "interpret", "--cell", "sandwich", "--scene", str(scene), "add cheese")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["validated"] is False
+    assert result["validation_issues"]
+
+
+def test_a_malformed_scene_file_is_named(tmp_path: Path) -> None:
+    scene = tmp_path / "scene.json"
+    scene.write_text('{"zones": {"assembly_middle": []}}', encoding="utf-8")
+    proc = run(tmp_path, "interpret", "--cell", "sandwich", "--scene", str(scene), "add cheese")
+    assert proc.returncode == 1
+    assert str(scene) in proc.stderr
+    assert "assembly_middle" in proc.stderr
+
+
+def test_run_without_input_says_what_to_do(tmp_path: Path) -> None:
+    proc = run(tmp_path, "run", "--controller", "sim")
+    assert proc.returncode == 2
+    assert "--text" in proc.stderr

@@ -1,0 +1,121 @@
+"""The end-to-end text path: typed utterances drive the simulated GoFa over real TCP."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.helpers import final_state, parse_events, run_text, voiced, voiced_env
+
+
+@pytest.mark.slow
+def test_acceptance_command_at_default_settings(tmp_path: Path) -> None:
+    """The issue's literal command, default config (real-time simulated motion)."""
+    proc = subprocess.run(
+        "printf 'computer add bread\\n\\n' | "
+        + " ".join(
+            voiced(
+                "run", "--cell", "sandwich", "--text", "-", "--controller", "sim", "--events", "-"
+            )
+        ),
+        shell=True,
+        capture_output=True,
+        text=True,
+        env=voiced_env(tmp_path),
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    events = parse_events(proc.stdout)
+    assert events[-1]["event"] == "final_state"
+    assert events[-1]["state"]["zones"]["assembly_fixture"] == ["bread"]
+
+
+def test_events_tell_the_whole_story(tmp_path: Path) -> None:
+    events, proc = run_text(tmp_path, "sandwich", "computer add bread\n\n")
+    assert proc.returncode == 0, proc.stderr
+    kinds = [e["event"] for e in events]
+    for kind in ("utterance", "frame", "interpretation", "primitive", "final_state"):
+        assert kind in kinds, kind
+    assert all("t" in e and e["t"] >= 0 for e in events)
+    interp = next(e for e in events if e["event"] == "interpretation")
+    assert interp["source"] == "grammar"
+    assert interp["sequence"] == [{"instruction": "add_layer", "params": {"item": "bread"}}]
+    assert interp["correlation_id"]
+    primitives = [e for e in events if e["event"] == "primitive"]
+    assert [p["seq"] for p in primitives] == list(range(1, len(primitives) + 1))
+    assert all(len(p["line"]) < 80 for p in primitives)
+
+
+def test_end_of_input_submits_what_is_pending(tmp_path: Path) -> None:
+    events, proc = run_text(tmp_path, "sandwich", "computer add cheese")
+    assert proc.returncode == 0, proc.stderr
+    assert final_state(events)["zones"]["assembly_fixture"] == ["cheese"]
+
+
+def test_several_commands_build_a_sandwich_across_zones(tmp_path: Path) -> None:
+    session = "computer add bread\ncheese and tomato\n\ncomputer put meat on the left\n\n"
+    events, proc = run_text(tmp_path, "sandwich", session)
+    assert proc.returncode == 0, proc.stderr
+    state = final_state(events)
+    assert state["zones"]["assembly_fixture"] == ["bread", "cheese", "tomato"]
+    assert state["zones"]["assembly_left"] == ["meat"]
+    assert state["active_zone"] == "assembly_left"
+    assert state["holding"] is None
+
+
+def test_without_wake_word_nothing_moves(tmp_path: Path) -> None:
+    events, proc = run_text(tmp_path, "sandwich", "add bread\n\n")
+    assert proc.returncode == 0, proc.stderr
+    assert not [e for e in events if e["event"] == "primitive"]
+    assert final_state(events)["zones"]["assembly_fixture"] == []
+
+
+def test_always_mode_needs_no_wake_word(tmp_path: Path) -> None:
+    events, proc = run_text(tmp_path, "sandwich", "add bread\n\n", "--mode", "always")
+    assert proc.returncode == 0, proc.stderr
+    assert final_state(events)["zones"]["assembly_fixture"] == ["bread"]
+
+
+def test_unknown_item_is_spoken_and_nothing_moves(tmp_path: Path) -> None:
+    events, proc = run_text(tmp_path, "sandwich", "computer add avocado\n\n")
+    assert proc.returncode == 0, proc.stderr
+    feedback = [e["text"] for e in events if e["event"] == "feedback"]
+    assert any("avocado" in text and "bread" in text for text in feedback), feedback
+    assert not [e for e in events if e["event"] == "primitive"]
+
+
+def test_cancel_before_submit_moves_nothing(tmp_path: Path) -> None:
+    events, proc = run_text(tmp_path, "sandwich", "computer add bread\ncancel\n\n")
+    assert proc.returncode == 0, proc.stderr
+    assert not [e for e in events if e["event"] == "primitive"]
+
+
+def test_weld_cell_moves_to_a_position(tmp_path: Path) -> None:
+    events, proc = run_text(tmp_path, "weld", "computer go to position 2\n\n")
+    assert proc.returncode == 0, proc.stderr
+    assert final_state(events)["position"] == "Pos_2"
+
+
+def test_blocks_cell_reports_its_arrangement(tmp_path: Path) -> None:
+    events, proc = run_text(tmp_path, "blocks", "computer go home\n\n")
+    assert proc.returncode == 0, proc.stderr
+    state = final_state(events)
+    assert set(state) == {"arrangement", "scattered", "buffers", "holding"}
+    assert state["buffers"] == {"B1": None, "B2": None, "B3": None}
+
+
+def test_scene_file_sets_the_starting_scene(tmp_path: Path) -> None:
+    scene = tmp_path / "scene.json"
+    scene.write_text('{"zones": {"assembly_fixture": ["bread"]}}', encoding="utf-8")
+    events, proc = run_text(tmp_path, "sandwich", "computer add cheese\n\n", "--scene", str(scene))
+    assert proc.returncode == 0, proc.stderr
+    assert final_state(events)["zones"]["assembly_fixture"] == ["bread", "cheese"]
+
+
+def test_scene_is_persisted_in_the_data_dir(tmp_path: Path) -> None:
+    _, proc = run_text(tmp_path, "sandwich", "computer add bread\n\n")
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "data" / "scene-sandwich.json").is_file()
+    assert list((tmp_path / "data" / "traces").glob("tcp_commands-*.json"))

@@ -1,0 +1,187 @@
+"""The `voiced` command line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+import structlog
+
+from robot.cell import list_cells, load_cell, load_scene_file
+from voiced import __version__
+from voiced.config import Config, check_config, format_ok, load_config, with_overrides
+from voiced.errors import ProblemsError, VoicedError
+from voiced.logs import configure_logging
+from voiced.paths import DataDir, ensure_data_dir, resolve_data_dir
+
+log = structlog.get_logger(__name__)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "handler"):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.handler(args))
+    except ProblemsError as exc:
+        for problem in exc.problems:
+            print(f"error: {problem}", file=sys.stderr)
+        return 1
+    except VoicedError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="voiced", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"voiced {__version__}")
+    sub = parser.add_subparsers(metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run the daemon")
+    _add_run_options(run)
+    run.set_defaults(handler=_cmd_run)
+
+    demo = sub.add_parser("demo", help="run the daemon on the bundled demo session")
+    demo.add_argument("--events", metavar="PATH|-", help="also write JSON events here")
+    demo.set_defaults(handler=_cmd_demo)
+
+    check = sub.add_parser("check-config", help="validate a configuration file")
+    check.add_argument("path", nargs="?", help="the file (default: the one `run` would use)")
+    check.set_defaults(handler=_cmd_check_config)
+
+    cells = sub.add_parser("cells", help="list the bundled cells")
+    cells.set_defaults(handler=_cmd_cells)
+
+    interp = sub.add_parser("interpret", help="print the interpretation of one command as JSON")
+    interp.add_argument("--cell", default="sandwich", metavar="NAME|PATH")
+    interp.add_argument("--scene", metavar="PATH")
+    interp.add_argument("text")
+    interp.set_defaults(handler=_cmd_interpret)
+
+    sim = sub.add_parser("sim", help="run the simulator standalone (control port = PORT + 1)")
+    sim.add_argument("--cell", default="sandwich", metavar="NAME|PATH")
+    sim.add_argument("--scene", metavar="PATH")
+    sim.add_argument("--host", default="127.0.0.1")
+    sim.add_argument("--port", type=int, default=1025)
+    sim.add_argument("--time-scale", type=float, default=1.0)
+    sim.set_defaults(handler=_cmd_sim)
+    return parser
+
+
+def _add_run_options(run: argparse.ArgumentParser) -> None:
+    run.add_argument("--config", metavar="PATH", help="configuration file")
+    run.add_argument("--data-dir", metavar="PATH", help="where history, notes and state live")
+    run.add_argument("--cell", metavar="NAME|PATH", help="cell to drive (overrides [cell] name)")
+    run.add_argument("--scene", metavar="PATH", help="initial scene JSON (state-view schema)")
+    run.add_argument("--text", metavar="PATH|-", help="typed utterances, one per line")
+    run.add_argument("--controller", metavar="sim|HOST:PORT", help="controller address")
+    run.add_argument("--events", metavar="PATH|-", help="write JSON-lines events here")
+    run.add_argument("--mode", choices=("wake", "always"), help="listening mode")
+
+
+def _load_run_config(args: argparse.Namespace) -> Config:
+    config = load_config(args.config)
+    overrides: dict[str, dict[str, object]] = {}
+    if args.cell:
+        overrides.setdefault("cell", {})["name"] = args.cell
+    if args.scene:
+        overrides.setdefault("cell", {})["scene"] = args.scene
+    if args.controller:
+        overrides.setdefault("controller", {})["address"] = args.controller
+    if args.mode:
+        overrides.setdefault("daemon", {})["mode"] = args.mode
+    return with_overrides(config, overrides, source="the command line") if overrides else config
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from voiced.daemon import Daemon, Session
+    from voiced.events import EventLog
+
+    config = _load_run_config(args)
+    configure_logging(config.logging.level, config.logging.format)
+    if args.text is None:
+        print("error: no input given: use --text PATH|- (typed utterances)", file=sys.stderr)
+        return 2
+    cell = load_cell(config.cell.name)
+    scene = load_scene_file(cell, config.cell.scene) if config.cell.scene else cell.initial_scene
+    data = DataDir(ensure_data_dir(resolve_data_dir(args.data_dir, os.environ)))
+    with _event_stream(args.events) as stream:
+        events = EventLog(stream)
+        session = Session(config, cell, scene, data, args.text, events)
+        return asyncio.run(Daemon(session).run())
+
+
+class _event_stream:
+    """`--events PATH|-`: stdout, a file (appended), or nothing."""
+
+    def __init__(self, target: str | None) -> None:
+        self.target = target
+        self.file: TextIO | None = None
+
+    def __enter__(self) -> TextIO | None:
+        if self.target is None:
+            return None
+        if self.target == "-":
+            return sys.stdout
+        self.file = open(self.target, "a", encoding="utf-8")
+        return self.file
+
+    def __exit__(self, *exc: object) -> None:
+        if self.file is not None:
+            self.file.close()
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from voiced.demo import run_demo
+
+    return run_demo(args.events)
+
+
+def _cmd_check_config(args: argparse.Namespace) -> int:
+    problems = check_config(args.path)
+    if problems:
+        for line in problems:
+            print(line)
+        return 1
+    print(format_ok(load_config(args.path)))
+    return 0
+
+
+def _cmd_cells(args: argparse.Namespace) -> int:
+    for name, description in list_cells():
+        print(f"{name:10} {description}")
+    return 0
+
+
+def _cmd_interpret(args: argparse.Namespace) -> int:
+    from voiced.interpreter.check import understand
+    from voiced.interpreter.grammar import Grammar
+
+    cell = load_cell(args.cell)
+    scene = load_scene_file(cell, args.scene) if args.scene else cell.initial_scene
+    checked = understand(Grammar(cell), scene, args.text)
+    print(json.dumps(checked.interpretation.to_dict(), indent=2))
+    return 0
+
+
+def _cmd_sim(args: argparse.Namespace) -> int:
+    from robot.simulator import serve_forever
+
+    configure_logging("info", "auto")
+    cell = load_cell(args.cell)
+    scene = load_scene_file(cell, args.scene) if args.scene else cell.initial_scene
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve_forever(cell, scene, args.host, args.port, args.time_scale))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,242 @@
+"""`voiced run`: every component under one owner, and a staged, bounded shutdown.
+
+Start-up: data directory, cell and scene, controller (the in-process simulator or a real one),
+frame router, robot pipeline, input. READY=1 goes to systemd once input and the controller link
+are up. SIGTERM/SIGINT only set an event; shutdown then runs in stages within
+`daemon.shutdown_timeout`: stop input, stop the arm safely (STOP on the control channel), let
+the pipeline record what really ran, write the final state, close the link.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from frames import BaseFrame, CommandRouter
+from frames.stop import stop_rule
+from robot.cell import Cell
+from robot.executor import ControllerLink
+from robot.scene import Scene
+from robot.simulator import Simulator
+from robot.view import state_view
+from rules import Utterance
+from voiced.config import Config
+from voiced.events import EventLog
+from voiced.logs import correlation
+from voiced.paths import DataDir, atomic_write_json
+from voiced.pipeline import RobotPipeline
+from voiced.sdnotify import Notifier, run_watchdog, watchdog_interval
+from voiced.services import DaemonServices
+from voiced.textinput import Line, TextInput
+
+log = structlog.get_logger(__name__)
+
+END_OF_INPUT_PAUSE = 3600.0
+"""Input-clock seconds added at end of input: longer than every timer that listens."""
+
+
+@dataclass(frozen=True)
+class Session:
+    """What `voiced run` was asked to do, after config and command line are merged."""
+
+    config: Config
+    cell: Cell
+    scene: Scene
+    data: DataDir
+    text: str | None
+    events: EventLog
+
+
+class Daemon:
+    """One run of the daemon. `run()` returns the process exit code."""
+
+    def __init__(self, session: Session, notifier: Notifier | None = None) -> None:
+        self.session = session
+        self.config = session.config
+        self.events = session.events
+        self.notifier = notifier or Notifier()
+        self.shutdown = asyncio.Event()
+        self.sim: Simulator | None = None
+        self.pipeline: RobotPipeline | None = None
+        self._healthy = True
+
+    async def run(self) -> int:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self._on_signal, sig)
+        try:
+            async with self._controller() as link:
+                return await self._serve(link)
+        finally:
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.remove_signal_handler(sig)
+            self.notifier.close()
+
+    def _on_signal(self, sig: signal.Signals) -> None:
+        log.info("shutdown requested", signal=sig.name)
+        self.shutdown.set()
+
+    @contextlib.asynccontextmanager
+    async def _controller(self) -> AsyncIterator[ControllerLink]:
+        cfg = self.config.controller
+        async with contextlib.AsyncExitStack() as stack:
+            if cfg.is_simulated:
+                self.sim = Simulator(
+                    self.session.cell,
+                    self.session.scene,
+                    time_scale=self.config.simulator.time_scale,
+                    heartbeat_timeout=cfg.heartbeat_timeout,
+                )
+                await stack.enter_async_context(self.sim)
+                host, motion, control = "127.0.0.1", self.sim.motion_port, self.sim.control_port
+                log.info("simulator started", motion_port=motion, control_port=control)
+            else:
+                endpoint = cfg.endpoint
+                assert endpoint is not None  # the config validated the address
+                host, motion = endpoint
+                control = cfg.control_port_for(motion)
+            link = ControllerLink(
+                host,
+                motion,
+                control,
+                connect_timeout=cfg.connect_timeout,
+                heartbeat_interval=cfg.heartbeat_interval,
+                heartbeat_timeout=cfg.heartbeat_timeout,
+                window=cfg.window,
+                on_line=self._on_line,
+            )
+            yield await stack.enter_async_context(link)
+
+    def _on_line(self, direction: str, channel: str, line: str) -> None:
+        if direction == "tx" and channel == "motion" and not line.startswith("HELLO"):
+            seq = line.split(" ", 1)[0]
+            self.events.emit("primitive", {"seq": int(seq) if seq.isdigit() else seq, "line": line})
+
+    async def _serve(self, link: ControllerLink) -> int:
+        session = self.session
+        pipeline = RobotPipeline(
+            session.cell,
+            session.scene,
+            link,
+            self.events,
+            speak=lambda text: services.speak(text),
+            save_scene=self._save_scene,
+            trace_dir=session.data.traces,
+        )
+        self.pipeline = pipeline
+        services = DaemonServices(self.events, pipeline)
+        router = self._router(services)
+        async with asyncio.TaskGroup() as group:
+            worker = group.create_task(pipeline.run(), name="robot-pipeline")
+            watchdog = self._start_watchdog(group)
+            feeder = group.create_task(self._feed(router), name="input")
+            self.notifier.ready()
+            self.notifier.status(f"listening: {router.mode} mode, cell {session.cell.name}")
+            log.info("ready", cell=session.cell.name, mode=router.mode)
+            ended_by_signal = await self._wait_for_end(feeder)
+            await self._finish(feeder, pipeline, ended_by_signal)
+            for task in (worker, watchdog):
+                if task is not None:
+                    task.cancel()
+        self._emit_final_state()
+        return 0
+
+    def _router(self, services: DaemonServices) -> CommandRouter:
+        cfg = self.config
+        base = BaseFrame(
+            cfg.daemon.wake_word,
+            cfg.query.silence_timeout,
+            cfg.query.listen_timeout,
+            cfg.daemon.wake_variants,
+        )
+        router = CommandRouter(base, services, self.events, [stop_rule()], cfg.daemon.mode)
+        base.on_push(router, 0.0)
+        return router
+
+    def _start_watchdog(self, group: asyncio.TaskGroup) -> asyncio.Task[None] | None:
+        interval = watchdog_interval()
+        if interval is None:
+            return None
+        return group.create_task(
+            run_watchdog(self.notifier, interval, lambda: self._healthy, self.shutdown),
+            name="watchdog",
+        )
+
+    async def _wait_for_end(self, feeder: asyncio.Task[None]) -> bool:
+        """Wait until the input ends or a signal arrives; True for a signal."""
+        stopper = asyncio.create_task(self.shutdown.wait(), name="shutdown-wait")
+        try:
+            await asyncio.wait({feeder, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopper.cancel()
+        return self.shutdown.is_set()
+
+    async def _finish(
+        self, feeder: asyncio.Task[None], pipeline: RobotPipeline, by_signal: bool
+    ) -> None:
+        if by_signal:
+            self.notifier.stopping()
+        else:
+            # End of input: let the robot finish what was asked, unless a signal comes first.
+            waiter = asyncio.create_task(pipeline.wait_idle(), name="drain")
+            stopper = asyncio.create_task(self.shutdown.wait(), name="shutdown-wait")
+            await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            stopper.cancel()
+            waiter.cancel()
+            if not self.shutdown.is_set():
+                return
+            self.notifier.stopping()
+        feeder.cancel()
+        try:
+            async with asyncio.timeout(self.config.daemon.shutdown_timeout):
+                await self._stop_motion(pipeline)
+        except TimeoutError:
+            log.error("shutdown took too long; abandoning the controller link",
+                      timeout=self.config.daemon.shutdown_timeout)  # fmt: skip
+
+    async def _stop_motion(self, pipeline: RobotPipeline) -> None:
+        if not pipeline.busy:
+            return
+        await pipeline.stop("shutdown")
+        await pipeline.wait_idle()
+        log.warning("stopped for shutdown", state=self._final_state())
+
+    async def _feed(self, router: CommandRouter) -> None:
+        text = self.session.text
+        if text is None:
+            await self.shutdown.wait()
+            return
+        source = TextInput(text, pause=self.config.query.silence_timeout + 0.1)
+        async for event in source.events():
+            if isinstance(event, Line):
+                with correlation() as cid:
+                    self.events.emit("utterance", {"text": event.text})
+                    await router.dispatch(Utterance(event.text, event.t, cid))
+            await router.tick(event.t)
+        await router.tick(source.clock + END_OF_INPUT_PAUSE)
+
+    def _save_scene(self, scene: Scene) -> None:
+        path = self.session.data.scene(self.session.cell.name)
+        try:
+            atomic_write_json(path, scene.to_dict())
+        except OSError as exc:
+            self.events.emit("error", {"kind": "persist", "path": str(path), "error": str(exc)})
+            log.error("could not save the scene", path=str(path), error=str(exc))
+
+    def _final_state(self) -> dict[str, Any]:
+        assert self.pipeline is not None
+        scene = self.pipeline.scene
+        if self.sim is not None:
+            # The simulator's scene is the ground truth; only the active zone is logical.
+            scene = self.sim.scene.with_changes(active_zone=scene.active_zone)
+        return state_view(self.session.cell, scene)
+
+    def _emit_final_state(self) -> None:
+        if self.pipeline is not None:
+            self.events.emit("final_state", {"state": self._final_state()})

@@ -1,0 +1,92 @@
+"""`voiced demo`: the daemon on a bundled session with the simulated GoFa, traced readably."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import tempfile
+from importlib import resources
+from pathlib import Path
+from typing import Any, TextIO
+
+from robot.cell import load_cell
+from voiced.config import load_config, with_overrides
+from voiced.daemon import Daemon, Session
+from voiced.events import EventLog
+from voiced.logs import configure_logging
+from voiced.paths import DataDir
+
+DEMO_TIME_SCALE = 0.25
+"""The demo's arm moves four times faster than real time, so the whole session takes seconds."""
+
+
+def demo_session_path() -> Path:
+    return Path(str(resources.files("voiced.demo").joinpath("sandwich.txt")))
+
+
+class TracePrinter:
+    """Turns events into a readable trace on a terminal."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        line = self.render(record)
+        if line:
+            print(f"[{record['t']:6.2f}s] {line}", file=self.out, flush=True)
+
+    def render(self, r: dict[str, Any]) -> str | None:
+        match r["event"]:
+            case "utterance":
+                return f'heard     "{r["text"]}"'
+            case "frame":
+                return f"frame     {r['action']} {r.get('mode') or r['frame']}"
+            case "submit":
+                return f'submit    "{r["text"]}" -> {r["target"]}'
+            case "interpretation":
+                seq = ", ".join(_call(s) for s in r["sequence"]) or "(nothing)"
+                return (
+                    f"meaning   {r['interpretation']} [{r['source']} {r['confidence']:.2f}] {seq}"
+                )
+            case "primitive":
+                return f"robot  -> {r['line']}"
+            case "feedback":
+                return f'says      "{r["text"]}"'
+            case "error":
+                return f"error     {json.dumps({k: v for k, v in r.items() if k != 't'})}"
+            case "final_state":
+                return "final scene:\n" + json.dumps(r["state"], indent=2)
+        return None
+
+
+def _call(step: dict[str, Any]) -> str:
+    params = ", ".join(f"{k}={v}" for k, v in step.get("params", {}).items())
+    return f"{step['instruction']}({params})"
+
+
+def run_demo(events_target: str | None = None) -> int:
+    config = with_overrides(
+        load_config(None, environ={}),
+        {"simulator": {"time_scale": DEMO_TIME_SCALE}, "logging": {"level": "warning"}},
+        source="the demo",
+    )
+    configure_logging(config.logging.level, config.logging.format)
+    cell = load_cell("sandwich")
+    print(f"voiced demo: cell '{cell.name}', simulated controller, session {demo_session_path()}")
+    with tempfile.TemporaryDirectory(prefix="voiced-demo-") as tmp:
+        stream = None if events_target is None else _open(events_target)
+        events = EventLog(stream)
+        events.subscribe(TracePrinter(sys.stdout))
+        session = Session(
+            config, cell, cell.initial_scene, DataDir(Path(tmp)), str(demo_session_path()), events
+        )
+        try:
+            return asyncio.run(Daemon(session).run())
+        finally:
+            if stream is not None and stream is not sys.stdout:
+                stream.close()
+
+
+def _open(target: str) -> TextIO:
+    return sys.stdout if target == "-" else open(target, "a", encoding="utf-8")

@@ -1,0 +1,47 @@
+"""The deterministic validator every interpretation passes through (seed 000's pass 2, done by the
+compiler instead of a model): names, parameters, preconditions against the scene, limits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from robot.cell import Cell
+from robot.compiler import CompileResult, compile_sequence
+from robot.scene import Scene
+from voiced.interpreter.grammar import Grammar, interpret
+from voiced.interpreter.result import Interpretation
+
+
+@dataclass(frozen=True)
+class Checked:
+    """An interpretation and, when it had a sequence, what the compiler made of it."""
+
+    interpretation: Interpretation
+    compiled: CompileResult | None
+
+    @property
+    def runnable(self) -> bool:
+        return self.compiled is not None and self.compiled.ok
+
+
+def validate(result: Interpretation, cell: Cell, scene: Scene) -> Checked:
+    """Compile the sequence against the scene; failures become validation issues and feedback."""
+    if not result.sequence:
+        return Checked(result, None)
+    compiled = compile_sequence(cell, scene, [s.to_dict() for s in result.sequence])
+    if compiled.ok:
+        return Checked(result, compiled)
+    issues = tuple(issue.message for issue in compiled.errors)
+    failed = result.with_changes(
+        validated=False,
+        validation_issues=result.validation_issues + issues,
+        user_feedback=result.user_feedback or issues[0],
+    )
+    return Checked(failed, compiled)
+
+
+def understand(
+    grammar: Grammar, scene: Scene, text: str, correlation_id: str | None = None
+) -> Checked:
+    """Text to a checked interpretation against the current scene."""
+    return validate(interpret(grammar, text, correlation_id), grammar.cell, scene)
