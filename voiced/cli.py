@@ -15,7 +15,14 @@ import structlog
 
 from robot.cell import list_cells, load_cell, load_scene_file
 from voiced import __version__
-from voiced.config import Config, check_config, format_ok, load_config, with_overrides
+from voiced.config import (
+    Config,
+    check_config,
+    format_ok,
+    load_config,
+    resolve_config_path,
+    with_overrides,
+)
 from voiced.errors import ProblemsError, VoicedError
 from voiced.logs import configure_logging
 from voiced.paths import DataDir, ensure_data_dir, resolve_data_dir
@@ -87,31 +94,41 @@ def _add_run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument("--mode", choices=("wake", "always"), help="listening mode")
 
 
-def _load_run_config(args: argparse.Namespace) -> Config:
+def _load_run_config(args: argparse.Namespace) -> tuple[Config, str, str | None]:
+    """The merged config, the cell reference and the scene path. Paths given on the command line
+    are relative to the working directory; paths in a config file to that file's directory."""
     config = load_config(args.config)
+    cell_ref = args.cell or _config_path(config, config.cell.name, bare_names=True)
+    scene_ref = args.scene or (
+        _config_path(config, config.cell.scene) if config.cell.scene else None
+    )
     overrides: dict[str, dict[str, object]] = {}
-    if args.cell:
-        overrides.setdefault("cell", {})["name"] = args.cell
-    if args.scene:
-        overrides.setdefault("cell", {})["scene"] = args.scene
     if args.controller:
         overrides.setdefault("controller", {})["address"] = args.controller
     if args.mode:
         overrides.setdefault("daemon", {})["mode"] = args.mode
-    return with_overrides(config, overrides, source="the command line") if overrides else config
+    if overrides:
+        config = with_overrides(config, overrides, source="the command line")
+    return config, cell_ref, scene_ref
+
+
+def _config_path(config: Config, value: str, bare_names: bool = False) -> str:
+    if bare_names and "/" not in value and not value.endswith(".toml"):
+        return value  # a bundled cell's name
+    return str(resolve_config_path(config, value))
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from voiced.daemon import Daemon, Session
     from voiced.events import EventLog
 
-    config = _load_run_config(args)
+    config, cell_ref, scene_ref = _load_run_config(args)
     configure_logging(config.logging.level, config.logging.format)
     if args.text is None:
         print("error: no input given: use --text PATH|- (typed utterances)", file=sys.stderr)
         return 2
-    cell = load_cell(config.cell.name)
-    scene = load_scene_file(cell, config.cell.scene) if config.cell.scene else cell.initial_scene
+    cell = load_cell(cell_ref)
+    scene = load_scene_file(cell, scene_ref) if scene_ref else cell.initial_scene
     data = DataDir(ensure_data_dir(resolve_data_dir(args.data_dir, os.environ)))
     with _event_stream(args.events) as stream:
         events = EventLog(stream)

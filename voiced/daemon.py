@@ -29,7 +29,7 @@ from rules import Utterance
 from voiced.config import Config
 from voiced.events import EventLog
 from voiced.logs import correlation
-from voiced.paths import DataDir, atomic_write_json
+from voiced.paths import DataDir, atomic_write_json, offline
 from voiced.pipeline import RobotPipeline
 from voiced.sdnotify import Notifier, run_watchdog, watchdog_interval
 from voiced.services import DaemonServices
@@ -137,15 +137,24 @@ class Daemon:
             watchdog = self._start_watchdog(group)
             feeder = group.create_task(self._feed(router), name="input")
             self.notifier.ready()
-            self.notifier.status(f"listening: {router.mode} mode, cell {session.cell.name}")
-            log.info("ready", cell=session.cell.name, mode=router.mode)
+            self._announce_status(router.mode)
+            unsubscribe = self.events.subscribe(self._on_event)
+            log.info("ready", cell=session.cell.name, mode=router.mode, offline=offline())
             ended_by_signal = await self._wait_for_end(feeder)
             await self._finish(feeder, pipeline, ended_by_signal)
+            unsubscribe()
             for task in (worker, watchdog):
                 if task is not None:
                     task.cancel()
         self._emit_final_state()
         return 0
+
+    def _announce_status(self, mode: str) -> None:
+        self.notifier.status(f"listening: {mode} mode, cell {self.session.cell.name}")
+
+    def _on_event(self, record: dict[str, Any]) -> None:
+        if record["event"] == "frame" and record.get("action") == "mode":
+            self._announce_status(record["mode"])
 
     def _router(self, services: DaemonServices) -> CommandRouter:
         cfg = self.config
@@ -240,3 +249,4 @@ class Daemon:
     def _emit_final_state(self) -> None:
         if self.pipeline is not None:
             self.events.emit("final_state", {"state": self._final_state()})
+

@@ -70,13 +70,19 @@ def test_sd_notify_ready_and_watchdog_over_a_real_socket(tmp_path: Path) -> None
     sock.bind(str(path))
     sock.settimeout(20)
     proc = start_daemon(tmp_path, NOTIFY_SOCKET=str(path), WATCHDOG_USEC="400000")
+    assert proc.stdin is not None
+    proc.stdin.write("always listen\n")
+    proc.stdin.flush()
     try:
         messages: list[str] = []
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and messages.count("WATCHDOG=1") < 3:
+        while time.monotonic() < deadline and (
+            messages.count("WATCHDOG=1") < 3 or not any("always" in m for m in messages)
+        ):
             messages.append(sock.recv(4096).decode())
         assert "READY=1" in messages
-        assert any(m.startswith("STATUS=") for m in messages)
+        assert "STATUS=listening: wake mode, cell sandwich" in messages
+        assert "STATUS=listening: always mode, cell sandwich" in messages
         assert messages.count("WATCHDOG=1") >= 3
     finally:
         proc.send_signal(signal.SIGTERM)

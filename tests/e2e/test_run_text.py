@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.helpers import final_state, parse_events, run_text, voiced, voiced_env
+from tests.e2e.helpers import (
+    FAST_CONFIG,
+    REPO,
+    final_state,
+    parse_events,
+    run_text,
+    voiced,
+    voiced_env,
+)
 
 
 @pytest.mark.slow
@@ -119,3 +127,25 @@ def test_scene_is_persisted_in_the_data_dir(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "data" / "scene-sandwich.json").is_file()
     assert list((tmp_path / "data" / "traces").glob("tcp_commands-*.json"))
+
+
+def test_cell_and_scene_paths_in_a_config_file_are_relative_to_it(tmp_path: Path) -> None:
+    conf_dir = tmp_path / "etc"
+    conf_dir.mkdir()
+    (conf_dir / "mycell.toml").write_text(
+        (REPO / "robot" / "cells" / "sandwich.toml").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    (conf_dir / "start.json").write_text('{"zones": {"assembly_right": ["meat"]}}', "utf-8")
+    config = conf_dir / "voiced.toml"
+    config.write_text(
+        FAST_CONFIG + '[cell]\nname = "mycell.toml"\nscene = "start.json"\n', encoding="utf-8"
+    )
+    proc = subprocess.run(
+        voiced("run", "--config", str(config), "--text", "-", "--events", "-"),
+        input="computer add bread\n\n", capture_output=True, text=True, cwd=tmp_path,
+        env=voiced_env(tmp_path), timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    state = final_state(parse_events(proc.stdout))
+    assert state["zones"]["assembly_right"] == ["meat"]
+    assert state["zones"]["assembly_fixture"] == ["bread"]
