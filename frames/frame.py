@@ -33,6 +33,9 @@ class Frame:
 
     name: str = "frame"
     rules: Sequence[Rule] = ()
+    dropped_by_stop: bool = False
+    """True for frames whose half-said content "stop" discards (a query); False for frames whose
+    content belongs to the operator (dictation keeps its note)."""
 
     def on_push(self, router: CommandRouter, now: float) -> None:
         """Called once the frame is on the stack."""

@@ -20,6 +20,7 @@ class QueryFrame(Frame):
     """
 
     name = "query"
+    dropped_by_stop = True
 
     def __init__(
         self, silence_timeout: float, listen_timeout: float, target: str = "robot"

@@ -14,7 +14,11 @@ STOP_WORDS = ("stop", "halt", "freeze", "emergency stop")
 
 
 async def _stop(router: CommandRouter, utterance: Utterance, match: Match) -> None:
+    # The arm first: popping frames can wait a few microseconds, the robot cannot.
     await router.services.stop(f'operator said "{utterance.text}"')
+    for frame in reversed(router.stack[1:]):
+        if frame.dropped_by_stop and frame in router.stack:
+            router.pop(frame)
 
 
 def stop_rule() -> Rule:

@@ -143,6 +143,9 @@ async def test_global_stop_from_a_query(said: str) -> None:
     outcome = await router.dispatch(Utterance(said, 1.2))
     assert outcome.frame == "global"
     assert len(services.stops) == 1
+    assert len(router.stack) == 1, "stop drops the half-said query"
+    await router.tick(10.0)
+    assert services.submitted == []
 
 
 async def test_help_describes_the_top_frame() -> None:

@@ -249,4 +249,3 @@ class Daemon:
     def _emit_final_state(self) -> None:
         if self.pipeline is not None:
             self.events.emit("final_state", {"state": self._final_state()})
-

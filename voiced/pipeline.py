@@ -28,6 +28,10 @@ from voiced.logs import correlation
 log = structlog.get_logger(__name__)
 
 
+RECONNECT_ATTEMPTS = 5
+"""Attempts (with backoff, about 6 s in all) to reach a lost controller before giving up."""
+
+
 @dataclass(frozen=True)
 class Job:
     """One submitted command."""
@@ -129,7 +133,20 @@ class RobotPipeline:
         assert checked.compiled is not None and checked.compiled.program is not None
         await self._execute(checked.compiled.program)
 
+    async def _ready_controller(self) -> None:
+        """Before a new command: reconnect a lost link and clear a halt (STOP, heartbeat loss,
+        disconnect). This is the operator's new command, not the old plan coming back: what was
+        cut short stays cut short."""
+        if not self.link.connected:
+            self.speak("Reconnecting to the controller.")
+            await self.link.reconnect(max_attempts=RECONNECT_ATTEMPTS)
+        state = await self.link.state()
+        if state.status == "halted":
+            log.info("resuming the halted controller for a new command")
+            await self.link.resume()
+
     async def _execute(self, program: Program) -> None:
+        await self._ready_controller()
         self.runs += 1
         trace = self.trace_dir / f"tcp_commands-{self.runs:04d}.json" if self.trace_dir else None
         report = await self.link.run(program.primitives, trace_path=trace)

@@ -149,3 +149,24 @@ def test_cell_and_scene_paths_in_a_config_file_are_relative_to_it(tmp_path: Path
     state = final_state(parse_events(proc.stdout))
     assert state["zones"]["assembly_right"] == ["meat"]
     assert state["zones"]["assembly_fixture"] == ["bread"]
+
+
+def test_a_new_command_after_stop_runs(tmp_path: Path) -> None:
+    """STOP halts the controller; the operator's next command resumes it (the stopped plan does
+    not come back)."""
+    session = "computer add bread\n\nstop\n\ncomputer put it back\n\ncomputer add cheese\n\n"
+    events, proc = run_text(tmp_path, "sandwich", session)
+    assert proc.returncode == 0, proc.stderr
+    assert any(e["event"] == "stopped" for e in events)
+    errors = [e for e in events if e["event"] == "error"]
+    assert not errors, errors
+    state = final_state(events)
+    assert state["zones"]["assembly_fixture"][-1] == "cheese"
+    assert state["holding"] is None
+
+
+def test_stop_drops_the_query_being_spoken(tmp_path: Path) -> None:
+    events, proc = run_text(tmp_path, "sandwich", "computer add bread\nstop\n\n")
+    assert proc.returncode == 0, proc.stderr
+    assert not [e for e in events if e["event"] == "primitive"]
+    assert not [e for e in events if e["event"] == "submit"]
