@@ -7,13 +7,16 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import TextIO
 
 import structlog
 
-from robot.cell import list_cells, load_cell, load_scene_file
+from robot.cell import Cell, list_cells, load_cell, load_scene_file
+from robot.saved import read_saved_scene
+from robot.scene import Scene
 from voiced import __version__
 from voiced.config import (
     Config,
@@ -128,12 +131,26 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print("error: no input given: use --text PATH|- (typed utterances)", file=sys.stderr)
         return 2
     cell = load_cell(cell_ref)
-    scene = load_scene_file(cell, scene_ref) if scene_ref else cell.initial_scene
     data = DataDir(ensure_data_dir(resolve_data_dir(args.data_dir, os.environ)))
+    scene = _starting_scene(config, cell, scene_ref, data)
     with _event_stream(args.events) as stream:
         events = EventLog(stream)
         session = Session(config, cell, scene, data, args.text, events)
         return asyncio.run(Daemon(session).run())
+
+
+def _starting_scene(config: Config, cell: Cell, scene_ref: str | None, data: DataDir) -> Scene:
+    """--scene first; else, for a real controller, the scene saved by the last run (the real
+    cell state); else the cell's initial scene. The in-process simulator starts from the
+    initial scene, so the daemon does too."""
+    if scene_ref:
+        return load_scene_file(cell, scene_ref)
+    saved = data.scene(cell.name)
+    if not config.controller.is_simulated and saved.exists():
+        scene = read_saved_scene(cell, saved)
+        log.info("restored the saved scene", path=str(saved))
+        return scene
+    return cell.initial_scene
 
 
 class _event_stream:
@@ -190,14 +207,29 @@ def _cmd_interpret(args: argparse.Namespace) -> int:
 
 
 def _cmd_sim(args: argparse.Namespace) -> int:
-    from robot.simulator import serve_forever
-
     configure_logging("info", "auto")
     cell = load_cell(args.cell)
     scene = load_scene_file(cell, args.scene) if args.scene else cell.initial_scene
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve_forever(cell, scene, args.host, args.port, args.time_scale))
+    asyncio.run(_serve_sim(cell, scene, args.host, args.port, args.time_scale))
     return 0
+
+
+async def _serve_sim(cell: Cell, scene: Scene, host: str, port: int, time_scale: float) -> None:
+    """The standalone simulator until SIGTERM or SIGINT; prints its ports once listening."""
+    from robot.simulator import Simulator, serve_forever
+
+    def ready(sim: Simulator) -> None:
+        print(f"simulating {cell.name} on {host}: motion port {sim.motion_port}, "
+              f"control port {sim.control_port}", flush=True)  # fmt: skip
+
+    server = asyncio.create_task(
+        serve_forever(cell, scene, host, port, time_scale, on_ready=ready), name="simulator"
+    )
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, server.cancel)
+    with contextlib.suppress(asyncio.CancelledError):
+        await server
 
 
 if __name__ == "__main__":
