@@ -114,9 +114,15 @@ class Daemon:
             yield await stack.enter_async_context(link)
 
     def _on_line(self, direction: str, channel: str, line: str) -> None:
-        if direction == "tx" and channel == "motion" and not line.startswith("HELLO"):
-            seq = line.split(" ", 1)[0]
-            self.events.emit("primitive", {"seq": int(seq) if seq.isdigit() else seq, "line": line})
+        """Every line on the controller link becomes an event, except the heartbeat chatter."""
+        if line.startswith(("PING", "PONG")):
+            return
+        seq = line.split(" ", 1)[0]
+        if direction == "tx" and channel == "motion" and seq.isdigit():
+            self.events.emit("primitive", {"seq": int(seq), "line": line})
+        else:
+            self.events.emit("controller", {"direction": direction, "channel": channel,
+                                            "line": line})  # fmt: skip
 
     async def _serve(self, link: ControllerLink) -> int:
         session = self.session

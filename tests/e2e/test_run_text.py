@@ -54,6 +54,8 @@ def test_events_tell_the_whole_story(tmp_path: Path) -> None:
     primitives = [e for e in events if e["event"] == "primitive"]
     assert [p["seq"] for p in primitives] == list(range(1, len(primitives) + 1))
     assert all(len(p["line"]) < 80 for p in primitives)
+    replies = [e["line"] for e in events if e["event"] == "controller" and e["direction"] == "rx"]
+    assert {f"{p['seq']} DONE" for p in primitives} <= set(replies)
 
 
 def test_end_of_input_submits_what_is_pending(tmp_path: Path) -> None:
