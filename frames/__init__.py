@@ -6,8 +6,22 @@ given, so the same frames run on a microphone, a WAV file or typed text.
 """
 
 from frames.base import BaseFrame
+from frames.confirm import Answer, ConfirmFrame
+from frames.dictation import DictationFrame
 from frames.frame import Frame, Services
 from frames.query import QueryFrame
 from frames.router import CommandRouter, DispatchOutcome
+from frames.voice import VoicePickerFrame
 
-__all__ = ["BaseFrame", "CommandRouter", "DispatchOutcome", "Frame", "QueryFrame", "Services"]
+__all__ = [
+    "Answer",
+    "BaseFrame",
+    "CommandRouter",
+    "ConfirmFrame",
+    "DictationFrame",
+    "DispatchOutcome",
+    "Frame",
+    "QueryFrame",
+    "Services",
+    "VoicePickerFrame",
+]

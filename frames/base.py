@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from frames.dictation import DictationFrame
 from frames.frame import Frame
 from frames.query import QueryFrame
+from frames.voice import VoicePickerFrame
 from rules import CatchAll, ExactSet, Match, Prefix, Utterance, When
 
 if TYPE_CHECKING:
@@ -27,8 +29,12 @@ class BaseFrame(Frame):
         silence_timeout: float,
         listen_timeout: float,
         variants: tuple[str, ...] = (),
+        query_target: str = "robot",
+        dictation_target: str = "note",
     ) -> None:
         self.wake_word = wake_word
+        self.query_target = query_target
+        self.dictation_target = dictation_target
         self.silence_timeout = silence_timeout
         self.listen_timeout = listen_timeout
         self._router: CommandRouter | None = None
@@ -37,6 +43,16 @@ class BaseFrame(Frame):
             ExactSet("always_listen", ["always listen", "always listen mode"], self._always),
             ExactSet("wake_word_mode", ["wake word mode", "wake mode"], self._wake_mode),
             ExactSet("help", ["what can i say", "help"], self._help),
+            ExactSet(
+                "switch_voice",
+                ["switch voice", "change voice", "change your voice"],
+                self._switch_voice,
+            ),
+            ExactSet(
+                "start_dictation",
+                ["start dictation", "take a note", "dictation mode"],
+                self._start_dictation,
+            ),
             Prefix("wake_word", [wake_word, *variants], self._wake),
             When(self._always_listening, CatchAll("always_query", self._open_with_all), "always"),
         )
@@ -49,21 +65,37 @@ class BaseFrame(Frame):
         router = self._router
         return router is not None and router.mode == "always" and router.top is self
 
-    def _new_query(self, router: CommandRouter, utterance: Utterance, text: str) -> None:
+    def _query(self, router: CommandRouter) -> QueryFrame:
         # The wake word said again while a query is open continues that query instead of
         # stacking a second one.
-        query = router.top if isinstance(router.top, QueryFrame) else None
-        if query is None:
-            query = QueryFrame(self.silence_timeout, self.listen_timeout)
-            router.push(query)
-        if text.strip():
-            query.append(text, utterance)
+        if isinstance(router.top, QueryFrame):
+            return router.top
+        query = QueryFrame(self.silence_timeout, self.listen_timeout, self.query_target)
+        router.push(query)
+        return query
 
-    def _wake(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
-        self._new_query(router, utterance, _rest_as_said(utterance.text, match))
+    async def _wake(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
+        self._query(router)
+        rest = _rest_as_said(utterance.text, match)
+        if rest:
+            # The rest goes through the stack like any utterance, so "computer start dictation"
+            # or "computer always listen" work in one breath; plain words land in the query.
+            await router.dispatch(Utterance(rest, utterance.t, utterance.correlation_id))
 
     def _open_with_all(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
-        self._new_query(router, utterance, utterance.text)
+        self._query(router).append(utterance.text, utterance)
+
+    def _push_over_empty_query(self, router: CommandRouter, frame: Frame) -> None:
+        """Open `frame`, closing an empty query first (it was only the wake word)."""
+        if isinstance(router.top, QueryFrame) and not router.top.parts:
+            router.pop(router.top)
+        router.push(frame)
+
+    def _switch_voice(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
+        self._push_over_empty_query(router, VoicePickerFrame(router.services.voices()))
+
+    def _start_dictation(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
+        self._push_over_empty_query(router, DictationFrame(self.dictation_target))
 
     def _say_mode(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         router.services.speak(f"I am in {MODE_NAMES[router.mode]}.")
@@ -82,7 +114,8 @@ class BaseFrame(Frame):
     def help(self) -> str:
         return (
             f'Say "{self.wake_word}" and a command, for example "{self.wake_word}, add bread". '
-            'You can also say "always listen", "wake word mode", "mode query" or "stop".'
+            'You can also say "always listen", "wake word mode", "mode query", "switch voice", '
+            '"start dictation" or "stop".'
         )
 
 

@@ -17,6 +17,12 @@ class Services(Protocol):
     def speak(self, text: str) -> None:
         """Say (or show) `text` to the operator."""
 
+    def voices(self) -> Sequence[str]:
+        """The names of the voices the operator can pick."""
+
+    def set_voice(self, name: str) -> None:
+        """Switch the speaking voice."""
+
     async def submit(self, target: str, text: str, correlation_id: str | None) -> None:
         """Hand accumulated text to a dispatch target (e.g. "robot")."""
 
@@ -43,8 +49,12 @@ class Frame:
     def on_pop(self, router: CommandRouter, now: float) -> None:
         """Called once the frame has left the stack; its state goes with it."""
 
+    def on_uncover(self, router: CommandRouter, now: float) -> None:
+        """The frame above was popped: this one is on top again (timers restart here)."""
+
     async def on_tick(self, router: CommandRouter, now: float) -> None:
-        """The input clock moved to `now` (seconds): timers listening to the operator fire here."""
+        """The input clock moved to `now` (seconds) while this frame is on top: timers listening
+        to the operator fire here. Covered frames are not ticked: their timers wait."""
 
     def on_activity(self, now: float, voiced: bool) -> None:
         """Voice activity from the audio front end (a frame with a silence timer tracks it)."""

@@ -49,6 +49,12 @@ class QueryFrame(Frame):
         self.opened_at = now
         self.last_heard = now
 
+    def on_uncover(self, router: CommandRouter, now: float) -> None:
+        # Back on top after a voice picker or dictation: the operator gets the full silence
+        # time again instead of an instant submit.
+        self.opened_at = now
+        self.last_heard = now
+
     def append(self, text: str, utterance: Utterance) -> None:
         self.parts.append(text.strip())
         self.last_heard = utterance.t

@@ -9,6 +9,7 @@ mode). Then frames from the top down: each frame's rules in order; a handled rul
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from typing import Any
 import structlog
 
 from frames.frame import Frame, Services
-from rules import CheckParent, Handled, Rule, Utterance
+from rules import CheckParent, Handled, Rule, RuleResult, Utterance
 
 log = structlog.get_logger(__name__)
 
@@ -55,6 +56,8 @@ class CommandRouter:
         self._mode = mode
         self._stack: list[Frame] = [base]
         self.now = 0.0
+        self.changed = asyncio.Event()
+        """Set whenever a frame is pushed or popped (cleared by whoever waits on it)."""
 
     @property
     def stack(self) -> tuple[Frame, ...]:
@@ -77,6 +80,7 @@ class CommandRouter:
 
     def push(self, frame: Frame) -> None:
         self._stack.append(frame)
+        self.changed.set()
         self._events("frame", {"action": "push", "frame": frame.name})
         log.info("frame pushed", frame=frame.name, depth=len(self._stack))
         frame.on_push(self, self.now)
@@ -88,9 +92,11 @@ class CommandRouter:
         while self._stack[-1] is not frame:
             self.pop(self._stack[-1])
         self._stack.pop()
+        self.changed.set()
         self._events("frame", {"action": "pop", "frame": frame.name})
         log.info("frame popped", frame=frame.name, depth=len(self._stack))
         frame.on_pop(self, self.now)
+        self.top.on_uncover(self, self.now)
 
     async def dispatch(self, utterance: Utterance) -> DispatchOutcome:
         """Route one utterance; returns where it went."""
@@ -109,7 +115,7 @@ class CommandRouter:
         exclusive drop."""
         frame = self._stack[index]
         for rule in frame.rules:
-            result = rule.match(utterance)
+            result = await _match(rule, utterance)
             if isinstance(result, Handled):
                 return await self._run(frame.name, rule.name, result, utterance)
             if isinstance(result, CheckParent) and index > 0:
@@ -133,13 +139,25 @@ class CommandRouter:
         return DispatchOutcome(None, None, f"dropped by {frame}: no rule matched", dropped=True)
 
     async def tick(self, now: float) -> None:
-        """Advance the input clock; frames fire their timers (top frame first)."""
+        """Advance the input clock; the top frame fires its timers. A timer that pops its frame
+        may leave another frame on top whose own timer is also due, so tick until stable."""
         self.now = max(self.now, now)
-        for frame in reversed(self._stack):
-            await frame.on_tick(self, self.now)
+        seen: set[int] = set()
+        while id(self.top) not in seen:
+            seen.add(id(self.top))
+            await self.top.on_tick(self, self.now)
 
     def activity(self, now: float, voiced: bool) -> None:
         """Voice activity from the audio front end, for frames with silence timers."""
         self.now = max(self.now, now)
         for frame in self._stack:
             frame.on_activity(now, voiced)
+
+
+async def _match(rule: Rule, utterance: Utterance) -> RuleResult:
+    """Rules match synchronously; the LLM classifier is the one that may be awaited."""
+    match_async = getattr(rule, "match_async", None)
+    if match_async is not None:
+        result: RuleResult = await match_async(utterance)
+        return result
+    return rule.match(utterance)

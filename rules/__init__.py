@@ -8,6 +8,7 @@ classifier is async. Every match explains itself for the logs.
 from rules.catchall import CatchAll
 from rules.exact import ExactSet
 from rules.guard import When
+from rules.llm import Classifier, LlmClassifier
 from rules.normalize import normalize, words
 from rules.pattern import Pattern, Prefix
 from rules.rule import (
@@ -30,8 +31,10 @@ __all__ = [
     "Action",
     "CatchAll",
     "CheckParent",
+    "Classifier",
     "ExactSet",
     "Handled",
+    "LlmClassifier",
     "Match",
     "NoMatch",
     "Pattern",

@@ -13,9 +13,17 @@ class FakeServices:
     spoken: list[str] = field(default_factory=list)
     submitted: list[tuple[str, str]] = field(default_factory=list)
     stops: list[str] = field(default_factory=list)
+    voice: str = "Alex"
+    voice_names: tuple[str, ...] = ("Alex", "Annie", "Michael")
 
     def speak(self, text: str) -> None:
         self.spoken.append(text)
+
+    def voices(self) -> tuple[str, ...]:
+        return self.voice_names
+
+    def set_voice(self, name: str) -> None:
+        self.voice = name
 
     async def submit(self, target: str, text: str, correlation_id: str | None) -> None:
         self.submitted.append((target, text))

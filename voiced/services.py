@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import structlog
 
 from voiced.events import EventLog
@@ -10,12 +12,27 @@ from voiced.pipeline import RobotPipeline
 log = structlog.get_logger(__name__)
 
 
+DEFAULT_VOICES = ("Alex", "Annie", "Michael", "Linda", "Andy")
+"""espeak-ng voice variants with names an operator can say."""
+
+
 class DaemonServices:
     """What frames reach: feedback to the operator, the submit targets and the global stop."""
 
-    def __init__(self, events: EventLog, pipeline: RobotPipeline) -> None:
+    def __init__(
+        self, events: EventLog, pipeline: RobotPipeline, voices: Sequence[str] = DEFAULT_VOICES
+    ) -> None:
         self.events = events
         self.pipeline = pipeline
+        self._voices = tuple(voices)
+        self.voice = self._voices[0]
+
+    def voices(self) -> tuple[str, ...]:
+        return self._voices
+
+    def set_voice(self, name: str) -> None:
+        self.voice = name
+        self.events.emit("voice", {"voice": name})
 
     def speak(self, text: str) -> None:
         log.info("feedback", text=text)

@@ -1,0 +1,80 @@
+"""The yes/no confirmation frame. Exclusive; a timeout discards."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal
+
+from frames.frame import Frame
+from rules import Classifier, ExactSet, LlmClassifier, Match, Utterance
+
+if TYPE_CHECKING:
+    from frames.router import CommandRouter
+
+Answer = Literal["yes", "no", "timeout"]
+
+YES = ["yes", "yeah", "yep", "confirm", "proceed", "go ahead", "do it", "yes please", "ok", "okay"]
+NO = ["no", "nope", "cancel", "don't", "do not", "abort", "no thanks", "stop that"]
+
+
+class ConfirmFrame(Frame):
+    """Seed 002's confirm frame: it owns the pending action (`on_answer`); only yes / no are
+    accepted. One-word answers are enough, and the timeout runs on the input clock."""
+
+    name = "confirm"
+    dropped_by_stop = True
+
+    def __init__(
+        self,
+        prompt: str,
+        on_answer: Callable[[Answer], None],
+        timeout: float,
+        classifier: Classifier | None = None,
+    ) -> None:
+        self.prompt = prompt
+        self.on_answer = on_answer
+        self.timeout = timeout
+        self.asked_at = 0.0
+        self._answered = False
+        # The LLM classifier only sees what the word lists missed ("sure, why not"); offline
+        # it never matches and such answers are dropped until a plain yes or no comes.
+        context = f"The operator was asked: {prompt} Classify the reply as yes or no."
+        self.rules = (
+            ExactSet("yes", YES, self._yes),
+            ExactSet("no", NO, self._no),
+            LlmClassifier("llm_yes_no", {"yes": self._yes, "no": self._no}, classifier, context),
+        )
+
+    def on_push(self, router: CommandRouter, now: float) -> None:
+        self.asked_at = now
+        router.services.speak(self.prompt)
+
+    def on_uncover(self, router: CommandRouter, now: float) -> None:
+        self.asked_at = now
+
+    def on_pop(self, router: CommandRouter, now: float) -> None:
+        # Popped by anything else (a stop): the pending action is discarded, never left hanging.
+        self._answer("no")
+
+    def _answer(self, answer: Answer) -> None:
+        if not self._answered:
+            self._answered = True
+            self.on_answer(answer)
+
+    def _yes(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
+        self._answer("yes")
+        router.pop(self)
+
+    def _no(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
+        self._answer("no")
+        router.pop(self)
+        router.services.speak("Cancelled.")
+
+    async def on_tick(self, router: CommandRouter, now: float) -> None:
+        if now - self.asked_at >= self.timeout and self in router.stack:
+            self._answer("timeout")
+            router.pop(self)
+            router.services.speak("No answer; I did not do it.")
+
+    def help(self) -> str:
+        return f'{self.prompt} Say "yes" or "no".'

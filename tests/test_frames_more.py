@@ -1,0 +1,249 @@
+"""Voice picker, dictation and confirm frames, and the transitions between frames."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from frames import (
+    Answer,
+    BaseFrame,
+    CommandRouter,
+    ConfirmFrame,
+    DictationFrame,
+    QueryFrame,
+    VoicePickerFrame,
+)
+from frames.stop import stop_rule
+from rules import Utterance
+from tests.fakes import EventRecorder, FakeServices
+
+
+def make_router() -> tuple[CommandRouter, FakeServices, EventRecorder]:
+    services, events = FakeServices(), EventRecorder()
+    base = BaseFrame("computer", 1.5, 8.0, ("compute her",), "robot", "note")
+    router = CommandRouter(base, services, events, [stop_rule()], "wake")
+    base.on_push(router, 0.0)
+    return router, services, events
+
+
+async def say(router: CommandRouter, *lines: str, start: float = 1.0) -> None:
+    for i, line in enumerate(lines):
+        await router.dispatch(Utterance(line, start + i * 0.1))
+
+
+# -- voice picker ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("opener", ["switch voice", "computer switch voice", "change voice"])
+async def test_switch_voice_opens_the_picker(opener: str) -> None:
+    router, services, _ = make_router()
+    await say(router, opener)
+    assert isinstance(router.top, VoicePickerFrame)
+    assert len(router.stack) == 2, "an empty query under the picker is closed"
+    assert "Annie" in services.spoken[-1]
+
+
+@pytest.mark.parametrize("said", ["Annie", "annie voice", "use annie", "Annie."])
+async def test_a_voice_name_sets_the_voice_and_pops(said: str) -> None:
+    router, services, _ = make_router()
+    await say(router, "switch voice", said)
+    assert services.voice == "Annie"
+    assert len(router.stack) == 1
+    assert services.spoken[-1] == "This is Annie."
+
+
+async def test_picker_cancel_keeps_the_voice() -> None:
+    router, services, _ = make_router()
+    await say(router, "switch voice", "cancel")
+    assert services.voice == "Alex"
+    assert len(router.stack) == 1
+
+
+async def test_picker_is_exclusive() -> None:
+    router, services, _ = make_router()
+    await say(router, "switch voice")
+    outcome = await router.dispatch(Utterance("computer add bread", 2.0))
+    assert outcome.dropped
+    assert isinstance(router.top, VoicePickerFrame)
+    assert services.submitted == []
+
+
+async def test_picker_over_a_query_returns_to_it() -> None:
+    router, services, _ = make_router()
+    await say(router, "computer add bread", "switch voice")
+    assert [f.name for f in router.stack] == ["base", "query", "voice_picker"]
+    await router.tick(5.0)
+    assert services.submitted == [], "a covered query's timer waits"
+    await say(router, "Michael", start=6.0)
+    assert isinstance(router.top, QueryFrame)
+    await router.tick(6.5)
+    assert services.submitted == []
+    await router.tick(6.1 + 1.5)
+    assert services.submitted == [("robot", "add bread")]
+
+
+# -- dictation ------------------------------------------------------------------------------
+
+
+async def test_dictation_keeps_command_words_verbatim() -> None:
+    router, services, _ = make_router()
+    await say(router, "computer start dictation", "add bread", "go", "zero zero zero",
+              "cancel", "end dictation")  # fmt: skip
+    assert services.submitted == [("note", "add bread go zero zero zero cancel")]
+    assert len(router.stack) == 1
+
+
+async def test_dictation_has_no_silence_timer() -> None:
+    router, services, _ = make_router()
+    await say(router, "start dictation", "shelf A3 bolts")
+    await router.tick(600.0)
+    assert isinstance(router.top, DictationFrame)
+    assert services.submitted == []
+
+
+async def test_inventory_save_word_saves_and_keeps_dictating() -> None:
+    router, services, _ = make_router()
+    await say(router, "start dictation", "shelf A3", "save note", "shelf B1", "end dictation")
+    assert services.submitted == [("note", "shelf A3"), ("note", "shelf B1")]
+
+
+async def test_stop_inside_dictation_stops_the_arm_and_keeps_the_text() -> None:
+    router, services, _ = make_router()
+    await say(router, "start dictation", "first line", "stop", "second line", "end dictation")
+    assert len(services.stops) == 1
+    assert services.submitted == [("note", "first line second line")]
+
+
+async def test_discard_dictation() -> None:
+    router, services, _ = make_router()
+    await say(router, "start dictation", "oops", "discard dictation")
+    assert services.submitted == []
+    assert len(router.stack) == 1
+
+
+async def test_end_dictation_with_nothing_said() -> None:
+    router, services, _ = make_router()
+    await say(router, "start dictation", "end dictation")
+    assert services.submitted == []
+    assert "nothing" in services.spoken[-1]
+
+
+# -- confirm --------------------------------------------------------------------------------
+
+
+def push_confirm(router: CommandRouter, answers: list[Answer], timeout: float = 5.0) -> None:
+    router.push(ConfirmFrame("Clear the assembly?", answers.append, timeout))
+
+
+@pytest.mark.parametrize(
+    ("said", "answer"),
+    [("yes", "yes"), ("Yes.", "yes"), ("proceed", "yes"), ("go ahead", "yes"), ("no", "no"),
+     ("cancel", "no"), ("nope", "no"), ("don't", "no")],
+)  # fmt: skip
+async def test_confirm_answers(said: str, answer: Answer) -> None:
+    router, services, _ = make_router()
+    answers: list[Answer] = []
+    push_confirm(router, answers)
+    assert services.spoken[-1] == "Clear the assembly?"
+    await say(router, said)
+    assert answers == [answer]
+    assert len(router.stack) == 1
+
+
+async def test_confirm_is_exclusive() -> None:
+    router, _, _ = make_router()
+    answers: list[Answer] = []
+    push_confirm(router, answers)
+    assert (await router.dispatch(Utterance("computer add bread", 1.0))).dropped
+    assert (await router.dispatch(Utterance("maybe", 1.1))).dropped
+    assert answers == []
+
+
+async def test_confirm_times_out_and_discards() -> None:
+    router, services, _ = make_router()
+    answers: list[Answer] = []
+    router.now = 10.0
+    push_confirm(router, answers, timeout=5.0)
+    await router.tick(14.9)
+    assert answers == []
+    await router.tick(15.0)
+    assert answers == ["timeout"]
+    assert "did not" in services.spoken[-1]
+    assert len(router.stack) == 1
+
+
+async def test_stop_during_confirm_discards_the_action() -> None:
+    router, services, _ = make_router()
+    answers: list[Answer] = []
+    push_confirm(router, answers)
+    await say(router, "stop")
+    assert answers == ["no"]
+    assert len(services.stops) == 1
+    assert len(router.stack) == 1
+
+
+# -- transitions ----------------------------------------------------------------------------
+
+
+async def test_wake_word_then_mode_words_in_one_breath() -> None:
+    router, _, _ = make_router()
+    await say(router, "computer always listen")
+    assert router.mode == "always"
+
+
+@pytest.mark.parametrize(
+    ("lines", "stack"),
+    [
+        (["computer"], ["base", "query"]),
+        (["computer", "cancel"], ["base"]),
+        (["computer add", "switch voice"], ["base", "query", "voice_picker"]),
+        (["start dictation"], ["base", "dictation"]),
+        (["computer", "start dictation"], ["base", "dictation"]),
+        (["start dictation", "switch voice"], ["base", "dictation"]),
+        (["switch voice", "start dictation"], ["base", "voice_picker"]),
+    ],
+)
+async def test_stack_transitions(lines: list[str], stack: list[str]) -> None:
+    router, _, _ = make_router()
+    await say(router, *lines)
+    assert [f.name for f in router.stack] == stack
+
+
+class FakeClassifier:
+    """A stand-in for the model: a fixed table of answers."""
+
+    def __init__(self, table: dict[str, str]) -> None:
+        self.table = table
+        self.asked: list[str] = []
+
+    async def classify(
+        self, text: str, labels: Sequence[str], context: str
+    ) -> tuple[str, str] | None:
+        self.asked.append(text)
+        label = self.table.get(text)
+        return (label, "fake") if label in labels else None
+
+
+async def test_llm_classifier_hears_what_the_word_lists_miss() -> None:
+    router, _, _ = make_router()
+    answers: list[Answer] = []
+    classifier = FakeClassifier({"sure why not": "yes"})
+    router.push(ConfirmFrame("Proceed?", answers.append, 5.0, classifier))
+    await say(router, "yes")
+    assert answers == ["yes"]
+    assert classifier.asked == [], "patterns first: the model is not asked for a plain yes"
+    answers.clear()
+    router.push(ConfirmFrame("Proceed?", answers.append, 5.0, classifier))
+    await say(router, "sure why not")
+    assert answers == ["yes"]
+
+
+async def test_offline_llm_classifier_never_matches() -> None:
+    router, _, _ = make_router()
+    answers: list[Answer] = []
+    router.push(ConfirmFrame("Proceed?", answers.append, 5.0, None))
+    outcome = await router.dispatch(Utterance("sure why not", 1.0))
+    assert outcome.dropped
+    assert answers == []
