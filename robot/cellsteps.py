@@ -40,6 +40,7 @@ COMPOSITE_FIELDS = {
     "requires": "strs",
     "steps": "tables",
     "internal": "bool",
+    "confirm": "bool",
 }
 PARAM_FIELDS = {"type": "str", "description": "str", "default": "value"}
 _HEADS = ("op", "call", "set", "if", "while")
@@ -87,6 +88,7 @@ def read_composites(problems: Problems, data: object, cell: Cell) -> dict[str, C
             requires=tuple(r for r in requires if r is not None),
             steps=_steps(scope, body.get("steps", []), join(path, "steps")),
             internal=body.get("internal", False),
+            confirm=body.get("confirm", False),
         )
     _report_cycles(problems, composites)
     return composites

@@ -142,6 +142,8 @@ class Composite:
     """1 from the cell file, 2 when learned at runtime."""
     internal: bool = False
     """A helper only other composites may call; hidden from sequences and the model."""
+    confirm: bool = False
+    """Destructive or surprising: the operator is asked yes/no before it runs."""
 
     def param(self, name: str) -> ParamSpec | None:
         return next((p for p in self.params if p.name == name), None)

@@ -18,7 +18,7 @@ from typing import Any
 
 import structlog
 
-from frames import BaseFrame, CommandRouter
+from frames import BaseFrame, CommandRouter, ConfirmFrame
 from frames.stop import stop_rule
 from robot.cell import Cell
 from robot.executor import ControllerLink
@@ -39,6 +39,8 @@ log = structlog.get_logger(__name__)
 
 END_OF_INPUT_PAUSE = 3600.0
 """Input-clock seconds added at end of input: longer than every timer that listens."""
+CONFIRM_TIMEOUT = 10.0
+"""Input-clock seconds a yes/no question waits before the plan is discarded."""
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,9 @@ class Daemon:
             self.events,
             speak=lambda text: services.speak(text),
             save_scene=self._save_scene,
+            ask=lambda question, answered: router.push(
+                ConfirmFrame(question, answered, CONFIRM_TIMEOUT)
+            ),
             trace_dir=session.data.traces,
         )
         self.pipeline = pipeline
@@ -216,7 +221,7 @@ class Daemon:
                       timeout=self.config.daemon.shutdown_timeout)  # fmt: skip
 
     async def _stop_motion(self, pipeline: RobotPipeline) -> None:
-        if not pipeline.busy:
+        if not pipeline.moving:
             return
         await pipeline.stop("shutdown")
         await pipeline.wait_idle()

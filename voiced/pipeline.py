@@ -1,8 +1,15 @@
 """The robot pipeline: submitted text -> interpretation -> compiled program -> controller.
 
-Submissions queue up and run one at a time, so typed or spoken lines are accepted without waiting
-for the robot. The pipeline keeps the tracked scene (what the cell looks like after every
-completed primitive) and persists it after each run, so a restarted daemon knows the real state.
+Interpreting, validating and (where the cell asks for it) confirming happen at once, when a
+command is submitted, against the *planned* scene: what the cell will look like once everything
+already queued has run. Only execution is asynchronous: commands queue up and run one at a time,
+so typed or spoken lines are never held up by the robot, and a question like "Clear the assembly.
+Proceed?" is on the stack before the operator's next words arrive.
+
+The pipeline keeps the tracked scene (what the cell looks like after every completed primitive)
+and persists it after each run, so a restarted daemon knows the real state. A run that is cut
+short (stop, error, lost link) drops everything queued behind it: those commands were planned on
+a scene that no longer exists.
 """
 
 from __future__ import annotations
@@ -23,21 +30,26 @@ from voiced.errors import VoicedError
 from voiced.events import EventLog
 from voiced.interpreter.check import understand
 from voiced.interpreter.grammar import Grammar
+from voiced.interpreter.result import Interpretation
 from voiced.logs import correlation
 
 log = structlog.get_logger(__name__)
 
-
 RECONNECT_ATTEMPTS = 5
 """Attempts (with backoff, about 6 s in all) to reach a lost controller before giving up."""
+
+Ask = Callable[[str, Callable[[str], None]], None]
+"""Put a yes/no question to the operator; the callback gets "yes", "no" or "timeout"."""
 
 
 @dataclass(frozen=True)
 class Job:
-    """One submitted command."""
+    """One accepted command, waiting to run."""
 
     text: str
     correlation_id: str | None
+    interpretation: Interpretation
+    program: Program
 
 
 class RobotPipeline:
@@ -51,87 +63,120 @@ class RobotPipeline:
         events: EventLog,
         speak: Callable[[str], None],
         save_scene: Callable[[Scene], None],
+        ask: Ask,
         trace_dir: Path | None = None,
     ) -> None:
         self.cell = cell
         self.scene = scene
+        self.planned = scene
         self.link = link
         self.events = events
         self.speak = speak
         self.save_scene = save_scene
+        self.ask = ask
         self.trace_dir = trace_dir
         self.grammar = Grammar(cell)
         self._queue: asyncio.Queue[Job] = asyncio.Queue()
-        self._busy = False
+        self._running = False
+        self._asking = 0
         self._idle = asyncio.Event()
         self._idle.set()
         self.runs = 0
 
+    # -- accepting commands ----------------------------------------------------------------
+
     def submit(self, text: str, correlation_id: str | None) -> None:
-        self._idle.clear()
-        self._queue.put_nowait(Job(text, correlation_id))
-
-    async def wait_idle(self) -> None:
-        await self._idle.wait()
-
-    @property
-    def busy(self) -> bool:
-        return self._busy or not self._queue.empty()
-
-    async def run(self) -> None:
-        """The worker: forever take the next job and carry it out."""
-        while True:
-            job = await self._queue.get()
-            self._busy = True
+        """Interpret and validate now; queue, ask, or explain why not."""
+        with correlation(correlation_id):
             try:
-                with correlation(job.correlation_id):
-                    await self._handle_safely(job)
-            finally:
-                self._busy = False
-                if self._queue.empty():
-                    self._idle.set()
+                self._accept(text, correlation_id)
+            except Exception as exc:  # one bad command must never take the daemon down
+                self._report_failure(text, exc)
 
-    async def stop(self, reason: str) -> RunReport | None:
-        """Stop the arm now and drop every queued command; nothing resumes by itself."""
-        dropped = self._drain()
-        report = await self.link.stop()
-        log.warning("robot stopped", reason=reason, dropped_commands=dropped)
-        self.events.emit("stopped", {"reason": reason, "dropped_commands": dropped})
-        return report
-
-    def _drain(self) -> int:
-        count = 0
-        while not self._queue.empty():
-            self._queue.get_nowait()
-            count += 1
-        return count
-
-    async def _handle_safely(self, job: Job) -> None:
-        """One bad command must never take the daemon down: report it and carry on."""
-        try:
-            await self._handle(job)
-        except VoicedError as exc:
-            log.error("command failed", text=job.text, error=str(exc))
-            self.events.emit("error", {"kind": type(exc).__name__, "error": str(exc)})
-            self.speak(f"That failed: {exc}")
-        except Exception as exc:
-            log.exception("command crashed", text=job.text)
-            self.events.emit("error", {"kind": "internal", "error": repr(exc)})
-            self.speak("Something went wrong inside me; the command was not finished.")
-
-    async def _handle(self, job: Job) -> None:
-        checked = understand(self.grammar, self.scene, job.text, job.correlation_id)
+    def _accept(self, text: str, correlation_id: str | None) -> None:
+        checked = understand(self.grammar, self.planned, text, correlation_id)
         result = checked.interpretation
         self.events.emit("interpretation", result.to_dict())
         if result.user_feedback:
             self.speak(result.user_feedback)
-        if not checked.runnable:
+        if checked.compiled is None or checked.compiled.program is None:
             if checked.compiled is not None:
                 issues = [issue.message for issue in checked.compiled.errors]
                 self.events.emit("error", {"kind": "validation", "issues": issues})
             return
-        assert checked.compiled is not None and checked.compiled.program is not None
-        await self._execute(checked.compiled.program)
+        job = Job(text, correlation_id, result, checked.compiled.program)
+        if self._needs_confirmation(job.program):
+            self._ask_first(job)
+        else:
+            self._enqueue(job)
+
+    def _needs_confirmation(self, program: Program) -> bool:
+        return any(
+            (composite := self.cell.composite(step.instruction)) is not None and composite.confirm
+            for step in program.steps
+        )
+
+    def _ask_first(self, job: Job) -> None:
+        """Read the plan back; it runs only on a yes."""
+        self._asking += 1
+        self._idle.clear()
+
+        def answered(answer: str) -> None:
+            self._asking -= 1
+            with correlation(job.correlation_id):
+                self.events.emit("confirmation", {"question": job.text, "answer": answer})
+                if answer == "yes":
+                    self._enqueue(job)
+                else:
+                    log.info("not confirmed", answer=answer, text=job.text)
+                    self._settle_idle()
+
+        self.ask(f"{job.interpretation.interpretation} Proceed?", answered)
+
+    def _enqueue(self, job: Job) -> None:
+        self.planned = job.program.expected
+        self._idle.clear()
+        self._queue.put_nowait(job)
+
+    # -- running them --------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """The worker: forever take the next accepted command and carry it out."""
+        while True:
+            job = await self._queue.get()
+            self._running = True
+            try:
+                with correlation(job.correlation_id):
+                    await self._execute_safely(job)
+            finally:
+                self._running = False
+                self._settle_idle()
+
+    async def _execute_safely(self, job: Job) -> None:
+        try:
+            await self._execute(job)
+        except Exception as exc:  # one bad command must never take the daemon down
+            self._report_failure(job.text, exc)
+            self._drop_queued("a command failed")
+
+    async def _execute(self, job: Job) -> None:
+        # Re-checked against the real scene: it differs from the planned one only if something
+        # went wrong in between, and then this must not run blind.
+        sequence = [s.to_dict() for s in job.interpretation.sequence]
+        compiled = compile_sequence(self.cell, self.scene, sequence)
+        if compiled.program is None:
+            issues = [issue.message for issue in compiled.errors]
+            self.events.emit("error", {"kind": "validation", "issues": issues})
+            self.speak(f"I can no longer do that: {issues[0]}")
+            self._drop_queued("the scene changed")
+            return
+        await self._ready_controller()
+        self.runs += 1
+        trace = self.trace_dir / f"tcp_commands-{self.runs:04d}.json" if self.trace_dir else None
+        report = await self.link.run(compiled.program.primitives, trace_path=trace)
+        self._track(compiled.program, report)
+        if not report.complete:
+            await self._after_cut_short(report)
 
     async def _ready_controller(self) -> None:
         """Before a new command: reconnect a lost link and clear a halt (STOP, heartbeat loss,
@@ -145,26 +190,21 @@ class RobotPipeline:
             log.info("resuming the halted controller for a new command")
             await self.link.resume()
 
-    async def _execute(self, program: Program) -> None:
-        await self._ready_controller()
-        self.runs += 1
-        trace = self.trace_dir / f"tcp_commands-{self.runs:04d}.json" if self.trace_dir else None
-        report = await self.link.run(program.primitives, trace_path=trace)
-        self._track(program, report)
-        if not report.complete:
-            await self._refresh_pose()
-        if report.error is not None:
-            self.events.emit("error", {"kind": "controller", **report.to_dict()})
-            self.speak(f"The controller refused: {report.error}")
-        elif report.lost:
-            self.speak("I lost the controller link. The rest of the command was not run.")
-
     def _track(self, program: Program, report: RunReport) -> None:
         if report.complete:
             self.scene = program.expected
         else:
             self.scene = scene_after_partial_run(self.cell, self.scene, program, report.completed)
         self.save_scene(self.scene)
+
+    async def _after_cut_short(self, report: RunReport) -> None:
+        if report.error is not None:
+            self.events.emit("error", {"kind": "controller", **report.to_dict()})
+            self.speak(f"The controller refused: {report.error.reason}")
+        elif report.lost:
+            self.speak("I lost the controller link. The rest of the command was not run.")
+        self._drop_queued("the last command did not finish")
+        await self._refresh_pose()
 
     async def _refresh_pose(self) -> None:
         """After a cut-short run the arm stopped part-way: ask the controller where it is."""
@@ -177,7 +217,56 @@ class RobotPipeline:
             return
         if state.pose is not None:
             self.scene = self.scene.with_changes(pose=state.pose)
+            self.planned = self.scene
             self.save_scene(self.scene)
+
+    # -- stopping ----------------------------------------------------------------------------
+
+    async def stop(self, reason: str) -> RunReport | None:
+        """Stop the arm now and drop every queued command; nothing resumes by itself."""
+        dropped = self._drop_queued(reason)
+        report = await self.link.stop()
+        log.warning("robot stopped", reason=reason, dropped_commands=dropped)
+        self.events.emit("stopped", {"reason": reason, "dropped_commands": dropped})
+        return report
+
+    def _drop_queued(self, reason: str) -> int:
+        count = 0
+        while not self._queue.empty():
+            job = self._queue.get_nowait()
+            self.events.emit("dropped", {"text": job.text, "reason": reason})
+            count += 1
+        self.planned = self.scene
+        self._settle_idle()
+        return count
+
+    # -- state -------------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self._running or self._asking > 0 or not self._queue.empty()
+
+    @property
+    def moving(self) -> bool:
+        return self._running
+
+    def _settle_idle(self) -> None:
+        if not self.busy:
+            self._idle.set()
+
+    async def wait_idle(self) -> None:
+        """Until nothing runs, nothing is queued and no question is open."""
+        await self._idle.wait()
+
+    def _report_failure(self, text: str, exc: Exception) -> None:
+        if isinstance(exc, VoicedError):
+            log.error("command failed", text=text, error=str(exc))
+            self.events.emit("error", {"kind": type(exc).__name__, "error": str(exc)})
+            self.speak(f"That failed: {exc}")
+        else:
+            log.exception("command crashed", text=text)
+            self.events.emit("error", {"kind": "internal", "error": repr(exc)})
+            self.speak("Something went wrong inside me; the command was not finished.")
 
 
 def scene_after_partial_run(

@@ -172,3 +172,33 @@ def test_stop_drops_the_query_being_spoken(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert not [e for e in events if e["event"] == "primitive"]
     assert not [e for e in events if e["event"] == "submit"]
+
+
+def _moved(events: list[dict[str, object]]) -> bool:
+    return any(e["event"] == "primitive" for e in events)
+
+
+def test_confirm_yes_runs_the_plan(tmp_path: Path) -> None:
+    session = "computer add bread\n\ncomputer start over\n\nyes\n"
+    events, proc = run_text(tmp_path, "sandwich", session)
+    assert proc.returncode == 0, proc.stderr
+    said = [e["text"] for e in events if e["event"] == "feedback"]
+    assert any(s.endswith("Proceed?") for s in said), said
+    assert final_state(events)["zones"]["assembly_fixture"] == []
+    assert [e["answer"] for e in events if e["event"] == "confirmation"] == ["yes"]
+
+
+def test_confirm_no_discards_the_plan(tmp_path: Path) -> None:
+    session = "computer add bread\n\ncomputer start over\n\nno\n"
+    events, proc = run_text(tmp_path, "sandwich", session)
+    assert proc.returncode == 0, proc.stderr
+    assert final_state(events)["zones"]["assembly_fixture"] == ["bread"]
+    assert [e["answer"] for e in events if e["event"] == "confirmation"] == ["no"]
+
+
+def test_confirm_timeout_discards_with_a_spoken_notice(tmp_path: Path) -> None:
+    events, proc = run_text(tmp_path, "sandwich", "computer start over\n\n")
+    assert proc.returncode == 0, proc.stderr
+    assert [e["answer"] for e in events if e["event"] == "confirmation"] == ["timeout"]
+    assert any("did not" in e["text"] for e in events if e["event"] == "feedback")
+    assert not _moved(events)
