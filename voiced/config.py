@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import tomllib
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -236,6 +237,143 @@ class LoggingConfig:
     """How log lines are written."""
 
 
+QUERY_TARGETS = ("robot", "note", "queue", "task_api", "local_model")
+"""Where the query frame may submit (`targets.query`)."""
+DICTATION_TARGETS = ("note", "queue", "task_api", "local_model")
+"""Where "end dictation" may send the dictated text (`targets.dictation`)."""
+LOCAL_MODEL_KINDS = ("ollama", "openai")
+"""The HTTP dialects `targets.local_model.kind` may name."""
+DEFAULT_SYSTEM_PROMPT = (
+    "Tidy up this dictated text into a clean list, one item per line. Keep every item, in the "
+    "order given; fix only obvious speech-to-text mistakes and add nothing. Reply with the list "
+    "only."
+)
+"""What the local model is asked to do with dictated text unless the file says otherwise."""
+
+
+def _check_http_url(value: str) -> str | None:
+    problem = http_url_problem(value) if value else None
+    return None if problem is None else f"{problem}, got {describe(value)}"
+
+
+def http_url_problem(url: str) -> str | None:
+    """None when `url` is an absolute http(s) URL with a host, else what is wrong with it."""
+    if any(c.isspace() for c in url):
+        return "expected an http(s) URL without spaces"
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 -- raises ValueError for a port out of range or not a number
+    except ValueError:
+        return "expected an http(s) URL with a valid port"
+    if parts.scheme not in ("http", "https"):
+        return 'expected a URL starting with "http://" or "https://" (empty = off)'
+    if not parts.hostname:
+        return "expected an http(s) URL with a host"
+    return None
+
+
+@dataclass(frozen=True)
+class TaskApiConfig:
+    """[targets.task_api]: the task list, reached by an HTTP POST of the text as JSON."""
+
+    url: str = setting(
+        "",
+        'URL the text is POSTed to as JSON {"text", "correlation_id", "timestamp", "source"}; '
+        "empty = no task list.",
+        check=_check_http_url,
+    )
+    """Empty means the target does not exist."""
+    timeout: float = setting(
+        5.0, "Seconds one attempt may take before it counts as failed.", min=0.1, max=120.0
+    )
+    """Seconds per attempt, connecting included."""
+    retries: int = setting(
+        3,
+        "Further attempts after a failed one (connection error, timeout, HTTP 429 or 5xx); a "
+        "refusal (other HTTP 4xx) is never retried.",
+        min=0,
+        max=10,
+    )
+    """Attempts after the first."""
+
+
+@dataclass(frozen=True)
+class LocalModelConfig:
+    """[targets.local_model]: a local language model that tidies up dictated text."""
+
+    url: str = setting(
+        "",
+        'The model server: a base URL such as "http://127.0.0.1:11434" (the path is added: '
+        "/api/chat for ollama, /v1/chat/completions for openai) or a full endpoint URL "
+        "(ollama also accepts /api/generate); empty = no local model.",
+        check=_check_http_url,
+    )
+    """Empty means the target does not exist; nothing is contacted."""
+    kind: str = setting(
+        "ollama",
+        '"ollama": the Ollama API; "openai": an OpenAI-compatible chat completions API '
+        "(llama.cpp, vLLM, LM Studio, ...).",
+        choices=LOCAL_MODEL_KINDS,
+    )
+    """Which request and reply shapes are spoken."""
+    model: str = setting("llama3.2", "The model name sent with each request.", nonempty=True)
+    """Passed through to the server."""
+    system_prompt: str = setting(
+        DEFAULT_SYSTEM_PROMPT,
+        "The instruction sent with the dictated text. The reply is saved as a note beside the "
+        "original text, which is always kept.",
+        nonempty=True,
+    )
+    """The system message."""
+    timeout: float = setting(
+        30.0, "Seconds one attempt may take before it counts as failed.", min=0.1, max=600.0
+    )
+    """Seconds per attempt; a local model may be slow to load."""
+    retries: int = setting(
+        2,
+        "Further attempts after a failed one (connection error, timeout, HTTP 429 or 5xx).",
+        min=0,
+        max=10,
+    )
+    """Attempts after the first."""
+
+
+@dataclass(frozen=True)
+class TargetsConfig:
+    """[targets]: where submitted text goes, and the targets that need an address."""
+
+    query: str = setting(
+        "robot",
+        "Where a spoken query is submitted.",
+        choices=QUERY_TARGETS,
+    )
+    """A target name; see `QUERY_TARGETS`."""
+    dictation: str = setting(
+        "note",
+        'Where "end dictation" sends the dictated text.',
+        choices=DICTATION_TARGETS,
+    )
+    """A target name; see `DICTATION_TARGETS`."""
+    task_api: TaskApiConfig = field(
+        default_factory=TaskApiConfig, metadata=doc("The task list (an HTTP JSON API).")
+    )
+    """[targets.task_api]"""
+    local_model: LocalModelConfig = field(
+        default_factory=LocalModelConfig,
+        metadata=doc("A local language model (Ollama or OpenAI-compatible) for dictated text."),
+    )
+    """[targets.local_model]"""
+
+    def cross_check(self) -> list[tuple[str, str]]:
+        urls = {"task_api": self.task_api.url, "local_model": self.local_model.url}
+        problems: list[tuple[str, str]] = []
+        for key in ("query", "dictation"):
+            chosen = getattr(self, key)
+            if urls.get(chosen) == "":
+                problems.append((key, f'"{chosen}" needs targets.{chosen}.url'))
+        return problems
+
+
 @dataclass(frozen=True)
 class Config:
     """The whole configuration. Build it with `load_config`; vary it with `with_overrides`."""
@@ -264,6 +402,14 @@ class Config:
     """[simulator]"""
     logging: LoggingConfig = field(default_factory=LoggingConfig, metadata=doc("Logging."))
     """[logging]"""
+    targets: TargetsConfig = field(
+        default_factory=TargetsConfig,
+        metadata=doc(
+            "Dispatch targets: where the query and dictation frames send text, and the task list "
+            "and local model they may use."
+        ),
+    )
+    """[targets]"""
     source: str | None = field(default=None, compare=False, metadata={INTERNAL: True})
     """The file the configuration was read from; None when only defaults apply.
 
