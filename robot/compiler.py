@@ -10,7 +10,8 @@ for bad input: problems come back as `CompileIssue`s. Pure and deterministic.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import weakref
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +40,7 @@ from robot.program import (
     Composite,
     IfStep,
     OpStep,
+    ParamSpec,
     SetStep,
     Step,
     WhileStep,
@@ -131,10 +133,9 @@ def compile_sequence(cell: Cell, scene: Scene, sequence: object) -> CompileResul
         name, bound = _bind(cell, index, raw, errors)
         if bound is None or errors:
             continue
-        composite = cell.composites[name]
         start = len(runner.primitives)
         try:
-            runner.composite(composite, bound)
+            runner.composite(name, bound)
         except _Fail as fail:
             errors.append(CompileIssue(index, name, fail.code, fail.message, fail.param))
             continue
@@ -200,6 +201,241 @@ def _bind_params(
     return bound if len(errors) == before else None
 
 
+# -- prepared composites -----------------------------------------------------------------------
+#
+# Compiling walks the same few composites over and over (a 20-step sandwich runs `take` and
+# `put` 16 times each), so each composite is prepared once per cell: every expression becomes an
+# `ex.Evaluator` with its literal words already resolved, and every op step a `_Lowerer` that only
+# evaluates and builds its primitive. Nothing prepared refers to the cell (the cache below is
+# keyed by it and must not keep it alive); the cell is passed in on every call instead.
+
+_Lowerer = Callable[[Cell, Scene, Mapping[str, Value]], Primitive]
+"""A prepared op step: the primitive it becomes in a scene. Raises _Fail or ex.EvalError."""
+
+_Prepare = Callable[[ex.Expr, str], ex.Evaluator]
+"""`ex.prepare` bound to the cell being prepared for."""
+
+
+@dataclass(frozen=True)
+class _Op:
+    lower: _Lowerer
+
+
+@dataclass(frozen=True)
+class _Call:
+    callee: str
+    """The key of the callee in `Cell.composites`."""
+    args: tuple[tuple[ParamSpec, ex.Evaluator | None], ...]
+    """Every parameter of the callee, in order, with the argument given for it (None if none)."""
+
+
+@dataclass(frozen=True)
+class _Set:
+    zone: ex.Evaluator
+
+
+@dataclass(frozen=True)
+class _If:
+    cond: ex.Evaluator
+    then: tuple[_Step, ...]
+    otherwise: tuple[_Step, ...]
+
+
+@dataclass(frozen=True)
+class _While:
+    cond: ex.Evaluator
+    source: ex.Expr
+    """The condition as written, for the message when the loop does not end."""
+    body: tuple[_Step, ...]
+
+
+_Step = _Op | _Call | _Set | _If | _While
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A composite, prepared."""
+
+    composite: Composite
+    requires: tuple[tuple[ex.Expr, ex.Evaluator], ...]
+    """Each precondition as written (to explain it) and prepared."""
+    steps: tuple[_Step, ...]
+
+
+_PLANS: dict[int, dict[str, _Plan]] = {}
+"""Per cell (by id; an entry goes when its cell does): composite key -> its plan."""
+
+
+def _plans(cell: Cell) -> dict[str, _Plan]:
+    found = _PLANS.get(id(cell))
+    if found is None:
+        found = _PLANS[id(cell)] = {}
+        weakref.finalize(cell, _PLANS.pop, id(cell), None)
+    return found
+
+
+def _plan(cell: Cell, key: str) -> _Plan:
+    composite = cell.composites[key]
+
+    def prepare(expr: ex.Expr, kind: str) -> ex.Evaluator:
+        return ex.prepare(expr, kind, cell)
+
+    requires = tuple((cond, prepare(cond, "cond")) for cond in composite.requires)
+    return _Plan(composite, requires, _prepare_steps(cell, composite.steps, prepare))
+
+
+def _prepare_steps(cell: Cell, steps: Sequence[Step], prepare: _Prepare) -> tuple[_Step, ...]:
+    return tuple(_prepare_step(cell, step, prepare) for step in steps)
+
+
+def _prepare_step(cell: Cell, step: Step, prepare: _Prepare) -> _Step:
+    match step:
+        case OpStep():
+            return _Op(_LOWERERS.get(step.op, _unlowerable)(step, prepare))
+        case CallStep():
+            callee = cell.composites[step.composite]
+            args = tuple(
+                (spec, None if given is None else prepare(given, spec.type))
+                for spec in callee.params
+                for given in (step.args.get(spec.name),)
+            )
+            return _Call(step.composite, args)
+        case SetStep():
+            return _Set(prepare(step.value, "zone"))
+        case IfStep():
+            then = _prepare_steps(cell, step.then, prepare)
+            return _If(
+                prepare(step.cond, "cond"), then, _prepare_steps(cell, step.otherwise, prepare)
+            )
+        case WhileStep():
+            body = _prepare_steps(cell, step.body, prepare)
+            return _While(prepare(step.cond, "cond"), step.cond, body)
+
+
+# -- lowering: one builder per tier-0 op, the argument kinds as in robot.program.TIER0_ARGS --------
+
+
+def _move_to(step: OpStep, prepare: _Prepare) -> _Lowerer:
+    args = step.args
+    at = prepare(args["at"], "pose")
+    above = prepare(args["above"], "distance") if "above" in args else None
+    speed = prepare(args["speed"], "speed") if "speed" in args else None
+    move = MoveL if step.linear else MoveJ
+
+    def lower(cell: Cell, scene: Scene, params: Mapping[str, Value]) -> Primitive:
+        target = _as_pose(at(cell, scene, params))
+        if above is not None:
+            target = target.offset(dz=_as_number(above(cell, scene, params)))
+        if speed is None:
+            return move(target, scene.speed)
+        return move(target, _as_number(speed(cell, scene, params)))
+
+    return lower
+
+
+def _move_relative(step: OpStep, prepare: _Prepare) -> _Lowerer:
+    direction = prepare(step.args["direction"], "direction")
+    distance = prepare(step.args["distance"], "distance")
+
+    def lower(cell: Cell, scene: Scene, params: Mapping[str, Value]) -> Primitive:
+        dx, dy, dz = DIRECTIONS[str(direction(cell, scene, params))]
+        mm = _as_number(distance(cell, scene, params))
+        return MoveL(scene.pose.offset(dx * mm, dy * mm, dz * mm), scene.speed)
+
+    return lower
+
+
+def _gripper_set(step: OpStep, prepare: _Prepare) -> _Lowerer:
+    width = prepare(step.args["width"], "width")
+
+    def lower(cell: Cell, scene: Scene, params: Mapping[str, Value]) -> Primitive:
+        return Grip(_as_number(width(cell, scene, params)))
+
+    return lower
+
+
+def _wait(step: OpStep, prepare: _Prepare) -> _Lowerer:
+    in_ms = "ms" in step.args
+    amount = prepare(step.args["ms" if in_ms else "seconds"], "number")
+
+    def lower(cell: Cell, scene: Scene, params: Mapping[str, Value]) -> Primitive:
+        value = _as_number(amount(cell, scene, params))
+        ms = value if in_ms else 1000 * value
+        if not 0 <= ms <= 3_600_000:
+            raise _Fail("bad_value", f"cannot wait {ms / 1000:g} s (0 to 3600 s)")
+        return Wait(round(ms))
+
+    return lower
+
+
+def _set_speed(step: OpStep, prepare: _Prepare) -> _Lowerer:
+    speed = prepare(step.args["speed"], "speed")
+
+    def lower(cell: Cell, scene: Scene, params: Mapping[str, Value]) -> Primitive:
+        return Speed(_as_number(speed(cell, scene, params)))
+
+    return lower
+
+
+def _tool_attach(step: OpStep, prepare: _Prepare) -> _Lowerer:
+    tool = prepare(step.args["tool"], "tool")
+
+    def lower(cell: Cell, scene: Scene, params: Mapping[str, Value]) -> Primitive:
+        return ToolAttach(str(tool(cell, scene, params)))
+
+    return lower
+
+
+def _tool_detach(step: OpStep, prepare: _Prepare) -> _Lowerer:
+    def lower(cell: Cell, scene: Scene, params: Mapping[str, Value]) -> Primitive:
+        return ToolDetach()
+
+    return lower
+
+
+def _call_routine(step: OpStep, prepare: _Prepare) -> _Lowerer:
+    routine = prepare(step.args["routine"], "routine")
+
+    def lower(cell: Cell, scene: Scene, params: Mapping[str, Value]) -> Primitive:
+        return CallRoutine(str(routine(cell, scene, params)))
+
+    return lower
+
+
+def _unlowerable(step: OpStep, prepare: _Prepare) -> _Lowerer:
+    def lower(cell: Cell, scene: Scene, params: Mapping[str, Value]) -> Primitive:
+        raise _Fail("physics", f"primitive {step.op} cannot be lowered")
+
+    return lower
+
+
+_LOWERERS: Mapping[str, Callable[[OpStep, _Prepare], _Lowerer]] = {
+    "move_to": _move_to,
+    "move_relative": _move_relative,
+    "gripper_set": _gripper_set,
+    "wait": _wait,
+    "set_speed": _set_speed,
+    "tool_attach": _tool_attach,
+    "tool_detach": _tool_detach,
+    "call_routine": _call_routine,
+}
+
+
+def _as_number(value: ex.EvalValue) -> float:
+    if isinstance(value, Pose | str):
+        raise _Fail("bad_value", f"expected a number, got {value!r}")
+    return float(value)
+
+
+def _as_pose(value: ex.EvalValue) -> Pose:
+    if not isinstance(value, Pose):
+        raise _Fail("bad_value", f"expected a pose, got {value!r}")
+    return value
+
+
+# -- running -------------------------------------------------------------------------------------
+
+
 class _Runner:
     """Expands composites against a running scene, collecting primitives."""
 
@@ -207,39 +443,42 @@ class _Runner:
         self.cell = cell
         self.scene = scene
         self.primitives: list[Primitive] = []
+        self._plans = _plans(cell)
 
-    def composite(self, composite: Composite, params: Mapping[str, Value]) -> None:
-        for cond in composite.requires:
-            if not self._cond(cond, params):
+    def composite(self, key: str, params: Mapping[str, Value]) -> None:
+        """Run the composite `cell.composites[key]` with `params` bound."""
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = _plan(self.cell, key)
+        for cond, holds in plan.requires:
+            if not self._value(holds, params):
                 reason = ex.explain(cond, self.cell, self.scene, params)
-                raise _Fail("precondition", f"{composite.name}: {reason}")
-        self._steps(composite.steps, composite, params)
+                raise _Fail("precondition", f"{plan.composite.name}: {reason}")
+        self._steps(plan.steps, plan.composite, params)
 
     def _steps(
-        self, steps: Sequence[Step], composite: Composite, params: Mapping[str, Value]
+        self, steps: Sequence[_Step], composite: Composite, params: Mapping[str, Value]
     ) -> None:
+        # isinstance rather than `match`: this runs once per step of every composite expanded.
         for step in steps:
-            match step:
-                case OpStep():
-                    self._emit(self._lower(step, params))
-                case CallStep():
-                    self._call(step, params)
-                case SetStep():
-                    zone = str(self._eval(step.value, "zone", params))
-                    self.scene = self.scene.with_changes(active_zone=zone)
-                case IfStep():
-                    branch = step.then if self._cond(step.cond, params) else step.otherwise
-                    self._steps(branch, composite, params)
-                case WhileStep():
-                    self._loop(step, composite, params)
+            if isinstance(step, _Op):
+                self._op(step, params)
+            elif isinstance(step, _Call):
+                self._call(step, params)
+            elif isinstance(step, _Set):
+                zone = str(self._value(step.zone, params))
+                self.scene = self.scene.with_changes(active_zone=zone)
+            elif isinstance(step, _If):
+                branch = step.then if self._value(step.cond, params) else step.otherwise
+                self._steps(branch, composite, params)
+            else:
+                self._loop(step, composite, params)
 
-    def _call(self, step: CallStep, params: Mapping[str, Value]) -> None:
-        callee = self.cell.composites[step.composite]
+    def _call(self, step: _Call, params: Mapping[str, Value]) -> None:
         bound: dict[str, Value] = {}
-        for spec in callee.params:
-            given = step.args.get(spec.name)
+        for spec, given in step.args:
             if given is not None:
-                value = self._eval(given, spec.type, params)
+                value = self._value(given, params)
                 if isinstance(value, bool | Pose):
                     raise _Fail("bad_value", f"{spec.name} cannot be {value!r}", spec.name)
                 bound[spec.name] = value
@@ -248,77 +487,27 @@ class _Runner:
                     bound[spec.name] = self.cell.resolve(spec.type, spec.default)
                 except ValueProblem as problem:
                     raise _Fail(problem.code, problem.message, spec.name) from None
-        self.composite(callee, bound)
+        self.composite(step.callee, bound)
 
-    def _loop(self, step: WhileStep, composite: Composite, params: Mapping[str, Value]) -> None:
+    def _loop(self, step: _While, composite: Composite, params: Mapping[str, Value]) -> None:
         for _ in range(MAX_LOOP):
-            if not self._cond(step.cond, params):
+            if not self._value(step.cond, params):
                 return
             self._steps(step.body, composite, params)
-        message = f"{composite.name}: still '{ex.render(step.cond)}' after {MAX_LOOP} rounds"
+        message = f"{composite.name}: still '{ex.render(step.source)}' after {MAX_LOOP} rounds"
         raise _Fail("loop", message)
 
-    def _eval(self, expr: ex.Expr, kind: str, params: Mapping[str, Value]) -> ex.EvalValue:
+    def _value(self, evaluator: ex.Evaluator, params: Mapping[str, Value]) -> ex.EvalValue:
         try:
-            return ex.evaluate(expr, kind, self.cell, self.scene, params)
+            return evaluator(self.cell, self.scene, params)
         except ex.EvalError as error:
             raise _Fail(error.code, error.message) from None
 
-    def _cond(self, expr: ex.Expr, params: Mapping[str, Value]) -> bool:
-        return bool(self._eval(expr, "cond", params))
-
-    def _number(self, expr: ex.Expr, kind: str, params: Mapping[str, Value]) -> float:
-        value = self._eval(expr, kind, params)
-        if isinstance(value, Pose | str):
-            raise _Fail("bad_value", f"expected a number, got {value!r}")
-        return float(value)
-
-    def _pose(self, expr: ex.Expr, params: Mapping[str, Value]) -> Pose:
-        value = self._eval(expr, "pose", params)
-        if not isinstance(value, Pose):
-            raise _Fail("bad_value", f"expected a pose, got {value!r}")
-        return value
-
-    def _lower(self, step: OpStep, params: Mapping[str, Value]) -> Primitive:
-        args = step.args
-        match step.op:
-            case "move_to":
-                target = self._pose(args["at"], params)
-                if "above" in args:
-                    target = target.offset(dz=self._number(args["above"], "distance", params))
-                speed = self.scene.speed
-                if "speed" in args:
-                    speed = self._number(args["speed"], "speed", params)
-                return MoveL(target, speed) if step.linear else MoveJ(target, speed)
-            case "move_relative":
-                direction = DIRECTIONS[str(self._eval(args["direction"], "direction", params))]
-                distance = self._number(args["distance"], "distance", params)
-                dx, dy, dz = (c * distance for c in direction)
-                return MoveL(self.scene.pose.offset(dx, dy, dz), self.scene.speed)
-            case "gripper_set":
-                return Grip(self._number(args["width"], "width", params))
-            case "wait":
-                return Wait(self._wait_ms(args, params))
-            case "set_speed":
-                return Speed(self._number(args["speed"], "speed", params))
-            case "tool_attach":
-                return ToolAttach(str(self._eval(args["tool"], "tool", params)))
-            case "tool_detach":
-                return ToolDetach()
-            case "call_routine":
-                return CallRoutine(str(self._eval(args["routine"], "routine", params)))
-        raise _Fail("physics", f"primitive {step.op} cannot be lowered")
-
-    def _wait_ms(self, args: Mapping[str, ex.Expr], params: Mapping[str, Value]) -> int:
-        if "ms" in args:
-            ms = self._number(args["ms"], "number", params)
-        else:
-            ms = 1000 * self._number(args["seconds"], "number", params)
-        if not 0 <= ms <= 3_600_000:
-            raise _Fail("bad_value", f"cannot wait {ms / 1000:g} s (0 to 3600 s)")
-        return round(ms)
-
-    def _emit(self, primitive: Primitive) -> None:
+    def _op(self, step: _Op, params: Mapping[str, Value]) -> None:
+        try:
+            primitive = step.lower(self.cell, self.scene, params)
+        except ex.EvalError as error:
+            raise _Fail(error.code, error.message) from None
         try:
             scene = physics.apply(self.cell, self.scene, primitive)
         except physics.PhysicsError as error:

@@ -235,26 +235,82 @@ def _check_word(text: str, expected: str, cell: Cell) -> list[str]:
     return []
 
 
+Evaluator = Callable[["Cell", "Scene", Mapping[str, Value]], EvalValue]
+"""A prepared expression: its value given the cell, the scene and the bound parameters."""
+
+
 def evaluate(
     expr: Expr, kind: str, cell: Cell, scene: Scene, params: Mapping[str, Value]
 ) -> EvalValue:
     """The value of a checked expression in `scene`. Raises EvalError."""
-    # An isinstance chain rather than `match`: this runs several times per compiled primitive.
+    return prepare(expr, kind, cell)(cell, scene, params)
+
+
+def prepare(expr: Expr, kind: str, cell: Cell) -> Evaluator:
+    """`expr`, used where a `kind` is wanted, as a function that gives what `evaluate` gives
+    (and raises the same EvalError). Its literal words are resolved in `cell` once, here, so it
+    must be called with that same cell; the compiler prepares each expression once per cell."""
     if isinstance(expr, Param):
-        return params[expr.name]
+        return _param(expr.name)
     if isinstance(expr, Call):
-        value = evaluate(expr.arg, FUNCTIONS[expr.func][0], cell, scene, params)
-        return _FUNCTION_IMPL[expr.func](cell, scene, str(value))
+        return _call(expr.func, prepare(expr.arg, FUNCTIONS[expr.func][0], cell))
     if isinstance(expr, Word):
-        if (expr.text, kind) in _BUILTIN_FITS:
-            return _BUILTIN_IMPL[expr.text](cell, scene)
-        try:
-            return cell.resolve_literal(kind, expr.text)
-        except ValueProblem as problem:
-            raise EvalError(problem.code, problem.message) from None
+        return _word(expr.text, kind, cell)
     if isinstance(expr, Not):
-        return not evaluate(expr.arg, "cond", cell, scene, params)
-    return expr.value
+        return _negation(prepare(expr.arg, "cond", cell))
+    return _constant(expr.value)
+
+
+def _param(name: str) -> Evaluator:
+    def value(cell: Cell, scene: Scene, params: Mapping[str, Value]) -> EvalValue:
+        return params[name]
+
+    return value
+
+
+def _call(func: str, arg: Evaluator) -> Evaluator:
+    impl = _FUNCTION_IMPL[func]
+
+    def value(cell: Cell, scene: Scene, params: Mapping[str, Value]) -> EvalValue:
+        return impl(cell, scene, str(arg(cell, scene, params)))
+
+    return value
+
+
+def _word(text: str, kind: str, cell: Cell) -> Evaluator:
+    if (text, kind) in _BUILTIN_FITS:
+        builtin = _BUILTIN_IMPL[text]
+
+        def value(cell: Cell, scene: Scene, params: Mapping[str, Value]) -> EvalValue:
+            return builtin(cell, scene)
+
+        return value
+    try:
+        literal = cell.resolve_literal(kind, text)
+    except ValueProblem as problem:
+        return _failure(problem.code, problem.message)
+    return _constant(literal)
+
+
+def _negation(arg: Evaluator) -> Evaluator:
+    def value(cell: Cell, scene: Scene, params: Mapping[str, Value]) -> EvalValue:
+        return not arg(cell, scene, params)
+
+    return value
+
+
+def _constant(constant: EvalValue) -> Evaluator:
+    def value(cell: Cell, scene: Scene, params: Mapping[str, Value]) -> EvalValue:
+        return constant
+
+    return value
+
+
+def _failure(code: str, message: str) -> Evaluator:
+    def value(cell: Cell, scene: Scene, params: Mapping[str, Value]) -> EvalValue:
+        raise EvalError(code, message)
+
+    return value
 
 
 def site_label(cell: Cell, site: str) -> str:

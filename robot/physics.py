@@ -13,10 +13,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from robot.primitives import (
+    MOTIONS,
     CallRoutine,
     Grip,
-    MoveJ,
-    MoveL,
     Pose,
     Primitive,
     Speed,
@@ -53,8 +52,9 @@ class PhysicsError(VoicedError):
 def apply(cell: Cell, scene: Scene, primitive: Primitive) -> Scene:
     """The scene after `primitive`. Raises PhysicsError if the cell cannot do it; letting go of
     an object away from a site is not an error here (it lands in `scene.dropped`)."""
-    # isinstance rather than `match` with class patterns: the compiler calls this per primitive.
-    if isinstance(primitive, MoveL | MoveJ):
+    # isinstance rather than `match` with class patterns: the compiler calls this per primitive
+    # (and with a tuple: `MoveL | MoveJ` would build a union object on every call).
+    if isinstance(primitive, MOTIONS):
         _check_speed(cell, primitive.speed)
         _check_workspace(cell, primitive.target)
         return scene.with_changes(pose=primitive.target)
@@ -93,7 +93,10 @@ def base_z(cell: Cell, scene: Scene, site: str) -> float:
 def top_z(cell: Cell, scene: Scene, site: str) -> float:
     """Height of the top surface of `site`'s stack (its base when empty)."""
     objects = cell.objects
-    return base_z(cell, scene, site) + sum(objects[o].height_mm for o in scene.stacks[site])
+    # A list for sum rather than a generator (a frame resumed per object): a sandwich stack is
+    # 15 high and the compiler asks three times per pick and per place. sum rather than a loop:
+    # from Python 3.12 sum adds floats with compensation, and heights must not change with it.
+    return base_z(cell, scene, site) + sum([objects[o].height_mm for o in scene.stacks[site]])
 
 
 def grasp_pose(cell: Cell, scene: Scene, site: str) -> Pose | None:
@@ -102,13 +105,13 @@ def grasp_pose(cell: Cell, scene: Scene, site: str) -> Pose | None:
     if not stack:
         return None
     spec = cell.sites[site]
-    return Pose(spec.x, spec.y, top_z(cell, scene, site) - cell.objects[stack[-1]].height_mm / 2)
+    return Pose(spec.x, spec.y, _grasp_z(cell, scene, site, stack[-1]))
 
 
 def place_pose(cell: Cell, scene: Scene, site: str, obj: str) -> Pose:
     """Where to open the gripper so that `obj` ends up resting on top of `site`'s stack."""
     spec = cell.sites[site]
-    return Pose(spec.x, spec.y, top_z(cell, scene, site) + cell.objects[obj].height_mm / 2)
+    return Pose(spec.x, spec.y, _place_z(cell, scene, site, obj))
 
 
 def has_room(cell: Cell, scene: Scene, site: str) -> bool:
@@ -131,11 +134,29 @@ def supported_by(cell: Cell, scene: Scene, site: str) -> list[str]:
 def site_at(cell: Cell, pose: Pose) -> Site | None:
     """The site whose axis is nearest `pose` horizontally, if within SITE_XY_MM."""
     best: tuple[float, Site] | None = None
+    x, y = pose.x, pose.y
     for spec in cell.sites.values():
-        distance = ((spec.x - pose.x) ** 2 + (spec.y - pose.y) ** 2) ** 0.5
+        if abs(spec.x - x) > _SITE_BOX_MM or abs(spec.y - y) > _SITE_BOX_MM:
+            continue  # clearly too far: skip the square root
+        distance = ((spec.x - x) ** 2 + (spec.y - y) ** 2) ** 0.5
         if distance <= SITE_XY_MM and (best is None or distance < best[0]):
             best = (distance, spec)
     return None if best is None else best[1]
+
+
+_SITE_BOX_MM = SITE_XY_MM + 1.0
+"""Half the side of a square around a site's axis that holds its SITE_XY_MM circle with room to
+spare, so that the cheap test never rejects what the exact one would accept."""
+
+
+def _grasp_z(cell: Cell, scene: Scene, site: str, top: str) -> float:
+    """The z of `grasp_pose` when `top` is the top object on `site`."""
+    return top_z(cell, scene, site) - cell.objects[top].height_mm / 2
+
+
+def _place_z(cell: Cell, scene: Scene, site: str, obj: str) -> float:
+    """The z of `place_pose`."""
+    return top_z(cell, scene, site) + cell.objects[obj].height_mm / 2
 
 
 def _check_speed(cell: Cell, speed: float) -> None:
@@ -179,24 +200,32 @@ def _maybe_grasp(cell: Cell, scene: Scene, width: float) -> Scene:
     if site is None or not stack:
         return scene.with_changes(gripper=width)
     top = cell.objects[stack[-1]]
-    grasp = grasp_pose(cell, scene, site.name)
-    if width >= top.width_mm or grasp is None or abs(scene.pose.z - grasp.z) > GRASP_Z_MM:
+    off_by = abs(scene.pose.z - _grasp_z(cell, scene, site.name, stack[-1]))
+    if width >= top.width_mm or off_by > GRASP_Z_MM:
         return scene.with_changes(gripper=width)
     above = supported_by(cell, scene, site.name)
     if above:
         raise PhysicsError("support", f"{top.name} at {site.name} is holding up {', '.join(above)}")
-    taken = scene.with_stack(site.name, stack[:-1])
-    return taken.with_changes(gripper=width, holding=top.name)
+    stacks = _restacked(scene, site.name, stack[:-1])
+    return scene.with_changes(stacks=stacks, gripper=width, holding=top.name)
 
 
 def _release(cell: Cell, scene: Scene, width: float, held: str) -> Scene:
     site = site_at(cell, scene.pose)
-    if site is not None and has_room(cell, scene, site.name):
-        place = place_pose(cell, scene, site.name, held)
-        if abs(scene.pose.z - place.z) <= GRASP_Z_MM:
-            placed = scene.with_stack(site.name, (*scene.stacks.get(site.name, ()), held))
-            return placed.with_changes(gripper=width, holding=None)
+    if (
+        site is not None
+        and has_room(cell, scene, site.name)
+        and abs(scene.pose.z - _place_z(cell, scene, site.name, held)) <= GRASP_Z_MM
+    ):
+        stacks = _restacked(scene, site.name, (*scene.stacks.get(site.name, ()), held))
+        return scene.with_changes(stacks=stacks, gripper=width, holding=None)
     return scene.with_changes(gripper=width, holding=None, dropped=(*scene.dropped, held))
+
+
+def _restacked(scene: Scene, site: str, objects: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """`scene.stacks` with `site`'s stack replaced (as `Scene.with_stack` does, minus the scene
+    in between: grasping and releasing change the gripper in the same step)."""
+    return {**scene.stacks, site: objects}
 
 
 def _near(a: Pose, b: Pose) -> bool:

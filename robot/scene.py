@@ -9,7 +9,7 @@ moves.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from robot.primitives import Pose
@@ -50,9 +50,17 @@ class Scene:
     """Objects let go of away from any site (only a faulty program does this)."""
 
     def with_changes(self, **changes: Any) -> Scene:
-        # Not dataclasses.replace: the compiler derives a scene per primitive and replace's
-        # field introspection was a quarter of its run time. Same result (no init=False fields).
-        return Scene(**{**self.__dict__, **changes})
+        # Neither dataclasses.replace nor __init__: the compiler derives a scene per primitive,
+        # and replace's introspection, then the frozen __init__'s object.__setattr__ per field,
+        # were most of its cost. The fields are plain instance attributes (no slots, no
+        # __post_init__, no init=False fields), so the new scene gets a merged copy of __dict__;
+        # unchanged values (the stacks mapping among them) are shared, as they always were.
+        if not changes.keys() <= _FIELDS:
+            unknown = ", ".join(sorted(changes.keys() - _FIELDS))
+            raise TypeError(f"Scene has no field {unknown}")
+        scene = _new_object(Scene)
+        _set_attribute(scene, "__dict__", self.__dict__ | changes)
+        return scene
 
     def with_stack(self, site: str, objects: tuple[str, ...]) -> Scene:
         stacks = dict(self.stacks)
@@ -101,3 +109,8 @@ class Scene:
             log=tuple(RoutineRun(r["routine"], r.get("position")) for r in data.get("log", ())),
             dropped=tuple(data.get("dropped", ())),
         )
+
+
+_FIELDS = frozenset(f.name for f in fields(Scene))
+_new_object = object.__new__
+_set_attribute = object.__setattr__
