@@ -52,7 +52,7 @@ class DictationFrame(Frame):
         if not self.parts:
             return False
         text, self.parts = self.text, []
-        await router.services.submit(self.target, text, self.correlation_id)
+        await router.services.submit(self.target, text, self.correlation_id, source=self.name)
         self.correlation_id = None
         return True
 

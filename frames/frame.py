@@ -23,8 +23,11 @@ class Services(Protocol):
     def set_voice(self, name: str) -> None:
         """Switch the speaking voice."""
 
-    async def submit(self, target: str, text: str, correlation_id: str | None) -> None:
-        """Hand accumulated text to a dispatch target (e.g. "robot")."""
+    async def submit(
+        self, target: str, text: str, correlation_id: str | None, *, source: str = "voiced"
+    ) -> None:
+        """Hand accumulated text to a dispatch target ("robot", "note", ...); `source` names
+        the frame it came from."""
 
     async def stop(self, reason: str) -> None:
         """Stop the robot now: the global stop."""

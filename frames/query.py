@@ -79,7 +79,7 @@ class QueryFrame(Frame):
     async def _submit(self, router: CommandRouter) -> None:
         text = self.text
         router.pop(self)
-        await router.services.submit(self.target, text, self.correlation_id)
+        await router.services.submit(self.target, text, self.correlation_id, source=self.name)
 
     def _accumulate(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         self.append(utterance.text, utterance)

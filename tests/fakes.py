@@ -25,7 +25,9 @@ class FakeServices:
     def set_voice(self, name: str) -> None:
         self.voice = name
 
-    async def submit(self, target: str, text: str, correlation_id: str | None) -> None:
+    async def submit(
+        self, target: str, text: str, correlation_id: str | None, *, source: str = "voiced"
+    ) -> None:
         self.submitted.append((target, text))
 
     async def stop(self, reason: str) -> None:

@@ -67,6 +67,23 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("path", nargs="?", help="the file (default: the one `run` would use)")
     check.set_defaults(handler=_cmd_check_config)
 
+    notes = sub.add_parser("notes", help="list the saved notes, or print one")
+    notes.add_argument("id", nargs="?", help="the note to print in full")
+    notes.add_argument("--data-dir", metavar="PATH")
+    notes.add_argument("--json", action="store_true", help="JSON lines instead of text")
+    notes.set_defaults(handler=_cmd_notes)
+
+    queue = sub.add_parser("queue", help="the deferred queue: list it, or work it off")
+    queue_sub = queue.add_subparsers(metavar="ACTION", required=True)
+    queue_list = queue_sub.add_parser("list", help="every queued command and its status")
+    queue_list.add_argument("--data-dir", metavar="PATH")
+    queue_list.set_defaults(handler=_cmd_queue_list)
+    queue_run = queue_sub.add_parser("run", help="run the pending commands on the robot")
+    for option, meta, text in _RUN_OPTIONS:
+        if option not in ("--text", "--mode"):
+            queue_run.add_argument(option, metavar=meta, help=text)
+    queue_run.set_defaults(handler=_cmd_queue_run, text=None, mode=None)
+
     cells = sub.add_parser("cells", help="list the bundled cells")
     cells.set_defaults(handler=_cmd_cells)
 
@@ -86,14 +103,20 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+_RUN_OPTIONS = (
+    ("--config", "PATH", "configuration file"),
+    ("--data-dir", "PATH", "where history, notes and state live"),
+    ("--cell", "NAME|PATH", "cell to drive (overrides [cell] name)"),
+    ("--scene", "PATH", "initial scene JSON (state-view schema)"),
+    ("--text", "PATH|-", "typed utterances, one per line"),
+    ("--controller", "sim|HOST:PORT", "controller address"),
+    ("--events", "PATH|-", "write JSON-lines events here"),
+)
+
+
 def _add_run_options(run: argparse.ArgumentParser) -> None:
-    run.add_argument("--config", metavar="PATH", help="configuration file")
-    run.add_argument("--data-dir", metavar="PATH", help="where history, notes and state live")
-    run.add_argument("--cell", metavar="NAME|PATH", help="cell to drive (overrides [cell] name)")
-    run.add_argument("--scene", metavar="PATH", help="initial scene JSON (state-view schema)")
-    run.add_argument("--text", metavar="PATH|-", help="typed utterances, one per line")
-    run.add_argument("--controller", metavar="sim|HOST:PORT", help="controller address")
-    run.add_argument("--events", metavar="PATH|-", help="write JSON-lines events here")
+    for option, meta, text in _RUN_OPTIONS:
+        run.add_argument(option, metavar=meta, help=text)
     run.add_argument("--mode", choices=("wake", "always"), help="listening mode")
 
 
@@ -121,13 +144,13 @@ def _config_path(config: Config, value: str, bare_names: bool = False) -> str:
     return str(resolve_config_path(config, value))
 
 
-def _cmd_run(args: argparse.Namespace) -> int:
+def _cmd_run(args: argparse.Namespace, queue: bool = False) -> int:
     from voiced.daemon import Daemon, Session
     from voiced.events import EventLog
 
     config, cell_ref, scene_ref = _load_run_config(args)
     configure_logging(config.logging.level, config.logging.format)
-    if args.text is None:
+    if args.text is None and not queue:
         print("error: no input given: use --text PATH|- (typed utterances)", file=sys.stderr)
         return 2
     cell = load_cell(cell_ref)
@@ -135,8 +158,45 @@ def _cmd_run(args: argparse.Namespace) -> int:
     scene = _starting_scene(config, cell, scene_ref, data)
     with _event_stream(args.events) as stream:
         events = EventLog(stream)
-        session = Session(config, cell, scene, data, args.text, events)
+        session = Session(config, cell, scene, data, args.text, events, queue=queue)
         return asyncio.run(Daemon(session).run())
+
+
+def _cmd_queue_run(args: argparse.Namespace) -> int:
+    return _cmd_run(args, queue=True)
+
+
+def _cmd_queue_list(args: argparse.Namespace) -> int:
+    from voiced.targets import DeferredQueue
+
+    data = DataDir(resolve_data_dir(args.data_dir, os.environ))
+    if not data.queue.exists():
+        print("The queue is empty.")
+        return 0
+    for item in DeferredQueue(data.queue).all():
+        result = f"  ({item.result})" if item.result else ""
+        print(f"{item.id:5} {item.status:8} {item.created_at}  {item.text}{result}")
+    return 0
+
+
+def _cmd_notes(args: argparse.Namespace) -> int:
+    from voiced.notes import NoteStore
+
+    store = NoteStore(DataDir(resolve_data_dir(args.data_dir, os.environ)).notes)
+    if args.id:
+        note = store.get(args.id)
+        if note is None:
+            print(f"error: no note {args.id!r} in {store.path}", file=sys.stderr)
+            return 1
+        print(json.dumps(note.to_json()) if args.json else f"{note.t} ({note.source})\n{note.text}")
+        return 0
+    for note in store.list():
+        if args.json:
+            print(json.dumps(note.to_json()))
+        else:
+            first = note.text if len(note.text) <= 60 else note.text[:57] + "..."
+            print(f"{note.id}  {note.t}  {note.source:10} {first}")
+    return 0
 
 
 def _starting_scene(config: Config, cell: Cell, scene_ref: str | None, data: DataDir) -> Scene:

@@ -127,6 +127,14 @@ class QueryConfig:
         max=60.0,
     )
     """How long an empty query waits for its first words."""
+    confirm_timeout: float = setting(
+        10.0,
+        "Seconds a yes/no question (e.g. before clearing the assembly) waits for an answer; "
+        "no answer means no.",
+        min=2.0,
+        max=120.0,
+    )
+    """How long the confirm frame waits."""
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,14 +33,13 @@ from voiced.paths import DataDir, atomic_write_json, offline
 from voiced.pipeline import RobotPipeline
 from voiced.sdnotify import Notifier, run_watchdog, watchdog_interval
 from voiced.services import DaemonServices
+from voiced.targets import DeferredQueue, QueuedItem, TargetResult, build_targets, work_off
 from voiced.textinput import Line, TextInput
 
 log = structlog.get_logger(__name__)
 
 END_OF_INPUT_PAUSE = 3600.0
 """Input-clock seconds added at end of input: longer than every timer that listens."""
-CONFIRM_TIMEOUT = 10.0
-"""Input-clock seconds a yes/no question waits before the plan is discarded."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +52,8 @@ class Session:
     data: DataDir
     text: str | None
     events: EventLog
+    queue: bool = False
+    """Work off the deferred queue instead of listening (`voiced queue run`)."""
 
 
 class Daemon:
@@ -66,6 +67,7 @@ class Daemon:
         self.shutdown = asyncio.Event()
         self.sim: Simulator | None = None
         self.pipeline: RobotPipeline | None = None
+        self.services: DaemonServices
         self._healthy = True
 
     async def run(self) -> int:
@@ -136,12 +138,14 @@ class Daemon:
             speak=lambda text: services.speak(text),
             save_scene=self._save_scene,
             ask=lambda question, answered: router.push(
-                ConfirmFrame(question, answered, CONFIRM_TIMEOUT)
+                ConfirmFrame(question, answered, self.config.query.confirm_timeout)
             ),
             trace_dir=session.data.traces,
         )
         self.pipeline = pipeline
-        services = DaemonServices(self.events, pipeline)
+        targets = build_targets(self.config, session.data, self.events)
+        services = DaemonServices(self.events, pipeline, targets)
+        self.services = services
         router = self._router(services)
         async with asyncio.TaskGroup() as group:
             worker = group.create_task(pipeline.run(), name="robot-pipeline")
@@ -174,6 +178,8 @@ class Daemon:
             cfg.query.silence_timeout,
             cfg.query.listen_timeout,
             cfg.daemon.wake_variants,
+            cfg.targets.query,
+            cfg.targets.dictation,
         )
         router = CommandRouter(base, services, self.events, [stop_rule()], cfg.daemon.mode)
         base.on_push(router, 0.0)
@@ -200,25 +206,34 @@ class Daemon:
     async def _finish(
         self, feeder: asyncio.Task[None], pipeline: RobotPipeline, by_signal: bool
     ) -> None:
-        if by_signal:
-            self.notifier.stopping()
-        else:
-            # End of input: let the robot finish what was asked, unless a signal comes first.
-            waiter = asyncio.create_task(pipeline.wait_idle(), name="drain")
-            stopper = asyncio.create_task(self.shutdown.wait(), name="shutdown-wait")
-            await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
-            stopper.cancel()
-            waiter.cancel()
-            if not self.shutdown.is_set():
-                return
-            self.notifier.stopping()
+        # End of input: let the robot finish what was asked and the targets deliver what was
+        # said, unless a signal comes first.
+        if not by_signal and await self._unless_signalled(self._drain(pipeline)):
+            return
+        self.notifier.stopping()
         feeder.cancel()
         try:
             async with asyncio.timeout(self.config.daemon.shutdown_timeout):
                 await self._stop_motion(pipeline)
+                await self.services.flush()
         except TimeoutError:
             log.error("shutdown took too long; abandoning the controller link",
                       timeout=self.config.daemon.shutdown_timeout)  # fmt: skip
+
+    async def _drain(self, pipeline: RobotPipeline) -> None:
+        await pipeline.wait_idle()
+        await self.services.flush()
+
+    async def _unless_signalled(self, work: Coroutine[Any, Any, None]) -> bool:
+        """Run `work` until it finishes (True) or a shutdown signal arrives (False)."""
+        task = asyncio.create_task(work, name="drain")
+        stopper = asyncio.create_task(self.shutdown.wait(), name="shutdown-wait")
+        await asyncio.wait({task, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        stopper.cancel()
+        if task.done():
+            return True
+        task.cancel()
+        return False
 
     async def _stop_motion(self, pipeline: RobotPipeline) -> None:
         if not pipeline.moving:
@@ -228,6 +243,9 @@ class Daemon:
         log.warning("stopped for shutdown", state=self._final_state())
 
     async def _feed(self, router: CommandRouter) -> None:
+        if self.session.queue:
+            await self._feed_queue(router)
+            return
         text = self.session.text
         if text is None:
             await self.shutdown.wait()
@@ -240,6 +258,23 @@ class Daemon:
                     await router.dispatch(Utterance(event.text, event.t, cid))
             await router.tick(event.t)
         await router.tick(source.clock + END_OF_INPUT_PAUSE)
+
+    async def _feed_queue(self, router: CommandRouter) -> None:
+        """Each pending queued command goes to the robot pipeline in turn; its outcome is
+        recorded. Nobody is there to answer a question, so one that needs a yes is not run."""
+        assert self.pipeline is not None
+        pipeline = self.pipeline
+
+        async def handle(item: QueuedItem) -> TargetResult:
+            with correlation(item.correlation_id) as cid:
+                self.events.emit("utterance", {"text": item.text, "queued": item.id})
+                outcome = pipeline.submit(item.text, cid)
+                await router.tick(router.now + END_OF_INPUT_PAUSE)
+                return await outcome
+
+        done = await work_off(DeferredQueue(self.session.data.queue), handle)
+        ok = sum(1 for _, result in done if result.ok)
+        self.events.emit("queue", {"worked_off": len(done), "ok": ok})
 
     def _save_scene(self, scene: Scene) -> None:
         path = self.session.data.scene(self.session.cell.name)

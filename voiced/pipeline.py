@@ -32,6 +32,7 @@ from voiced.interpreter.check import understand
 from voiced.interpreter.grammar import Grammar
 from voiced.interpreter.result import Interpretation
 from voiced.logs import correlation
+from voiced.targets.base import TargetResult
 
 log = structlog.get_logger(__name__)
 
@@ -42,6 +43,10 @@ Ask = Callable[[str, Callable[[str], None]], None]
 """Put a yes/no question to the operator; the callback gets "yes", "no" or "timeout"."""
 
 
+Outcome = asyncio.Future[TargetResult]
+"""What became of a submitted command: ran to completion (ok), or why not."""
+
+
 @dataclass(frozen=True)
 class Job:
     """One accepted command, waiting to run."""
@@ -50,6 +55,7 @@ class Job:
     correlation_id: str | None
     interpretation: Interpretation
     program: Program
+    outcome: Outcome
 
 
 class RobotPipeline:
@@ -85,15 +91,18 @@ class RobotPipeline:
 
     # -- accepting commands ----------------------------------------------------------------
 
-    def submit(self, text: str, correlation_id: str | None) -> None:
-        """Interpret and validate now; queue, ask, or explain why not."""
+    def submit(self, text: str, correlation_id: str | None) -> Outcome:
+        """Interpret and validate now; queue, ask, or explain why not. The returned future
+        settles when the command has run, or was refused, declined, dropped or cut short."""
+        outcome: Outcome = asyncio.get_running_loop().create_future()
         with correlation(correlation_id):
             try:
-                self._accept(text, correlation_id)
+                self._accept(text, correlation_id, outcome)
             except Exception as exc:  # one bad command must never take the daemon down
-                self._report_failure(text, exc)
+                _settle(outcome, False, self._report_failure(text, exc))
+        return outcome
 
-    def _accept(self, text: str, correlation_id: str | None) -> None:
+    def _accept(self, text: str, correlation_id: str | None, outcome: Outcome) -> None:
         checked = understand(self.grammar, self.planned, text, correlation_id)
         result = checked.interpretation
         self.events.emit("interpretation", result.to_dict())
@@ -103,8 +112,9 @@ class RobotPipeline:
             if checked.compiled is not None:
                 issues = [issue.message for issue in checked.compiled.errors]
                 self.events.emit("error", {"kind": "validation", "issues": issues})
+            _settle(outcome, False, result.user_feedback or "I could not make sense of that.")
             return
-        job = Job(text, correlation_id, result, checked.compiled.program)
+        job = Job(text, correlation_id, result, checked.compiled.program, outcome)
         if self._needs_confirmation(job.program):
             self._ask_first(job)
         else:
@@ -129,6 +139,7 @@ class RobotPipeline:
                     self._enqueue(job)
                 else:
                     log.info("not confirmed", answer=answer, text=job.text)
+                    _settle(job.outcome, False, f"Not confirmed ({answer}).")
                     self._settle_idle()
 
         self.ask(f"{job.interpretation.interpretation} Proceed?", answered)
@@ -156,7 +167,7 @@ class RobotPipeline:
         try:
             await self._execute(job)
         except Exception as exc:  # one bad command must never take the daemon down
-            self._report_failure(job.text, exc)
+            _settle(job.outcome, False, self._report_failure(job.text, exc))
             self._drop_queued("a command failed")
 
     async def _execute(self, job: Job) -> None:
@@ -168,6 +179,7 @@ class RobotPipeline:
             issues = [issue.message for issue in compiled.errors]
             self.events.emit("error", {"kind": "validation", "issues": issues})
             self.speak(f"I can no longer do that: {issues[0]}")
+            _settle(job.outcome, False, f"I can no longer do that: {issues[0]}")
             self._drop_queued("the scene changed")
             return
         await self._ready_controller()
@@ -175,7 +187,10 @@ class RobotPipeline:
         trace = self.trace_dir / f"tcp_commands-{self.runs:04d}.json" if self.trace_dir else None
         report = await self.link.run(compiled.program.primitives, trace_path=trace)
         self._track(compiled.program, report)
-        if not report.complete:
+        if report.complete:
+            _settle(job.outcome, True, "Done.")
+        else:
+            _settle(job.outcome, False, _why_cut_short(report))
             await self._after_cut_short(report)
 
     async def _ready_controller(self) -> None:
@@ -235,6 +250,7 @@ class RobotPipeline:
         while not self._queue.empty():
             job = self._queue.get_nowait()
             self.events.emit("dropped", {"text": job.text, "reason": reason})
+            _settle(job.outcome, False, f"Dropped: {reason}.")
             count += 1
         self.planned = self.scene
         self._settle_idle()
@@ -258,15 +274,30 @@ class RobotPipeline:
         """Until nothing runs, nothing is queued and no question is open."""
         await self._idle.wait()
 
-    def _report_failure(self, text: str, exc: Exception) -> None:
+    def _report_failure(self, text: str, exc: Exception) -> str:
         if isinstance(exc, VoicedError):
             log.error("command failed", text=text, error=str(exc))
             self.events.emit("error", {"kind": type(exc).__name__, "error": str(exc)})
-            self.speak(f"That failed: {exc}")
+            message = f"That failed: {exc}"
         else:
             log.exception("command crashed", text=text)
             self.events.emit("error", {"kind": "internal", "error": repr(exc)})
-            self.speak("Something went wrong inside me; the command was not finished.")
+            message = "Something went wrong inside me; the command was not finished."
+        self.speak(message)
+        return message
+
+
+def _settle(outcome: Outcome, ok: bool, message: str) -> None:
+    if not outcome.done():
+        outcome.set_result(TargetResult(ok, message))
+
+
+def _why_cut_short(report: RunReport) -> str:
+    if report.stopped:
+        return "Stopped."
+    if report.error is not None:
+        return f"The controller refused: {report.error.reason}"
+    return "The controller link was lost."
 
 
 def scene_after_partial_run(

@@ -2,30 +2,49 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Mapping, Sequence
 
 import structlog
 
 from voiced.events import EventLog
+from voiced.logs import correlation
 from voiced.pipeline import RobotPipeline
+from voiced.targets import SubmitTarget, TargetResult
+from voiced.targets.base import NOTE
 
 log = structlog.get_logger(__name__)
 
-
+ROBOT = "robot"
 DEFAULT_VOICES = ("Alex", "Annie", "Michael", "Linda", "Andy")
 """espeak-ng voice variants with names an operator can say."""
 
 
 class DaemonServices:
-    """What frames reach: feedback to the operator, the submit targets and the global stop."""
+    """What frames reach: feedback to the operator, the dispatch targets and the global stop.
+
+    Submissions to the robot are interpreted at once (see `RobotPipeline`); the other targets may
+    wait on a disk or a server for seconds, so each runs in a background task the daemon owns and
+    awaits before it exits. A target that fails hands the text to the note target: nothing the
+    operator said is lost."""
 
     def __init__(
-        self, events: EventLog, pipeline: RobotPipeline, voices: Sequence[str] = DEFAULT_VOICES
+        self,
+        events: EventLog,
+        pipeline: RobotPipeline,
+        targets: Mapping[str, SubmitTarget],
+        voices: Sequence[str] = DEFAULT_VOICES,
     ) -> None:
         self.events = events
         self.pipeline = pipeline
+        self.targets = dict(targets)
         self._voices = tuple(voices)
         self.voice = self._voices[0]
+        self._tasks: set[asyncio.Task[TargetResult]] = set()
+
+    def speak(self, text: str) -> None:
+        log.info("feedback", text=text)
+        self.events.emit("feedback", {"text": text})
 
     def voices(self) -> tuple[str, ...]:
         return self._voices
@@ -34,17 +53,42 @@ class DaemonServices:
         self.voice = name
         self.events.emit("voice", {"voice": name})
 
-    def speak(self, text: str) -> None:
-        log.info("feedback", text=text)
-        self.events.emit("feedback", {"text": text})
-
-    async def submit(self, target: str, text: str, correlation_id: str | None) -> None:
-        self.events.emit("submit", {"target": target, "text": text})
-        if target == "robot":
+    async def submit(
+        self, target: str, text: str, correlation_id: str | None, *, source: str = "voiced"
+    ) -> None:
+        self.events.emit("submit", {"target": target, "text": text, "source": source})
+        if target == ROBOT:
             self.pipeline.submit(text, correlation_id)
             return
-        # Config validation only allows known targets; reaching here is a wiring bug.
-        raise ValueError(f"unknown submit target {target!r}")
+        task = asyncio.create_task(
+            self._deliver(target, text, correlation_id, source), name=f"submit-{target}"
+        )
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _deliver(
+        self, target: str, text: str, correlation_id: str | None, source: str
+    ) -> TargetResult:
+        with correlation(correlation_id):
+            result = await self.targets[target].submit(text, correlation_id, source=source)
+            if result.ok or target == NOTE:
+                self.speak(result.message)
+                return result
+            saved = await self.targets[NOTE].submit(
+                text, correlation_id, source=f"{source} (after {target} failed)"
+            )
+            also = " I saved it as a note instead." if saved.ok else f" {saved.message}"
+            self.speak(result.message + also)
+            return result
+
+    async def flush(self) -> None:
+        """Wait for every submission still on its way (called before the daemon exits)."""
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    @property
+    def pending(self) -> int:
+        return len(self._tasks)
 
     async def stop(self, reason: str) -> None:
         self.speak("Stopping.")

@@ -1,0 +1,108 @@
+"""Issue 4's sessions through `voiced run --text - --controller sim --events -`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.helpers import (
+    fast_config,
+    final_state,
+    parse_events,
+    run_text,
+    voiced,
+    voiced_env,
+)
+
+
+def kinds(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [e for e in events if e["event"] == kind]
+
+
+def notes(tmp: Path) -> list[dict[str, Any]]:
+    proc = subprocess.run(voiced("notes", "--json"), capture_output=True, text=True,
+                          env=voiced_env(tmp), timeout=60)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def test_wake_word_then_command_then_go(tmp_path: Path) -> None:
+    events, proc = run_text(tmp_path, "sandwich", "computer\nadd lettuce\ngo\n")
+    assert proc.returncode == 0, proc.stderr
+    assert final_state(events)["zones"]["assembly_fixture"] == ["lettuce"]
+
+
+def test_dictation_moves_nothing_and_saves_the_note_verbatim(tmp_path: Path) -> None:
+    session = "computer start dictation\nadd bread\ngo\nzero zero zero\n\nend dictation\n"
+    events, proc = run_text(tmp_path, "sandwich", session)
+    assert proc.returncode == 0, proc.stderr
+    assert not kinds(events, "primitive")
+    assert [n["text"] for n in notes(tmp_path)] == ["add bread go zero zero zero"]
+    assert notes(tmp_path)[0]["source"] == "dictation"
+
+
+def test_voice_picker_session(tmp_path: Path) -> None:
+    events, proc = run_text(tmp_path, "sandwich", "switch voice\nbanana\nAnnie\n")
+    assert proc.returncode == 0, proc.stderr
+    assert [e["voice"] for e in kinds(events, "voice")] == ["Annie"]
+    assert "utterance dropped" in proc.stderr  # "banana" in the exclusive picker
+    assert [f["frame"] for f in kinds(events, "frame")] == ["voice_picker", "voice_picker"]
+
+
+def test_queue_target_then_queue_run(tmp_path: Path) -> None:
+    config = fast_config(tmp_path, '[targets]\nquery = "queue"\n')
+    env = voiced_env(tmp_path)
+    first = subprocess.run(
+        voiced("run", "--config", str(config), "--cell", "sandwich", "--text", "-",
+               "--controller", "sim", "--events", "-"),
+        input="computer add tomato\n\ncomputer add avocado\n\n", capture_output=True, text=True,
+        env=env, timeout=120,
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    assert not kinds(parse_events(first.stdout), "primitive"), "queued, not run"
+    listed = subprocess.run(voiced("queue", "list"), capture_output=True, text=True, env=env)
+    assert listed.stdout.count("pending") == 2
+    worked = subprocess.run(
+        voiced("queue", "run", "--config", str(config), "--cell", "sandwich",
+               "--controller", "sim", "--events", "-"),
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert worked.returncode == 0, worked.stderr
+    events = parse_events(worked.stdout)
+    assert final_state(events)["zones"]["assembly_fixture"] == ["tomato"]
+    assert kinds(events, "queue")[0] == {**kinds(events, "queue")[0], "worked_off": 2, "ok": 1}
+    listed = subprocess.run(voiced("queue", "list"), capture_output=True, text=True, env=env)
+    assert listed.stdout.count("done") == 1 and listed.stdout.count("failed") == 1
+    assert "avocado" in listed.stdout
+
+
+def test_stop_inside_dictation_stops_the_arm_mid_motion(tmp_path: Path) -> None:
+    config = tmp_path / "slow.toml"
+    config.write_text("[simulator]\ntime_scale = 1.0\n", encoding="utf-8")
+    proc = subprocess.Popen(
+        voiced("run", "--config", str(config), "--cell", "sandwich", "--text", "-",
+               "--controller", "sim", "--events", "-"),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=voiced_env(tmp_path),
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("computer add bread\n\nstart dictation\nshelf A3 has bolts\n")
+    proc.stdin.flush()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if json.loads(proc.stdout.readline())["event"] == "primitive":
+            break
+    time.sleep(0.2)
+    proc.stdin.write("stop\nend dictation\n")
+    proc.stdin.flush()
+    stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 0, stderr
+    events = parse_events(stdout)
+    assert kinds(events, "stopped")
+    replies = [e["line"] for e in kinds(events, "controller") if e["direction"] == "rx"]
+    assert any("ERR STOPPED interrupted" in line for line in replies), replies
+    assert final_state(events)["zones"]["assembly_fixture"] == []
+    assert [n["text"] for n in notes(tmp_path)] == ["shelf A3 has bolts"]
