@@ -4,11 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
@@ -17,10 +12,9 @@ from typing import Any
 
 from structlog.testing import capture_logs
 
+from tests.killing import run_and_kill as kill_writer
 from voiced.notes import NOTES_FILE, Note, NoteStore
 from voiced.targets.note import SAVED, NoteTarget
-
-REPO = Path(__file__).resolve().parents[2]
 
 VERBATIM = [
     "zero zero zero",
@@ -221,20 +215,7 @@ while True:
 
 
 def run_and_kill(directory: Path, round_: int, after: float) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(directory), str(round_)],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        assert proc.stdout.readline() == "ready\n"
-        time.sleep(after)
-    finally:
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
-    assert proc.returncode == -signal.SIGKILL
+    kill_writer(WRITER, [str(directory), str(round_)], after)
 
 
 def test_sigkill_in_a_tight_append_loop_never_corrupts_a_saved_note(tmp_path: Path) -> None:

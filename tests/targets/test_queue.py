@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import sqlite3
-import subprocess
-import sys
-import time
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 
+from tests.killing import run_and_kill as kill_writer
 from voiced.targets.base import TargetResult, failed, succeeded
 from voiced.targets.queue import (
     DONE,
@@ -26,8 +22,6 @@ from voiced.targets.queue import (
     QueueTarget,
     work_off,
 )
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -250,20 +244,7 @@ while True:
 
 
 def run_and_kill(path: Path, round_: int, after: float) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(path), str(round_)],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        assert proc.stdout.readline() == "ready\n"
-        time.sleep(after)
-    finally:
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
-    assert proc.returncode == -signal.SIGKILL
+    kill_writer(WRITER, [str(path), str(round_)], after)
 
 
 def test_kill_mid_transaction_leaves_a_readable_database(tmp_path: Path) -> None:
