@@ -98,6 +98,10 @@ class CommandRouter:
         frame.on_pop(self, self.now)
         self.top.on_uncover(self, self.now)
 
+    def is_global(self, utterance: Utterance) -> bool:
+        """True when a global rule (the stop) will handle this utterance."""
+        return any(isinstance(rule.match(utterance), Handled) for rule in self.global_rules)
+
     async def dispatch(self, utterance: Utterance) -> DispatchOutcome:
         """Route one utterance; returns where it went."""
         self.now = max(self.now, utterance.t)

@@ -149,6 +149,7 @@ class Daemon:
         router = self._router(services)
         async with asyncio.TaskGroup() as group:
             worker = group.create_task(pipeline.run(), name="robot-pipeline")
+            acceptor = group.create_task(pipeline.accept(), name="acceptance")
             watchdog = self._start_watchdog(group)
             feeder = group.create_task(self._feed(router), name="input")
             self.notifier.ready()
@@ -158,7 +159,7 @@ class Daemon:
             ended_by_signal = await self._wait_for_end(feeder)
             await self._finish(feeder, pipeline, ended_by_signal)
             unsubscribe()
-            for task in (worker, watchdog):
+            for task in (worker, acceptor, watchdog):
                 if task is not None:
                     task.cancel()
         self._emit_final_state()
@@ -251,12 +252,20 @@ class Daemon:
             await self.shutdown.wait()
             return
         source = TextInput(text, pause=self.config.query.silence_timeout + 0.1)
+        assert self.pipeline is not None
         async for event in source.events():
             if isinstance(event, Line):
                 with correlation() as cid:
+                    utterance = Utterance(event.text, event.t, cid)
+                    if not router.is_global(utterance):
+                        # Typed lines wait for the interpreter (never for the robot), so a
+                        # question it asks is in place before the next line arrives. A stop
+                        # waits for nothing.
+                        await self.pipeline.wait_accepted()
                     self.events.emit("utterance", {"text": event.text})
-                    await router.dispatch(Utterance(event.text, event.t, cid))
+                    await router.dispatch(utterance)
             await router.tick(event.t)
+        await self.pipeline.wait_accepted()
         await router.tick(source.clock + END_OF_INPUT_PAUSE)
 
     async def _feed_queue(self, router: CommandRouter) -> None:
@@ -269,6 +278,7 @@ class Daemon:
             with correlation(item.correlation_id) as cid:
                 self.events.emit("utterance", {"text": item.text, "queued": item.id})
                 outcome = pipeline.submit(item.text, cid)
+                await pipeline.wait_accepted()
                 await router.tick(router.now + END_OF_INPUT_PAUSE)
                 return await outcome
 

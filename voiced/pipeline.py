@@ -83,6 +83,10 @@ class RobotPipeline:
         self.trace_dir = trace_dir
         self.grammar = Grammar(cell)
         self._queue: asyncio.Queue[Job] = asyncio.Queue()
+        self._inbox: asyncio.Queue[tuple[str, str | None, Outcome]] = asyncio.Queue()
+        self._interpreting = False
+        self._accepted = asyncio.Event()
+        self._accepted.set()
         self._running = False
         self._asking = 0
         self._idle = asyncio.Event()
@@ -92,17 +96,37 @@ class RobotPipeline:
     # -- accepting commands ----------------------------------------------------------------
 
     def submit(self, text: str, correlation_id: str | None) -> Outcome:
-        """Interpret and validate now; queue, ask, or explain why not. The returned future
-        settles when the command has run, or was refused, declined, dropped or cut short."""
+        """Hand a command over for interpretation (in order, by the acceptance worker). The
+        returned future settles when the command has run, or was refused, declined, dropped or
+        cut short."""
         outcome: Outcome = asyncio.get_running_loop().create_future()
-        with correlation(correlation_id):
-            try:
-                self._accept(text, correlation_id, outcome)
-            except Exception as exc:  # one bad command must never take the daemon down
-                _settle(outcome, False, self._report_failure(text, exc))
+        self._accepted.clear()
+        self._idle.clear()
+        self._inbox.put_nowait((text, correlation_id, outcome))
         return outcome
 
-    def _accept(self, text: str, correlation_id: str | None, outcome: Outcome) -> None:
+    async def accept(self) -> None:
+        """The acceptance worker: interpret, validate, then queue or ask, one command at a
+        time and in order. Interpretation may wait on a language model; motion never waits on
+        it, and neither does the global stop."""
+        while True:
+            text, correlation_id, outcome = await self._inbox.get()
+            self._interpreting = True
+            with correlation(correlation_id):
+                try:
+                    await self._accept(text, correlation_id, outcome)
+                except Exception as exc:  # one bad command must never take the daemon down
+                    _settle(outcome, False, self._report_failure(text, exc))
+            self._interpreting = False
+            if self._inbox.empty():
+                self._accepted.set()
+            self._settle_idle()
+
+    async def wait_accepted(self) -> None:
+        """Until every submitted command has been interpreted (and queued, asked or refused)."""
+        await self._accepted.wait()
+
+    async def _accept(self, text: str, correlation_id: str | None, outcome: Outcome) -> None:
         checked = understand(self.grammar, self.planned, text, correlation_id)
         result = checked.interpretation
         self.events.emit("interpretation", result.to_dict())
@@ -260,7 +284,13 @@ class RobotPipeline:
 
     @property
     def busy(self) -> bool:
-        return self._running or self._asking > 0 or not self._queue.empty()
+        return (
+            self._running
+            or self._interpreting
+            or self._asking > 0
+            or not self._queue.empty()
+            or not self._inbox.empty()
+        )
 
     @property
     def moving(self) -> bool:
