@@ -84,6 +84,20 @@ def _parser() -> argparse.ArgumentParser:
             queue_run.add_argument(option, metavar=meta, help=text)
     queue_run.set_defaults(handler=_cmd_queue_run, text=None, mode=None)
 
+    history = sub.add_parser("history", help="the commands run so far, newest first")
+    history.add_argument("--last", type=int, default=10, metavar="N")
+    history.add_argument("--json", action="store_true", help="JSON lines instead of text")
+    history.add_argument("--data-dir", metavar="PATH")
+    history.set_defaults(handler=_cmd_history)
+
+    replay = sub.add_parser("replay", help="run an earlier command's plan again")
+    replay.add_argument("run_id", metavar="RUN_ID", help="a run id (or its first 8 characters)")
+    replay.add_argument("--yes", action="store_true", help="approve any question beforehand")
+    for option, meta, text in _RUN_OPTIONS:
+        if option not in ("--text",):
+            replay.add_argument(option, metavar=meta, help=text)
+    replay.set_defaults(handler=_cmd_replay, text=None, mode=None)
+
     cells = sub.add_parser("cells", help="list the bundled cells")
     cells.set_defaults(handler=_cmd_cells)
 
@@ -144,13 +158,18 @@ def _config_path(config: Config, value: str, bare_names: bool = False) -> str:
     return str(resolve_config_path(config, value))
 
 
-def _cmd_run(args: argparse.Namespace, queue: bool = False) -> int:
+def _cmd_run(
+    args: argparse.Namespace,
+    queue: bool = False,
+    replay: str | None = None,
+    assume_yes: bool = False,
+) -> int:
     from voiced.daemon import Daemon, Session
     from voiced.events import EventLog
 
     config, cell_ref, scene_ref = _load_run_config(args)
     configure_logging(config.logging.level, config.logging.format)
-    if args.text is None and not queue:
+    if args.text is None and not queue and replay is None:
         print("error: no input given: use --text PATH|- (typed utterances)", file=sys.stderr)
         return 2
     cell = load_cell(cell_ref)
@@ -158,12 +177,33 @@ def _cmd_run(args: argparse.Namespace, queue: bool = False) -> int:
     scene = _starting_scene(config, cell, scene_ref, data)
     with _event_stream(args.events) as stream:
         events = EventLog(stream)
-        session = Session(config, cell, scene, data, args.text, events, queue=queue)
+        session = Session(config, cell, scene, data, args.text, events, queue, replay, assume_yes)
         return asyncio.run(Daemon(session).run())
 
 
 def _cmd_queue_run(args: argparse.Namespace) -> int:
     return _cmd_run(args, queue=True)
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    return _cmd_run(args, replay=args.run_id, assume_yes=args.yes)
+
+
+def _cmd_history(args: argparse.Namespace) -> int:
+    from voiced.history import History
+
+    data = DataDir(resolve_data_dir(args.data_dir, os.environ))
+    if not data.history.exists():
+        print("No history yet.")
+        return 0
+    for run in History(data.history).last(args.last):
+        if args.json:
+            print(json.dumps(run.to_dict()))
+        else:
+            steps = ", ".join(step["instruction"] for step in run.plan) or "-"
+            print(f"{run.run_id[:8]}  {run.created_at[:19]}  {run.status:11} {run.cell:8} "
+                  f"{run.operator_input!r} -> {steps}")  # fmt: skip
+    return 0
 
 
 def _cmd_queue_list(args: argparse.Namespace) -> int:

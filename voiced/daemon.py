@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,12 +22,14 @@ from frames import BaseFrame, CommandRouter, ConfirmFrame
 from frames.stop import stop_rule
 from robot.cell import Cell
 from robot.executor import ControllerLink
+from robot.physics import position_name
 from robot.scene import Scene
 from robot.simulator import Simulator
 from robot.view import state_view
 from rules import Utterance
 from voiced.config import Config
 from voiced.events import EventLog
+from voiced.history import History
 from voiced.logs import correlation
 from voiced.paths import DataDir, atomic_write_json, offline
 from voiced.pipeline import RobotPipeline
@@ -54,6 +56,10 @@ class Session:
     events: EventLog
     queue: bool = False
     """Work off the deferred queue instead of listening (`voiced queue run`)."""
+    replay: str | None = None
+    """Replay this run id instead of listening (`voiced replay RUN_ID`)."""
+    assume_yes: bool = False
+    """Answer yes to every question (`voiced replay --yes`): the caller approved beforehand."""
 
 
 class Daemon:
@@ -130,6 +136,10 @@ class Daemon:
 
     async def _serve(self, link: ControllerLink) -> int:
         session = self.session
+        self.history = History(session.data.history)
+        interrupted = self.history.mark_interrupted()
+        if interrupted:
+            log.warning("runs interrupted by the last shutdown", count=interrupted)
         pipeline = RobotPipeline(
             session.cell,
             session.scene,
@@ -137,10 +147,9 @@ class Daemon:
             self.events,
             speak=lambda text: services.speak(text),
             save_scene=self._save_scene,
-            ask=lambda question, answered: router.push(
-                ConfirmFrame(question, answered, self.config.query.confirm_timeout)
-            ),
+            ask=lambda question, answered: self._ask(router, question, answered),
             trace_dir=session.data.traces,
+            history=self.history,
         )
         self.pipeline = pipeline
         targets = build_targets(self.config, session.data, self.events)
@@ -164,6 +173,14 @@ class Daemon:
                     task.cancel()
         self._emit_final_state()
         return 0
+
+    def _ask(self, router: CommandRouter, question: str, answered: Callable[[str], None]) -> None:
+        if self.session.assume_yes:
+            log.info("approved beforehand", question=question)
+            self.events.emit("feedback", {"text": f"{question} Yes (approved beforehand)."})
+            answered("yes")
+            return
+        router.push(ConfirmFrame(question, answered, self.config.query.confirm_timeout))
 
     def _announce_status(self, mode: str) -> None:
         self.notifier.status(f"listening: {mode} mode, cell {self.session.cell.name}")
@@ -247,6 +264,9 @@ class Daemon:
         if self.session.queue:
             await self._feed_queue(router)
             return
+        if self.session.replay is not None:
+            await self._feed_replay(router, self.session.replay)
+            return
         text = self.session.text
         if text is None:
             await self.shutdown.wait()
@@ -286,7 +306,19 @@ class Daemon:
         ok = sum(1 for _, result in done if result.ok)
         self.events.emit("queue", {"worked_off": len(done), "ok": ok})
 
+    async def _feed_replay(self, router: CommandRouter, run_id: str) -> None:
+        assert self.pipeline is not None
+        with correlation() as cid:
+            self.events.emit("utterance", {"text": f"run task {run_id}", "replay": run_id})
+            outcome = self.pipeline.submit(f"run task {run_id}", cid)
+            await self.pipeline.wait_accepted()
+            await router.tick(router.now + END_OF_INPUT_PAUSE)
+            result = await outcome
+        self.events.emit("replay", {"run_id": run_id, "ok": result.ok, "message": result.message})
+
     def _save_scene(self, scene: Scene) -> None:
+        cell = self.session.cell
+        self.history.save_state(cell.name, position_name(cell, scene.pose), scene.tool)
         path = self.session.data.scene(self.session.cell.name)
         try:
             atomic_write_json(path, scene.to_dict())

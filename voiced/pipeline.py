@@ -28,9 +28,11 @@ from robot.executor import ControllerLink, RunReport
 from robot.scene import Scene
 from voiced.errors import VoicedError
 from voiced.events import EventLog
-from voiced.interpreter.check import understand
+from voiced.history import History, Run
+from voiced.intent import ReplayRequest, replay_request
+from voiced.interpreter.check import understand, validate
 from voiced.interpreter.grammar import Grammar
-from voiced.interpreter.result import Interpretation
+from voiced.interpreter.result import Interpretation, as_sequence, unknown
 from voiced.logs import correlation
 from voiced.targets.base import TargetResult
 
@@ -56,6 +58,8 @@ class Job:
     interpretation: Interpretation
     program: Program
     outcome: Outcome
+    run_id: str | None = None
+    """Its row in the history."""
 
 
 class RobotPipeline:
@@ -71,6 +75,7 @@ class RobotPipeline:
         save_scene: Callable[[Scene], None],
         ask: Ask,
         trace_dir: Path | None = None,
+        history: History | None = None,
     ) -> None:
         self.cell = cell
         self.scene = scene
@@ -81,6 +86,7 @@ class RobotPipeline:
         self.save_scene = save_scene
         self.ask = ask
         self.trace_dir = trace_dir
+        self.history = history
         self.grammar = Grammar(cell)
         self._queue: asyncio.Queue[Job] = asyncio.Queue()
         self._inbox: asyncio.Queue[tuple[str, str | None, Outcome]] = asyncio.Queue()
@@ -127,7 +133,11 @@ class RobotPipeline:
         await self._accepted.wait()
 
     async def _accept(self, text: str, correlation_id: str | None, outcome: Outcome) -> None:
-        checked = understand(self.grammar, self.planned, text, correlation_id)
+        replay = self._replay_of(text, correlation_id)
+        if replay is not None:
+            checked = validate(replay, self.cell, self.planned)
+        else:
+            checked = understand(self.grammar, self.planned, text, correlation_id)
         result = checked.interpretation
         self.events.emit("interpretation", result.to_dict())
         if result.user_feedback:
@@ -136,9 +146,12 @@ class RobotPipeline:
             if checked.compiled is not None:
                 issues = [issue.message for issue in checked.compiled.errors]
                 self.events.emit("error", {"kind": "validation", "issues": issues})
-            _settle(outcome, False, result.user_feedback or "I could not make sense of that.")
+            feedback = result.user_feedback or "I could not make sense of that."
+            self._record(text, result, "rejected", feedback)
+            _settle(outcome, False, feedback)
             return
-        job = Job(text, correlation_id, result, checked.compiled.program, outcome)
+        run_id = self._record(text, result, "planned")
+        job = Job(text, correlation_id, result, checked.compiled.program, outcome, run_id)
         if self._needs_confirmation(job.program):
             self._ask_first(job)
         else:
@@ -163,7 +176,7 @@ class RobotPipeline:
                     self._enqueue(job)
                 else:
                     log.info("not confirmed", answer=answer, text=job.text)
-                    _settle(job.outcome, False, f"Not confirmed ({answer}).")
+                    self._finish(job, "declined", f"Not confirmed ({answer}).")
                     self._settle_idle()
 
         self.ask(f"{job.interpretation.interpretation} Proceed?", answered)
@@ -191,7 +204,7 @@ class RobotPipeline:
         try:
             await self._execute(job)
         except Exception as exc:  # one bad command must never take the daemon down
-            _settle(job.outcome, False, self._report_failure(job.text, exc))
+            self._finish(job, "failed", self._report_failure(job.text, exc))
             self._drop_queued("a command failed")
 
     async def _execute(self, job: Job) -> None:
@@ -203,18 +216,19 @@ class RobotPipeline:
             issues = [issue.message for issue in compiled.errors]
             self.events.emit("error", {"kind": "validation", "issues": issues})
             self.speak(f"I can no longer do that: {issues[0]}")
-            _settle(job.outcome, False, f"I can no longer do that: {issues[0]}")
+            self._finish(job, "failed", f"I can no longer do that: {issues[0]}")
             self._drop_queued("the scene changed")
             return
         await self._ready_controller()
+        self._update(job, "running")
         self.runs += 1
         trace = self.trace_dir / f"tcp_commands-{self.runs:04d}.json" if self.trace_dir else None
         report = await self.link.run(compiled.program.primitives, trace_path=trace)
         self._track(compiled.program, report)
         if report.complete:
-            _settle(job.outcome, True, "Done.")
+            self._finish(job, "completed", "Done.", ok=True)
         else:
-            _settle(job.outcome, False, _why_cut_short(report))
+            self._finish(job, "stopped" if report.stopped else "failed", _why_cut_short(report))
             await self._after_cut_short(report)
 
     async def _ready_controller(self) -> None:
@@ -274,7 +288,7 @@ class RobotPipeline:
         while not self._queue.empty():
             job = self._queue.get_nowait()
             self.events.emit("dropped", {"text": job.text, "reason": reason})
-            _settle(job.outcome, False, f"Dropped: {reason}.")
+            self._finish(job, "dropped", f"Dropped: {reason}.")
             count += 1
         self.planned = self.scene
         self._settle_idle()
@@ -303,6 +317,57 @@ class RobotPipeline:
     async def wait_idle(self) -> None:
         """Until nothing runs, nothing is queued and no question is open."""
         await self._idle.wait()
+
+    # -- history -----------------------------------------------------------------------------
+
+    def _replay_of(self, text: str, correlation_id: str | None) -> Interpretation | None:
+        """Seed 001's special cases, checked before anything else: "run task <id>" and "do that
+        again" load a plan from the history (the run keeps its new correlation id)."""
+        request = replay_request(text)
+        if request is None:
+            return None
+        found = self._find_replay(request)
+        if isinstance(found, str):
+            return unknown(text, found, source="replay").with_changes(correlation_id=correlation_id)
+        plan = as_sequence(found.plan)
+        return Interpretation(
+            interpretation=f"Replay of {found.operator_input!r} ({found.run_id[:8]}).",
+            sequence=plan, pass1_sequence=plan, confidence=0.95, validated=True,
+            source="replay", correlation_id=correlation_id,
+        )  # fmt: skip
+
+    def _find_replay(self, request: ReplayRequest) -> Run | str:
+        if self.history is None:
+            return "I keep no history, so I cannot repeat anything."
+        if request.run_id is None:
+            run = self.history.last_completed(self.cell.name)
+            return run or "There is nothing I have finished that I could do again."
+        matches = self.history.find(request.run_id)
+        if len(matches) != 1:
+            return f"I found {len(matches) or 'no'} runs matching {request.run_id}."
+        if matches[0].cell != self.cell.name:
+            return f"Run {request.run_id} was for the {matches[0].cell} cell."
+        return matches[0]
+
+    def _record(
+        self, text: str, result: Interpretation, status: str, feedback: str | None = None
+    ) -> str | None:
+        if self.history is None:
+            return None
+        plan = [step.to_dict() for step in result.sequence]
+        return self.history.record(
+            text, plan, cell=self.cell.name, status=status, source=result.source,
+            correlation_id=result.correlation_id, feedback=feedback,
+        )  # fmt: skip
+
+    def _update(self, job: Job, status: str, feedback: str | None = None) -> None:
+        if self.history is not None and job.run_id is not None:
+            self.history.update(job.run_id, status, feedback)
+
+    def _finish(self, job: Job, status: str, message: str, ok: bool = False) -> None:
+        """Record how a job ended and settle its outcome."""
+        self._update(job, status, message)
+        _settle(job.outcome, ok, message)
 
     def _report_failure(self, text: str, exc: Exception) -> str:
         if isinstance(exc, VoicedError):

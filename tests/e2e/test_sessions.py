@@ -106,3 +106,36 @@ def test_stop_inside_dictation_stops_the_arm_mid_motion(tmp_path: Path) -> None:
     assert any("ERR STOPPED interrupted" in line for line in replies), replies
     assert final_state(events)["zones"]["assembly_fixture"] == []
     assert [n["text"] for n in notes(tmp_path)] == ["shelf A3 has bolts"]
+
+
+def test_history_do_that_again_and_replay_by_id(tmp_path: Path) -> None:
+    events, proc = run_text(
+        tmp_path, "sandwich", "computer add cheese\n\ncomputer do that again\n\n"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert final_state(events)["zones"]["assembly_fixture"] == ["cheese", "cheese"]
+    sources = [e["source"] for e in kinds(events, "interpretation")]
+    assert sources == ["grammar", "replay"]
+    cids = [e["correlation_id"] for e in kinds(events, "interpretation")]
+    assert cids[0] != cids[1], "a replay gets a new correlation id"
+    env = voiced_env(tmp_path)
+    listed = subprocess.run(voiced("history", "--json"), capture_output=True, text=True, env=env)
+    runs = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert [r["status"] for r in runs] == ["completed", "completed"]
+    first = runs[-1]["run_id"]
+    replayed = subprocess.run(
+        voiced("replay", first[:8], "--config", str(fast_config(tmp_path)), "--cell", "sandwich",
+               "--controller", "sim", "--events", "-"),
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert replayed.returncode == 0, replayed.stderr
+    replay_events = parse_events(replayed.stdout)
+    assert kinds(replay_events, "replay")[0]["ok"] is True
+    assert final_state(replay_events)["zones"]["assembly_fixture"] == ["cheese"]
+
+
+def test_do_that_again_with_nothing_done(tmp_path: Path) -> None:
+    events, proc = run_text(tmp_path, "sandwich", "computer do that again\n\n")
+    assert proc.returncode == 0, proc.stderr
+    assert any("nothing" in e["text"].lower() for e in kinds(events, "feedback"))
+    assert not kinds(events, "primitive")
