@@ -34,6 +34,7 @@ from voiced.interpreter.check import understand, validate
 from voiced.interpreter.grammar import Grammar
 from voiced.interpreter.result import Interpretation, as_sequence, unknown
 from voiced.logs import correlation
+from voiced.questions import Questions, is_question
 from voiced.targets.base import TargetResult
 
 log = structlog.get_logger(__name__)
@@ -87,6 +88,7 @@ class RobotPipeline:
         self.ask = ask
         self.trace_dir = trace_dir
         self.history = history
+        self.questions = Questions(cell, history)
         self.grammar = Grammar(cell)
         self._queue: asyncio.Queue[Job] = asyncio.Queue()
         self._inbox: asyncio.Queue[tuple[str, str | None, Outcome]] = asyncio.Queue()
@@ -133,6 +135,8 @@ class RobotPipeline:
         await self._accepted.wait()
 
     async def _accept(self, text: str, correlation_id: str | None, outcome: Outcome) -> None:
+        if is_question(text) and self._answer(text, outcome):
+            return
         replay = self._replay_of(text, correlation_id)
         if replay is not None:
             checked = validate(replay, self.cell, self.planned)
@@ -156,6 +160,17 @@ class RobotPipeline:
             self._ask_first(job)
         else:
             self._enqueue(job)
+
+    def _answer(self, text: str, outcome: Outcome) -> bool:
+        """Seed 001's question branch: answered from the cell, scene and history; no motion."""
+        answer = self.questions.answer(text, self.planned)
+        if answer is None:
+            return False
+        self.events.emit("answer", {"question": text, "brief": answer.brief, "full": answer.full,
+                                    "topic": answer.topic})  # fmt: skip
+        self.speak(answer.brief)
+        _settle(outcome, True, answer.brief)
+        return True
 
     def _needs_confirmation(self, program: Program) -> bool:
         return any(

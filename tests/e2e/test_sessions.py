@@ -139,3 +139,12 @@ def test_do_that_again_with_nothing_done(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert any("nothing" in e["text"].lower() for e in kinds(events, "feedback"))
     assert not kinds(events, "primitive")
+
+
+def test_questions_produce_answers_and_no_primitives(tmp_path: Path) -> None:
+    session = "computer where are you\n\ncomputer what tools do you have\n\n"
+    events, proc = run_text(tmp_path, "weld", session)
+    assert proc.returncode == 0, proc.stderr
+    answers = [e["brief"] for e in kinds(events, "answer")]
+    assert answers == ["I am at Home.", "The tools are Camera and Welder."]
+    assert not kinds(events, "primitive")

@@ -1,0 +1,88 @@
+"""Questions answered from the cell, scene and history, without motion."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from robot.cell import load_cell
+from robot.compiler import compile_sequence
+from voiced.history import History
+from voiced.questions import Questions, is_question
+
+
+@pytest.mark.parametrize(
+    ("said", "question"),
+    [
+        ("What positions are available?", True),
+        ("where is the robot", True),
+        ("Show me the tools", True),
+        ("give me the last 15 tasks", True),
+        ("What did you do?", True),
+        ("tell me more", True),
+        ("which tool are you holding", True),
+        ("Can you weld at position 2?", False),
+        ("please go home", False),
+        ("add bread", False),
+        ("weld at position 1 and 2", False),
+    ],
+)
+def test_is_question(said: str, question: bool) -> None:
+    assert is_question(said) is question
+
+
+WELD = load_cell("weld")
+SANDWICH = load_cell("sandwich")
+
+
+@pytest.mark.parametrize(
+    ("cell_name", "said", "expected"),
+    [
+        ("weld", "what positions are available", "Home (home), Safe_Pos_1 (safe), Pos_1 (work)"),
+        ("weld", "show me the tools", "The tools are Camera and Welder."),
+        ("weld", "which routines are there", "tack_weld (needs the Welder)"),
+        ("weld", "where is the robot", "I am at Home."),
+        ("weld", "which tool are you holding", "I have no tool on."),
+        ("sandwich", "what ingredients do you have", "bread, meat, cheese, lettuce and tomato"),
+        ("sandwich", "what is on the left stack", "Nothing is on assembly left."),
+        ("sandwich", "are you holding anything", "I am holding nothing."),
+    ],
+)
+def test_answers(cell_name: str, said: str, expected: str) -> None:
+    cell = load_cell(cell_name)
+    answer = Questions(cell, None).answer(said, cell.initial_scene)
+    assert answer is not None
+    assert expected in answer.brief
+
+
+def test_what_is_on_a_stack_after_building() -> None:
+    steps = [{"instruction": "add_layer", "params": {"item": i}} for i in ("bread", "cheese")]
+    program = compile_sequence(SANDWICH, SANDWICH.initial_scene, steps).program
+    assert program is not None
+    answer = Questions(SANDWICH, None).answer("what's on the fixture", program.expected)
+    assert answer is not None
+    assert answer.brief == "On assembly fixture, bottom to top: bread and cheese."
+
+
+def test_history_questions_and_follow_ups(tmp_path: Path) -> None:
+    history = History(tmp_path / "h.sqlite3")
+    for i in range(12):
+        history.record(f"go to position {i % 3 + 1}", [], cell="weld", status="completed")
+    questions = Questions(WELD, history)
+    first = questions.answer("give me the last 5 tasks", WELD.initial_scene)
+    assert first is not None and first.full.count("\n") == 4
+    assert "go to position 3" in first.full  # the newest (i = 11)
+    more = questions.answer("show me 10 more", WELD.initial_scene)
+    assert more is not None and more.full.count("\n") == 6  # only 7 left
+    done = questions.answer("what did you do", WELD.initial_scene)
+    assert done is not None and "completed" in done.brief
+
+
+def test_follow_up_without_a_list() -> None:
+    answer = Questions(WELD, None).answer("tell me more", WELD.initial_scene)
+    assert answer is not None and "question first" in answer.brief
+
+
+def test_not_a_question_we_know() -> None:
+    assert Questions(WELD, None).answer("what is the weather", WELD.initial_scene) is None

@@ -1,0 +1,218 @@
+"""Questions about the cell, its state and its history, answered without moving (seed 001).
+
+`Questions.answer` recognises a question by its words, answers briefly (spoken) with the full
+text alongside (events), and remembers the last list it gave so follow-ups ("show me 10 more",
+"tell me more") continue it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from robot.cell import Cell
+from robot.physics import position_name
+from robot.scene import Scene
+from robot.view import state_view
+from rules.normalize import normalize
+from voiced.history import History
+
+QUESTION_START = re.compile(
+    r"^(what|whats|where|wheres|which|who|how many|how much|show me|list|tell me|give me|"
+    r"is there|are there|do you have|have you|did you|what about|and the)\b"
+)
+_NUMBER = re.compile(r"\b(\d+)\b")
+BRIEF_ITEMS = 5
+"""How many entries a spoken answer names before it says "and N more"."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A spoken answer and its full text."""
+
+    brief: str
+    """Short enough to say."""
+    full: str
+    """Everything (shown in events, the debug viewer, logs)."""
+    topic: str
+    """What was asked about, for follow-ups."""
+
+
+@dataclass
+class _Cursor:
+    """The last list given, so "show me 10 more" can continue it."""
+
+    topic: str
+    shown: int
+
+
+def is_question(text: str) -> bool:
+    """Grammar-first classification: question words, or a trailing question mark on something
+    that is not a polite request ("can you weld at 2?" is an action)."""
+    said = normalize(text)
+    if QUESTION_START.match(said):
+        return True
+    polite = re.match(r"^(can|could|would|will) you\b|^please\b", said)
+    return text.rstrip().endswith("?") and polite is None
+
+
+class Questions:
+    """Answers questions for one cell."""
+
+    def __init__(self, cell: Cell, history: History | None) -> None:
+        self.cell = cell
+        self.history = history
+        self._cursor: _Cursor | None = None
+        self._topics: Sequence[tuple[re.Pattern[str], Callable[[Scene, str], Answer]]] = (
+            (re.compile(r"\b(more|rest|next)\b"), self._more),
+            (
+                re.compile(r"\b(last|latest|recent)\b.*\b(tasks?|commands?|runs?)\b|\bhistory\b"),
+                self._tasks,
+            ),
+            (re.compile(r"\bwhat did you (do|just do)\b|\blast thing\b"), self._last_done),
+            (re.compile(r"\bwhere\b"), self._where),
+            (
+                re.compile(r"\btools?\b.*\b(hold|holding|have|attached|on)\b|\bwhich tool\b"),
+                self._tool,
+            ),
+            (
+                re.compile(r"\b(on|in)\b.*\b(stack|zone|fixture|left|right|buffer|b\d)\b"),
+                self._stack,
+            ),
+            (re.compile(r"\bholding\b"), self._holding),
+            (re.compile(r"\bpositions?\b|\bstations?\b|\bplaces\b"), self._positions),
+            (re.compile(r"\btools?\b"), self._tools),
+            (re.compile(r"\broutines?\b"), self._routines),
+            (re.compile(r"\b(items?|ingredients?|objects?|blocks?|cubes?)\b"), self._items),
+            (re.compile(r"\b(commands?|instructions?|can you do)\b"), self._instructions),
+        )
+
+    def answer(self, text: str, scene: Scene) -> Answer | None:
+        """The answer, or None when this is no question we can answer."""
+        said = normalize(text)
+        for pattern, handler in self._topics:
+            if pattern.search(said):
+                return handler(scene, said)
+        return None
+
+    # -- the cell ------------------------------------------------------------------------------
+
+    def _listing(self, topic: str, noun: str, names: Sequence[str]) -> Answer:
+        self._cursor = _Cursor(topic, min(len(names), BRIEF_ITEMS))
+        if not names:
+            return Answer(f"There are no {noun}.", f"There are no {noun}.", topic)
+        return Answer(f"The {noun} are {_spoken_list(names)}.", ", ".join(names), topic)
+
+    def _positions(self, scene: Scene, said: str) -> Answer:
+        names = [f"{p.name} ({p.role})" if p.role != "other" else p.name
+                 for p in self.cell.poses.values()]  # fmt: skip
+        return self._listing("positions", "positions", names)
+
+    def _tools(self, scene: Scene, said: str) -> Answer:
+        return self._listing("tools", "tools", list(self.cell.tools))
+
+    def _routines(self, scene: Scene, said: str) -> Answer:
+        names = [
+            f"{r.name} (needs the {r.tool})" if r.tool else r.name
+            for r in self.cell.routines.values()
+        ]
+        return self._listing("routines", "routines", names)
+
+    def _items(self, scene: Scene, said: str) -> Answer:
+        noun = "ingredients" if self.cell.items() else "objects"
+        return self._listing("items", noun, list(self.cell.objects))
+
+    def _instructions(self, scene: Scene, said: str) -> Answer:
+        return self._listing("instructions", "instructions", list(self.cell.instructions()))
+
+    # -- the state ---------------------------------------------------------------------------
+
+    def _where(self, scene: Scene, said: str) -> Answer:
+        position = position_name(self.cell, scene.pose)
+        p = scene.pose
+        full = f"x {p.x:.1f}, y {p.y:.1f}, z {p.z:.1f} mm"
+        brief = f"I am at {position}." if position else f"I am between positions, at {full}."
+        return Answer(brief, f"{brief} ({full})", "where")
+
+    def _tool(self, scene: Scene, said: str) -> Answer:
+        text = f"I hold the {scene.tool}." if scene.tool else "I have no tool on."
+        return Answer(text, text, "tool")
+
+    def _holding(self, scene: Scene, said: str) -> Answer:
+        text = f"I am holding the {scene.holding}." if scene.holding else "I am holding nothing."
+        return Answer(text, text, "holding")
+
+    def _stack(self, scene: Scene, said: str) -> Answer:
+        view = state_view(self.cell, scene)
+        sites = {**view.get("zones", {}), **{k: [v] if v else [] for k, v in
+                                             view.get("buffers", {}).items()}}  # fmt: skip
+        site = _named_site(said, sites, self.cell)
+        if site is None:
+            return self._everything_on(sites)
+        objects = sites[site]
+        where = site.replace("_", " ")
+        if not objects:
+            return Answer(f"Nothing is on {where}.", f"{site}: empty", "stack")
+        listed = _spoken_list(objects)
+        return Answer(f"On {where}, bottom to top: {listed}.", f"{site}: {objects}", "stack")
+
+    def _everything_on(self, sites: dict[str, list[str]]) -> Answer:
+        full = "; ".join(f"{site}: {', '.join(objs) or 'empty'}" for site, objs in sites.items())
+        busy = [f"{site.replace('_', ' ')} has {len(objs)}" for site, objs in sites.items() if objs]
+        brief = "Everything is empty." if not busy else _spoken_list(busy).capitalize() + "."
+        return Answer(brief, full, "stack")
+
+    # -- the history -------------------------------------------------------------------------
+
+    def _tasks(self, scene: Scene, said: str) -> Answer:
+        found = _NUMBER.search(said)
+        count = int(found.group(1)) if found else BRIEF_ITEMS
+        return self._task_page(count, 0)
+
+    def _task_page(self, count: int, offset: int) -> Answer:
+        runs = self.history.last(count, offset=offset, cell=self.cell.name) if self.history else []
+        self._cursor = _Cursor("tasks", offset + len(runs))
+        if not runs:
+            return Answer("There are no more tasks.", "(none)", "tasks")
+        lines = [f"{r.run_id[:8]} {r.status}: {r.operator_input}" for r in runs]
+        brief = f"The last {len(runs)}: " + "; ".join(
+            f"{r.operator_input}, {r.status}" for r in runs[:BRIEF_ITEMS]
+        )
+        return Answer(brief + ".", "\n".join(lines), "tasks")
+
+    def _last_done(self, scene: Scene, said: str) -> Answer:
+        runs = self.history.last(1, cell=self.cell.name) if self.history else []
+        if not runs:
+            return Answer("I have not done anything yet.", "(no history)", "tasks")
+        run = runs[0]
+        steps = ", ".join(step["instruction"] for step in run.plan) or "nothing"
+        brief = f'You asked "{run.operator_input}"; it was {run.status}.'
+        return Answer(brief, f"{brief} Steps: {steps}.", "tasks")
+
+    def _more(self, scene: Scene, said: str) -> Answer:
+        if self._cursor is None:
+            return Answer("More of what? Ask me a question first.", "(no earlier list)", "more")
+        found = _NUMBER.search(said)
+        count = int(found.group(1)) if found else BRIEF_ITEMS
+        if self._cursor.topic == "tasks":
+            return self._task_page(count, self._cursor.shown)
+        return Answer("That was all of them.", "(nothing more)", self._cursor.topic)
+
+
+def _spoken_list(names: Sequence[str]) -> str:
+    shown = list(names[:BRIEF_ITEMS])
+    rest = len(names) - len(shown)
+    if rest:
+        return ", ".join(shown) + f" and {rest} more"
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def _named_site(said: str, sites: dict[str, list[str]], cell: Cell) -> str | None:
+    for word, zone in cell.zone_aliases.items():
+        if re.search(rf"\b{re.escape(normalize(word))}\b", said) and zone in sites:
+            return zone
+    for site in sites:
+        if normalize(site.replace("_", " ")) in said:
+            return site
+    return None
