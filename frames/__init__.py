@@ -10,6 +10,7 @@ from frames.confirm import Answer, ConfirmFrame
 from frames.dictation import DictationFrame
 from frames.frame import Frame, Services
 from frames.query import QueryFrame
+from frames.review import ReviewFrame
 from frames.router import CommandRouter, DispatchOutcome
 from frames.voice import VoicePickerFrame
 
@@ -22,6 +23,7 @@ __all__ = [
     "DispatchOutcome",
     "Frame",
     "QueryFrame",
+    "ReviewFrame",
     "Services",
     "VoicePickerFrame",
 ]

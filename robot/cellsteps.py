@@ -41,6 +41,7 @@ COMPOSITE_FIELDS = {
     "steps": "tables",
     "internal": "bool",
     "confirm": "bool",
+    "say": "str",
 }
 PARAM_FIELDS = {"type": "str", "description": "str", "default": "value"}
 _HEADS = ("op", "call", "set", "if", "while")
@@ -81,6 +82,7 @@ def read_composites(problems: Problems, data: object, cell: Cell) -> dict[str, C
             _expr(scope, text, "cond", f"{join(path, 'requires')}[{i}]")
             for i, text in enumerate(body.get("requires", ()))
         ]
+        _check_say(problems, body.get("say", ""), signatures[name], join(path, "say"))
         composites[name] = Composite(
             name=name,
             description=body.get("description", ""),
@@ -89,9 +91,24 @@ def read_composites(problems: Problems, data: object, cell: Cell) -> dict[str, C
             steps=_steps(scope, body.get("steps", []), join(path, "steps")),
             internal=body.get("internal", False),
             confirm=body.get("confirm", False),
+            say=body.get("say", ""),
         )
     _report_cycles(problems, composites)
     return composites
+
+
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+
+
+def _check_say(problems: Problems, say: object, params: tuple[ParamSpec, ...], path: str) -> None:
+    """Every {placeholder} of a read-back template must be one of the composite's parameters."""
+    if not isinstance(say, str):
+        return  # the field check already reported the type
+    names = {p.name for p in params}
+    for placeholder in _PLACEHOLDER.findall(say):
+        if placeholder not in names:
+            known = ", ".join(sorted(names)) or "none"
+            problems.add(path, f"unknown placeholder {{{placeholder}}} (parameters: {known})")
 
 
 def _params(problems: Problems, data: object, path: str, cell: Cell) -> tuple[ParamSpec, ...]:

@@ -144,6 +144,9 @@ class Composite:
     """A helper only other composites may call; hidden from sequences and the model."""
     confirm: bool = False
     """Destructive or surprising: the operator is asked yes/no before it runs."""
+    say: str = ""
+    """How a plan step is read back, with {param} placeholders ("tack weld at {position}");
+    empty: the name and the values."""
 
     def param(self, name: str) -> ParamSpec | None:
         return next((p for p in self.params if p.name == name), None)

@@ -13,6 +13,7 @@ from frames import (
     ConfirmFrame,
     DictationFrame,
     QueryFrame,
+    ReviewFrame,
     VoicePickerFrame,
 )
 from frames.stop import stop_rule
@@ -247,3 +248,36 @@ async def test_offline_llm_classifier_never_matches() -> None:
     outcome = await router.dispatch(Utterance("sure why not", 1.0))
     assert outcome.dropped
     assert answers == []
+
+
+async def test_review_frame_takes_a_revision() -> None:
+    router, _, _ = make_router()
+    answers: list[Answer] = []
+    revisions: list[str] = []
+    router.push(ReviewFrame("I will weld at Pos 1, then Pos 2. Proceed?", answers.append,
+                            revisions.append, 5.0))  # fmt: skip
+    await say(router, "revise: skip position 2")
+    assert revisions == ["revise: skip position 2"]
+    assert answers == []
+    assert len(router.stack) == 1
+
+
+REVISIONS = ["skip the cheese", "also position 3", "use the camera", "tomato instead of cheese",
+             "but leave out position 1"]  # fmt: skip
+
+
+@pytest.mark.parametrize("said", REVISIONS)
+async def test_review_revision_phrasings(said: str) -> None:
+    router, _, _ = make_router()
+    revisions: list[str] = []
+    router.push(ReviewFrame("Proceed?", lambda a: None, revisions.append, 5.0))
+    await say(router, said)
+    assert revisions == [said]
+
+
+async def test_review_frame_still_answers_yes_and_no() -> None:
+    router, _, _ = make_router()
+    answers: list[Answer] = []
+    router.push(ReviewFrame("Proceed?", answers.append, lambda f: None, 5.0))
+    await say(router, "yes")
+    assert answers == ["yes"]

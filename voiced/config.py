@@ -383,6 +383,32 @@ class TargetsConfig:
 
 
 @dataclass(frozen=True)
+class ReviewConfig:
+    """[review]: which plans are read back for approval before any motion."""
+
+    cells: tuple[str, ...] = setting(
+        (),
+        "Cells whose every plan is read back for a yes, no or change before it runs.",
+    )
+    """Cell names."""
+    sources: tuple[str, ...] = setting(
+        ("llm",),
+        "Interpretation sources whose plans are read back: phrase_bank, grammar, llm, replay.",
+    )
+    """Sources (an `Interpretation.source`)."""
+    strict: bool = setting(
+        False,
+        "Strict mode (seed 000): a plan below strict_threshold confidence is read back first "
+        "(creative ones excepted).",
+    )
+    """Whether low-confidence plans need a yes."""
+    strict_threshold: float = setting(
+        0.6, "The confidence below which strict mode asks first.", min=0.0, max=1.0
+    )
+    """Seed 000's 0.6."""
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration. Build it with `load_config`; vary it with `with_overrides`."""
 
@@ -418,6 +444,10 @@ class Config:
         ),
     )
     """[targets]"""
+    review: ReviewConfig = field(
+        default_factory=ReviewConfig, metadata=doc("Human review of plans before they run.")
+    )
+    """[review]"""
     source: str | None = field(default=None, compare=False, metadata={INTERNAL: True})
     """The file the configuration was read from; None when only defaults apply.
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import structlog
 
-from frames import BaseFrame, CommandRouter, ConfirmFrame
+from frames import BaseFrame, CommandRouter, ReviewFrame
 from frames.stop import stop_rule
 from robot.cell import Cell
 from robot.executor import ControllerLink
@@ -147,9 +147,10 @@ class Daemon:
             self.events,
             speak=lambda text: services.speak(text),
             save_scene=self._save_scene,
-            ask=lambda question, answered: self._ask(router, question, answered),
+            ask=lambda question, answered, revised: self._ask(router, question, answered, revised),
             trace_dir=session.data.traces,
             history=self.history,
+            review=self.config.review,
         )
         self.pipeline = pipeline
         targets = build_targets(self.config, session.data, self.events)
@@ -174,13 +175,20 @@ class Daemon:
         self._emit_final_state()
         return 0
 
-    def _ask(self, router: CommandRouter, question: str, answered: Callable[[str], None]) -> None:
+    def _ask(
+        self,
+        router: CommandRouter,
+        question: str,
+        answered: Callable[[str], None],
+        revised: Callable[[str], None],
+    ) -> None:
         if self.session.assume_yes:
             log.info("approved beforehand", question=question)
             self.events.emit("feedback", {"text": f"{question} Yes (approved beforehand)."})
             answered("yes")
             return
-        router.push(ConfirmFrame(question, answered, self.config.query.confirm_timeout))
+        timeout = self.config.query.confirm_timeout
+        router.push(ReviewFrame(question, answered, revised, timeout))
 
     def _announce_status(self, mode: str) -> None:
         self.notifier.status(f"listening: {mode} mode, cell {self.session.cell.name}")

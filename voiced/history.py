@@ -153,6 +153,14 @@ class History:
         if not changed:
             raise KeyError(f"no run {run_id} in {self.path}")
 
+    def replan(self, run_id: str, plan: Sequence[Mapping[str, Any]]) -> None:
+        """The plan of a run changed (a revision during review)."""
+        with self._db() as db:
+            db.execute(
+                "UPDATE runs SET plan_json = ?, updated_at = ? WHERE run_id = ?",
+                (json.dumps(list(plan)), _now(), run_id),
+            )
+
     def get(self, run_id: str) -> Run | None:
         with self._db() as db:
             row = db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()

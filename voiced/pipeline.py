@@ -26,6 +26,7 @@ from robot.cell import Cell
 from robot.compiler import Program, compile_sequence
 from robot.executor import ControllerLink, RunReport
 from robot.scene import Scene
+from voiced.config import ReviewConfig
 from voiced.errors import VoicedError
 from voiced.events import EventLog
 from voiced.history import History, Run
@@ -35,6 +36,7 @@ from voiced.interpreter.grammar import Grammar
 from voiced.interpreter.result import Interpretation, as_sequence, unknown
 from voiced.logs import correlation
 from voiced.questions import Questions, is_question
+from voiced.review import read_back, revise
 from voiced.targets.base import TargetResult
 
 log = structlog.get_logger(__name__)
@@ -42,8 +44,9 @@ log = structlog.get_logger(__name__)
 RECONNECT_ATTEMPTS = 5
 """Attempts (with backoff, about 6 s in all) to reach a lost controller before giving up."""
 
-Ask = Callable[[str, Callable[[str], None]], None]
-"""Put a yes/no question to the operator; the callback gets "yes", "no" or "timeout"."""
+Ask = Callable[[str, Callable[[str], None], Callable[[str], None]], None]
+"""Read a plan back to the operator: the first callback gets "yes", "no" or "timeout", the
+second the words of a revision ("skip position 2")."""
 
 
 Outcome = asyncio.Future[TargetResult]
@@ -77,6 +80,7 @@ class RobotPipeline:
         ask: Ask,
         trace_dir: Path | None = None,
         history: History | None = None,
+        review: ReviewConfig | None = None,
     ) -> None:
         self.cell = cell
         self.scene = scene
@@ -88,6 +92,7 @@ class RobotPipeline:
         self.ask = ask
         self.trace_dir = trace_dir
         self.history = history
+        self.review = review or ReviewConfig()
         self.questions = Questions(cell, history)
         self.grammar = Grammar(cell)
         self._queue: asyncio.Queue[Job] = asyncio.Queue()
@@ -156,7 +161,7 @@ class RobotPipeline:
             return
         run_id = self._record(text, result, "planned")
         job = Job(text, correlation_id, result, checked.compiled.program, outcome, run_id)
-        if self._needs_confirmation(job.program):
+        if self._needs_review(job):
             self._ask_first(job)
         else:
             self._enqueue(job)
@@ -172,14 +177,24 @@ class RobotPipeline:
         _settle(outcome, True, answer.brief)
         return True
 
-    def _needs_confirmation(self, program: Program) -> bool:
-        return any(
+    def _needs_review(self, job: Job) -> bool:
+        """A composite that asks for it (clear_assembly), a reviewed cell or source, or strict
+        mode's low confidence (creative plans are exempt, as seed 000 says)."""
+        result, review = job.interpretation, self.review
+        if any(
             (composite := self.cell.composite(step.instruction)) is not None and composite.confirm
-            for step in program.steps
+            for step in job.program.steps
+        ):
+            return True
+        low = review.strict and not result.is_creative
+        return (
+            self.cell.name in review.cells
+            or result.source in review.sources
+            or (low and result.confidence < review.strict_threshold)
         )
 
     def _ask_first(self, job: Job) -> None:
-        """Read the plan back; it runs only on a yes."""
+        """Read the plan back; it runs only on a yes, and a revision is read back again."""
         self._asking += 1
         self._idle.clear()
 
@@ -194,7 +209,35 @@ class RobotPipeline:
                     self._finish(job, "declined", f"Not confirmed ({answer}).")
                     self._settle_idle()
 
-        self.ask(f"{job.interpretation.interpretation} Proceed?", answered)
+        def revised(feedback: str) -> None:
+            self._asking -= 1
+            with correlation(job.correlation_id):
+                self._ask_first(self._revised(job, feedback))
+
+        plan = [step.to_dict() for step in job.interpretation.sequence]
+        self.ask(f"{read_back(self.cell, plan)} Proceed?", answered, revised)
+
+    def _revised(self, job: Job, feedback: str) -> Job:
+        """The job with its plan changed as the operator said, or unchanged (and told why)."""
+        self.events.emit("revision", {"question": job.text, "feedback": feedback})
+        plan = revise(self.cell, [s.to_dict() for s in job.interpretation.sequence], feedback)
+        if plan is None:
+            self.speak("I did not understand that change.")
+            return job
+        sequence = as_sequence(plan)
+        result = job.interpretation.with_changes(
+            sequence=sequence,
+            interpretation=f"{job.interpretation.interpretation} Revised: {feedback}",
+        )
+        checked = validate(result, self.cell, self.planned)
+        if checked.compiled is None or checked.compiled.program is None:
+            self.speak(f"I cannot change it that way: {checked.interpretation.user_feedback}")
+            return job
+        self.events.emit("interpretation", checked.interpretation.to_dict())
+        if self.history is not None and job.run_id is not None:
+            self.history.replan(job.run_id, plan)
+        return Job(job.text, job.correlation_id, checked.interpretation,
+                   checked.compiled.program, job.outcome, job.run_id)  # fmt: skip
 
     def _enqueue(self, job: Job) -> None:
         self.planned = job.program.expected

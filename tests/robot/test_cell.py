@@ -376,3 +376,13 @@ def test_cell_helpers() -> None:
     assert blocks.sites_of_kind("buffer") == ("B1", "B2", "B3")
     assert blocks.composite("take") is None  # internal helper
     assert blocks.composite("Move_Object") is blocks.composites["move_object"]
+
+
+def test_a_read_back_template_may_only_name_parameters(tmp_path: Path) -> None:
+    cells_dir = Path(__file__).resolve().parents[2] / "robot" / "cells"
+    source = (cells_dir / "sandwich.toml").read_text(encoding="utf-8")
+    broken = source.replace('say = "add {item}"', 'say = "add {thing}"')
+    path = tmp_path / "broken.toml"
+    path.write_text(broken, encoding="utf-8")
+    with pytest.raises(CellError, match=r"composites.add_layer.say: unknown placeholder \{thing\}"):
+        load_cell(str(path))

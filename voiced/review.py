@@ -1,0 +1,153 @@
+"""Human review (seed 001): read a plan back, and revise it the way the operator says.
+
+The grammar handles the common revisions on the plan itself: "skip position 2" drops the steps
+that use it, "also position 3" repeats the last such step for it, "use the camera" switches the
+routines to the one that tool serves, "tomato instead of cheese" swaps a value. Anything else is
+not understood here (the caller may ask the language model, or the operator again).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from robot.cell import Cell
+from rules.normalize import normalize
+
+Step = Mapping[str, Any]
+
+_SKIP = re.compile(r"^(?:revise |but )?(?:skip|without|not|drop|leave out|no) (?:the )?(?P<x>.+)$")
+_ALSO = re.compile(r"^(?:revise |but )?(?:also|and|add|plus) (?:the )?(?P<x>.+)$")
+_SWAP = re.compile(
+    r"^(?:revise |but )?(?:use )?(?:the )?(?P<new>.+?) instead of (?:the )?(?P<old>.+)$"
+)
+_POLITE = frozenset({"please", "thanks", "thank", "you", "ok", "okay"})
+_USE = re.compile(r"^(?:revise |but )?(?:use|with) (?:the )?(?P<x>.+)$")
+
+
+def describe(cell: Cell, step: Step) -> str:
+    """One step as it is read back: the composite's `say` template, else its name and values."""
+    name = str(step["instruction"])
+    params = {k: _spoken(v) for k, v in dict(step.get("params") or {}).items()}
+    composite = cell.composite(name)
+    if composite is not None and composite.say:
+        try:
+            return composite.say.format(**params)
+        except KeyError:
+            pass  # a parameter left to its default: fall back to the plain form
+    values = " ".join(params.values())
+    return f"{name.replace('_', ' ')} {values}".strip()
+
+
+def read_back(cell: Cell, sequence: Sequence[Step]) -> str:
+    """ "I will tack weld at Pos 1, then tack weld at Pos 2." for a plan."""
+    said = [describe(cell, step) for step in sequence]
+    if not said:
+        return "I have nothing to do."
+    return "I will " + ", then ".join(said) + "."
+
+
+def revise(cell: Cell, sequence: Sequence[Step], feedback: str) -> list[dict[str, Any]] | None:
+    """The plan changed as `feedback` says, or None when the revision is not understood."""
+    said = " ".join(w for w in normalize(feedback).split() if w not in _POLITE)
+    values = _spoken_values(cell)
+    plan = [_copy(step) for step in sequence]
+    if swap := _SWAP.match(said):
+        new, old = values.get(swap["new"]), values.get(swap["old"])
+        return None if new is None or old is None else _replace(plan, old, new)
+    if skip := _SKIP.match(said):
+        target = values.get(skip["x"])
+        kept = [step for step in plan if target not in step["params"].values()]
+        return None if target is None or len(kept) == len(plan) else kept
+    if also := _ALSO.match(said):
+        target = values.get(also["x"])
+        return None if target is None else _repeat_with(plan, target, values)
+    if use := _USE.match(said):
+        return _use_tool(cell, plan, values.get(use["x"]))
+    return None
+
+
+def _copy(step: Step) -> dict[str, Any]:
+    return {"instruction": step["instruction"], "params": dict(step.get("params") or {})}
+
+
+def _replace(plan: list[dict[str, Any]], old: str, new: str) -> list[dict[str, Any]] | None:
+    changed = False
+    for step in plan:
+        for key, value in step["params"].items():
+            if value == old:
+                step["params"][key] = new
+                changed = True
+    return plan if changed else None
+
+
+def _repeat_with(
+    plan: list[dict[str, Any]], target: str, values: Mapping[str, str]
+) -> list[dict[str, Any]] | None:
+    """Repeat the last step that has a value of the same kind as `target`, with `target`."""
+    kind = _kind_of(target, values)
+    for step in reversed(plan):
+        for key, value in step["params"].items():
+            if _kind_of(str(value), values) == kind:
+                extra = _copy(step)
+                extra["params"][key] = target
+                return [*plan, extra]
+    return None
+
+
+def _use_tool(
+    cell: Cell, plan: list[dict[str, Any]], tool: str | None
+) -> list[dict[str, Any]] | None:
+    """Switch every routine in the plan to the one the named tool serves."""
+    routines = [r.name for r in cell.routines.values() if tool is not None and r.tool == tool]
+    if len(routines) != 1:
+        return None
+    return _replace_kind(plan, set(cell.routines), routines[0])
+
+
+def _replace_kind(
+    plan: list[dict[str, Any]], kind: set[str], new: str
+) -> list[dict[str, Any]] | None:
+    changed = False
+    for step in plan:
+        for key, value in step["params"].items():
+            if value in kind and value != new:
+                step["params"][key] = new
+                changed = True
+    return plan if changed else None
+
+
+def _kind_of(value: str, values: Mapping[str, str]) -> str:
+    # The kind is remembered as a prefix of the spoken key; see _spoken_values.
+    for key, known in values.items():
+        if known == value and key.startswith("\0"):
+            return key.split("\0")[1]
+    return ""
+
+
+def _spoken_values(cell: Cell) -> dict[str, str]:
+    """Spoken forms of every value a plan can contain -> the value. Keys starting with NUL
+    record each value's kind ("\\0position\\0Pos_1")."""
+    kinds: dict[str, list[str]] = {
+        "position": list(cell.poses),
+        "object": list(cell.objects),
+        "zone": list(cell.zones()),
+        "tool": list(cell.tools),
+        "routine": list(cell.routines),
+    }
+    spoken: dict[str, str] = {}
+    for kind, names in kinds.items():
+        for name in names:
+            spoken[f"\0{kind}\0{name}"] = name
+            spoken[normalize(name.replace("_", " "))] = name
+            spoken[normalize(name)] = name
+            if found := re.fullmatch(r"pos_(\d+)", name.lower()):
+                spoken[f"position {found.group(1)}"] = name
+    for word, zone in cell.zone_aliases.items():
+        spoken.setdefault(normalize(word), zone)
+    return spoken
+
+
+def _spoken(value: Any) -> str:
+    return str(value).replace("_", " ")
