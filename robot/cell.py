@@ -221,6 +221,9 @@ class Cell:
     """The keys `robot.view.state_view` reports for this cell."""
     initial_scene: Scene
     """The scene at start-up."""
+    travel_via: str | None = None
+    """A named pose every move between different areas (home, work positions, tool stands)
+    passes through, e.g. the weld cell's Safe_Pos_1; None where moves go straight."""
 
     def composite(self, name: str) -> Composite | None:
         """The composite a sequence may call by `name` (internal helpers excluded)."""

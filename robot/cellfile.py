@@ -70,6 +70,7 @@ CELL_FIELDS = {
     "primitives": "strs",
     "default_zone": "str",
     "state_view": "strs",
+    "travel_via": "str",
 }
 MOTION_FIELDS = {
     "speeds": "numbers",
@@ -317,7 +318,13 @@ def _with_references(
         missing = [s for s in ARRANGEMENT_SITES if cell.sites.get(s) is None]
         if missing:
             problems.add("cell.state_view", f"'arrangement' needs the sites {', '.join(missing)}")
-    return replace(cell, objects=objects, routines=routines, default_zone=default_zone)
+    travel_via = header.get("travel_via")
+    if travel_via is not None and travel_via not in cell.poses:
+        known = ", ".join(cell.poses) or "none"
+        problems.add("cell.travel_via", f"unknown pose '{travel_via}' (poses: {known})")
+    return replace(
+        cell, objects=objects, routines=routines, default_zone=default_zone, travel_via=travel_via
+    )
 
 
 def _objects(problems: Problems, data: object, cell: Cell) -> dict[str, ObjectSpec]:

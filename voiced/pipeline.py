@@ -31,12 +31,13 @@ from voiced.errors import VoicedError
 from voiced.events import EventLog
 from voiced.history import History, Run
 from voiced.intent import ReplayRequest, replay_request
-from voiced.interpreter.check import understand, validate
-from voiced.interpreter.grammar import Grammar
-from voiced.interpreter.result import Interpretation, as_sequence, unknown
+from voiced.interpreter.check import Checked, validate
+from voiced.interpreter.grammar import Grammar, interpret
+from voiced.interpreter.result import Interpretation, SequenceStep, as_sequence, unknown
 from voiced.logs import correlation
 from voiced.questions import Questions, is_question
 from voiced.review import read_back, revise
+from voiced.sequence_builder import build
 from voiced.targets.base import TargetResult
 
 log = structlog.get_logger(__name__)
@@ -64,6 +65,9 @@ class Job:
     outcome: Outcome
     run_id: str | None = None
     """Its row in the history."""
+    goals: tuple[SequenceStep, ...] = ()
+    """What the operator asked for, before navigation and tool changes were added: what is
+    read back, revised, recorded and replayed."""
 
 
 class RobotPipeline:
@@ -142,11 +146,10 @@ class RobotPipeline:
     async def _accept(self, text: str, correlation_id: str | None, outcome: Outcome) -> None:
         if is_question(text) and self._answer(text, outcome):
             return
-        replay = self._replay_of(text, correlation_id)
-        if replay is not None:
-            checked = validate(replay, self.cell, self.planned)
-        else:
-            checked = understand(self.grammar, self.planned, text, correlation_id)
+        meant = self._replay_of(text, correlation_id)
+        if meant is None:
+            meant = interpret(self.grammar, text, correlation_id)
+        checked = self._plan(meant)
         result = checked.interpretation
         self.events.emit("interpretation", result.to_dict())
         if result.user_feedback:
@@ -156,15 +159,31 @@ class RobotPipeline:
                 issues = [issue.message for issue in checked.compiled.errors]
                 self.events.emit("error", {"kind": "validation", "issues": issues})
             feedback = result.user_feedback or "I could not make sense of that."
-            self._record(text, result, "rejected", feedback)
+            self._record(text, meant, "rejected", feedback)
             _settle(outcome, False, feedback)
             return
-        run_id = self._record(text, result, "planned")
-        job = Job(text, correlation_id, result, checked.compiled.program, outcome, run_id)
+        run_id = self._record(text, meant, "planned")
+        job = Job(text, correlation_id, result, checked.compiled.program, outcome, run_id,
+                  meant.sequence)  # fmt: skip
         if self._needs_review(job):
             self._ask_first(job)
         else:
             self._enqueue(job)
+
+    def _plan(self, meant: Interpretation) -> Checked:
+        """The goals as atomic steps (navigation, tool changes: see sequence_builder), checked
+        against the planned scene."""
+        goals = [step.to_dict() for step in meant.sequence]
+        built = build(self.cell, self.planned, goals)
+        if built.errors:
+            failed = meant.with_changes(
+                validated=False,
+                validation_issues=meant.validation_issues + built.errors,
+                user_feedback=meant.user_feedback or built.errors[0],
+            )
+            return Checked(failed, None)
+        return validate(meant.with_changes(sequence=as_sequence(built.steps)), self.cell,
+                        self.planned)  # fmt: skip
 
     def _answer(self, text: str, outcome: Outcome) -> bool:
         """Seed 001's question branch: answered from the cell, scene and history; no motion."""
@@ -214,22 +233,22 @@ class RobotPipeline:
             with correlation(job.correlation_id):
                 self._ask_first(self._revised(job, feedback))
 
-        plan = [step.to_dict() for step in job.interpretation.sequence]
+        plan = [step.to_dict() for step in job.goals or job.interpretation.sequence]
         self.ask(f"{read_back(self.cell, plan)} Proceed?", answered, revised)
 
     def _revised(self, job: Job, feedback: str) -> Job:
         """The job with its plan changed as the operator said, or unchanged (and told why)."""
         self.events.emit("revision", {"question": job.text, "feedback": feedback})
-        plan = revise(self.cell, [s.to_dict() for s in job.interpretation.sequence], feedback)
+        goals = [s.to_dict() for s in job.goals or job.interpretation.sequence]
+        plan = revise(self.cell, goals, feedback)
         if plan is None:
             self.speak("I did not understand that change.")
             return job
-        sequence = as_sequence(plan)
-        result = job.interpretation.with_changes(
-            sequence=sequence,
+        meant = job.interpretation.with_changes(
+            sequence=as_sequence(plan),
             interpretation=f"{job.interpretation.interpretation} Revised: {feedback}",
         )
-        checked = validate(result, self.cell, self.planned)
+        checked = self._plan(meant)
         if checked.compiled is None or checked.compiled.program is None:
             self.speak(f"I cannot change it that way: {checked.interpretation.user_feedback}")
             return job
@@ -237,7 +256,7 @@ class RobotPipeline:
         if self.history is not None and job.run_id is not None:
             self.history.replan(job.run_id, plan)
         return Job(job.text, job.correlation_id, checked.interpretation,
-                   checked.compiled.program, job.outcome, job.run_id)  # fmt: skip
+                   checked.compiled.program, job.outcome, job.run_id, meant.sequence)  # fmt: skip
 
     def _enqueue(self, job: Job) -> None:
         self.planned = job.program.expected

@@ -1,0 +1,162 @@
+"""The sequence builder (seed 001): high-level goals become atomic steps, deterministically.
+
+Goals are the operator's intent as composite calls (`run_routine_at(tack_weld, Pos_1)`,
+`move_to_position`, `attach_tool`, `release_tool`, `release_tool_and_home`, `go_home`,
+`run_routine`). The builder adds what the cell needs and nothing else: it routes every move
+between areas (home, work positions, tool stands) through the cell's `travel_via` pose, and it
+changes tools only where a routine needs another one — never because a move was asked for.
+Cells without `travel_via` keep their goals as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from robot.cell import Cell
+from robot.scene import Scene
+
+Call = dict[str, Any]
+STAND = "stand"
+"""The area of the tool stands."""
+NEAR_MM = 150.0
+"""How close the arm must be to a place to count as being in its area."""
+
+
+@dataclass(frozen=True)
+class Built:
+    """The atomic steps, or why the goals cannot be built."""
+
+    steps: tuple[Call, ...] = ()
+    errors: tuple[str, ...] = ()
+    """Plain-English problems (unknown position, a routine whose tool does not exist)."""
+
+
+@dataclass
+class _Arm:
+    """Where the arm will be and what it will hold while the steps are laid out."""
+
+    cell: Cell
+    area: str
+    position: str | None
+    tool: str | None
+    steps: list[Call] = field(default_factory=list)
+
+    def go(self, area: str, step: Call, position: str | None = None) -> None:
+        via = self.cell.travel_via
+        if via and self.area not in (area, "safe") and area != "safe" and position != via:
+            self.steps.append(_call("move_to_position", position=via))
+            self.area, self.position = "safe", via
+        self.steps.append(step)
+        self.area, self.position = area, position
+
+    def move_to(self, position: str) -> None:
+        if position != self.position:
+            self.go(self.cell.poses[position].role, _call("move_to_position", position=position),
+                    position)  # fmt: skip
+
+    def take_tool(self, tool: str) -> None:
+        if self.tool == tool:
+            return
+        if self.tool is not None:
+            self.go(STAND, _call("release_tool"))
+        self.go(STAND, _call("attach_tool", tool=tool))
+        self.tool = tool
+
+    def put_tool_back(self) -> None:
+        if self.tool is not None:
+            self.go(STAND, _call("release_tool"))
+            self.tool = None
+
+
+def build(cell: Cell, scene: Scene, goals: Sequence[Mapping[str, Any]]) -> Built:
+    """The atomic steps for `goals`, starting from `scene`."""
+    if cell.travel_via is None:
+        return Built(tuple(_call(g["instruction"], **dict(g.get("params") or {})) for g in goals))
+    errors = [e for goal in goals for e in _check(cell, goal)]
+    if errors:
+        return Built(errors=tuple(errors))
+    arm = _Arm(cell, *_where(cell, scene), scene.tool)
+    for goal in goals:
+        _lay_out(arm, str(goal["instruction"]), dict(goal.get("params") or {}))
+    return Built(tuple(arm.steps))
+
+
+def _lay_out(arm: _Arm, name: str, params: dict[str, Any]) -> None:
+    cell = arm.cell
+    if name == "run_routine_at":
+        arm.take_tool(_tool_for(cell, params["routine"]))
+        arm.move_to(params["position"])
+        arm.steps.append(_call("run_routine", routine=params["routine"]))
+    elif name == "run_routine":
+        back_to = arm.position
+        arm.take_tool(_tool_for(cell, params["routine"]))
+        if back_to is not None:
+            arm.move_to(back_to)
+        arm.steps.append(_call("run_routine", routine=params["routine"]))
+    elif name == "move_to_position":
+        arm.move_to(params["position"])
+    elif name == "go_home":
+        arm.move_to(_home(cell))
+    elif name == "attach_tool":
+        arm.take_tool(params["tool"])
+    elif name == "release_tool":
+        arm.put_tool_back()
+    elif name == "release_tool_and_home":
+        arm.put_tool_back()
+        arm.move_to(_home(cell))
+    else:
+        arm.steps.append(_call(name, **params))  # speed, waits: no navigation involved
+
+
+def _check(cell: Cell, goal: Mapping[str, Any]) -> list[str]:
+    params = dict(goal.get("params") or {})
+    errors = []
+    position = params.get("position")
+    if position is not None and position not in cell.poses:
+        errors.append(f"Position '{position}' does not exist (positions: "
+                      f"{', '.join(cell.poses)})")  # fmt: skip
+    routine = params.get("routine")
+    if routine is not None:
+        found = cell.routines.get(routine)
+        if found is None:
+            errors.append(f"Routine '{routine}' does not exist (routines: "
+                          f"{', '.join(cell.routines)})")  # fmt: skip
+        elif found.tool is not None and found.tool not in cell.tools:
+            errors.append(f"Routine '{routine}' needs the tool '{found.tool}', which this cell "
+                          "does not have")  # fmt: skip
+    tool = params.get("tool")
+    if tool is not None and tool not in cell.tools:
+        errors.append(f"Tool '{tool}' does not exist (tools: {', '.join(cell.tools)})")
+    return errors
+
+
+def _tool_for(cell: Cell, routine: str) -> str:
+    tool = cell.routines[routine].tool
+    assert tool is not None  # routines without a tool never reach a tool change
+    return tool
+
+
+def _home(cell: Cell) -> str:
+    return next((p.name for p in cell.poses.values() if p.role == "home"), "Home")
+
+
+def _where(cell: Cell, scene: Scene) -> tuple[str, str | None]:
+    """The area the arm is in, and the named position it is at (if any)."""
+    best: tuple[float, str, str | None] | None = None
+    for pose in cell.poses.values():
+        distance = scene.pose.distance_to(pose.pose)
+        if best is None or distance < best[0]:
+            best = (distance, pose.role, pose.name if distance < 5.0 else None)
+    for tool in cell.tools.values():
+        distance = scene.pose.distance_to(tool.stand)
+        if best is None or distance < best[0]:
+            best = (distance, STAND, None)
+    if best is None or best[0] > NEAR_MM:
+        return "unknown", None
+    return best[1], best[2]
+
+
+def _call(instruction: str, **params: Any) -> Call:
+    return {"instruction": instruction, "params": params}
