@@ -86,3 +86,17 @@ def test_follow_up_without_a_list() -> None:
 
 def test_not_a_question_we_know() -> None:
     assert Questions(WELD, None).answer("what is the weather", WELD.initial_scene) is None
+
+
+@pytest.mark.parametrize(
+    ("said", "topic"),
+    [
+        ("what tools do you have", "tools"),
+        ("which tool are you holding", "tool"),
+        ("what tool is on", "tool"),
+        ("show me the tools", "tools"),
+    ],
+)
+def test_tool_questions_are_told_apart(said: str, topic: str) -> None:
+    answer = Questions(WELD, None).answer(said, WELD.initial_scene)
+    assert answer is not None and answer.topic == topic

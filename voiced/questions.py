@@ -73,7 +73,7 @@ class Questions:
             (re.compile(r"\bwhat did you (do|just do)\b|\blast thing\b"), self._last_done),
             (re.compile(r"\bwhere\b"), self._where),
             (
-                re.compile(r"\btools?\b.*\b(hold|holding|have|attached|on)\b|\bwhich tool\b"),
+                re.compile(r"\btool\b.*\b(holding|hold|attached|on)\b|\b(which|what) tool\b"),
                 self._tool,
             ),
             (
