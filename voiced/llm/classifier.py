@@ -1,0 +1,92 @@
+"""Model-backed classifiers: any label set (the confirm frame's yes/no, `rules.Classifier`) and
+seed 001's intent router (action / question / unknown). Both answer None when the model cannot
+be reached or answers unusably, so the caller falls back to its offline behaviour; None never
+means "unknown" here (that is a label)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import structlog
+
+from robot.cell import Cell
+from voiced.errors import LlmError
+from voiced.llm import prompts
+from voiced.llm.client import LlmClient, PromptBlock
+from voiced.llm.jsonparse import JsonParseError, parse_json_object
+
+log = structlog.get_logger(__name__)
+
+MAX_TOKENS = 150
+
+
+class AnthropicClassifier:
+    """`rules.Classifier` over the Messages API: which of `labels` a reply means."""
+
+    def __init__(self, client: LlmClient) -> None:
+        self.client = client
+
+    async def classify(
+        self, text: str, labels: Sequence[str], context: str
+    ) -> tuple[str, str] | None:
+        """(label, reasoning), or None when no label fits or the model failed."""
+        try:
+            reply = await self.client.complete(
+                [PromptBlock(prompts.classify_system(context, labels), cache=True)],
+                prompts.classify_user(text),
+                temperature=0.0,
+                max_tokens=MAX_TOKENS,
+                json_schema=prompts.classify_schema(labels),
+                purpose="classify",
+            )
+            data = parse_json_object(reply.text).data
+        except (LlmError, JsonParseError) as error:
+            log.warning("classifier failed", error=str(error))
+            return None
+        label, reasoning = data.get("label"), data.get("reasoning")
+        if not isinstance(label, str) or label not in labels:
+            return None
+        return label, reasoning if isinstance(reasoning, str) else ""
+
+
+@dataclass(frozen=True)
+class Intent:
+    """Seed 001's router classification."""
+
+    intent: str
+    """action, question or unknown."""
+    reasoning: str
+    """The model's brief explanation."""
+
+
+class IntentClassifier:
+    """Seed 001's router: is an utterance an action, a question or neither?"""
+
+    def __init__(self, client: LlmClient) -> None:
+        self.client = client
+
+    async def classify(self, text: str, cell: Cell) -> Intent | None:
+        """The intent, or None when the model could not be used. Empty input is "unknown"
+        without a call (seed 001)."""
+        if not text.strip():
+            return Intent("unknown", "empty input")
+        try:
+            reply = await self.client.complete(
+                [PromptBlock(prompts.intent_system(cell), cache=True)],
+                prompts.intent_user(text),
+                temperature=0.0,
+                max_tokens=MAX_TOKENS,
+                json_schema=prompts.INTENT_SCHEMA,
+                purpose="intent",
+            )
+            data = parse_json_object(reply.text).data
+        except (LlmError, JsonParseError) as error:
+            log.warning("intent classifier failed", error=str(error))
+            return None
+        intent, reasoning = data.get("intent"), data.get("reasoning")
+        if intent not in prompts.INTENTS:
+            # Seed 001, step 3: an invalid intent is taken as unknown.
+            log.warning("invalid intent from the model; using unknown", intent=intent)
+            intent = "unknown"
+        return Intent(str(intent), reasoning if isinstance(reasoning, str) else "")
