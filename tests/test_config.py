@@ -152,7 +152,7 @@ CONTROLLER_KEYS = (
         pytest.param(
             "[controler]\nwindow = 2",
             "controler: unknown section (known sections: daemon, cell, query, controller, "
-            "simulator, logging, targets, review); did you mean controller?",
+            "simulator, logging, targets, interpreter, llm, review); did you mean controller?",
             id="unknown-section",
         ),
         pytest.param(

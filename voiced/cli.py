@@ -296,13 +296,30 @@ def _cmd_cells(args: argparse.Namespace) -> int:
 
 
 def _cmd_interpret(args: argparse.Namespace) -> int:
-    from voiced.interpreter.check import understand
-    from voiced.interpreter.grammar import Grammar
+    from voiced.interpreter.tiers import Interpreter
+    from voiced.llm.client import LlmClient
+    from voiced.pipeline import plan
 
+    config = load_config(None)
+    configure_logging("warning", config.logging.format)
     cell = load_cell(args.cell)
     scene = load_scene_file(cell, args.scene) if args.scene else cell.initial_scene
-    checked = understand(Grammar(cell), scene, args.text)
-    print(json.dumps(checked.interpretation.to_dict(), indent=2))
+    data = DataDir(resolve_data_dir(None, os.environ))
+
+    async def understand() -> dict[str, object]:
+        client = LlmClient.from_env(config.llm)
+        interpreter = Interpreter(cell, data, client, config.llm, lambda e, f: None)
+        try:
+            understood = await interpreter.interpret(args.text, scene, (), None)
+        finally:
+            if client is not None:
+                await client.aclose()
+        meant = understood.interpretation
+        checked = plan(interpreter.cell, scene, meant) if meant.sequence else None
+        shown = checked.interpretation if checked is not None else meant
+        return shown.with_changes(sequence=meant.sequence).to_dict()
+
+    print(json.dumps(asyncio.run(understand()), indent=2))
     return 0
 
 

@@ -24,6 +24,7 @@ from typing import Any
 from voiced.configschema import INTERNAL, describe, doc, merge, parse, render_toml, setting
 from voiced.configschema import to_dict as _to_dict
 from voiced.errors import ConfigError, Problem
+from voiced.llm.settings import LlmSettings
 
 DEFAULT_CONFIG_PATH = Path("/etc/voiced/config.toml")
 """The system-wide file, read when neither --config nor $VOICED_CONFIG names one."""
@@ -409,6 +410,28 @@ class ReviewConfig:
 
 
 @dataclass(frozen=True)
+class InterpreterConfig:
+    """[interpreter]: the offline tiers (phrase bank, grammar) and learning."""
+
+    phrase_threshold: float = setting(
+        90.0,
+        "How close (rapidfuzz ratio, 0-100) an utterance must be to a known phrase for the "
+        "phrase bank to take it.",
+        min=50.0,
+        max=100.0,
+    )
+    """Fuzzy phrase-bank cutoff."""
+    learn_threshold: float = setting(
+        0.80,
+        'The confidence a learning command ("when I say lunch, make ...") needs before it is '
+        "saved (seed 000's LLM_CONFIDENCE_THRESHOLD).",
+        min=0.0,
+        max=1.0,
+    )
+    """Below this nothing is learned."""
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration. Build it with `load_config`; vary it with `with_overrides`."""
 
@@ -444,6 +467,19 @@ class Config:
         ),
     )
     """[targets]"""
+    interpreter: InterpreterConfig = field(
+        default_factory=InterpreterConfig,
+        metadata=doc("The offline interpretation tiers: phrase bank, grammar, learning."),
+    )
+    """[interpreter]"""
+    llm: LlmSettings = field(
+        default_factory=LlmSettings,
+        metadata=doc(
+            "The language-model tier, used only with ANTHROPIC_API_KEY set and only for what the "
+            "phrase bank and grammar cannot resolve, and for creative commands."
+        ),
+    )
+    """[llm]"""
     review: ReviewConfig = field(
         default_factory=ReviewConfig, metadata=doc("Human review of plans before they run.")
     )

@@ -30,6 +30,9 @@ from rules import Utterance
 from voiced.config import Config
 from voiced.events import EventLog
 from voiced.history import History
+from voiced.interpreter.tiers import Interpreter
+from voiced.llm.classifier import AnthropicClassifier
+from voiced.llm.client import LlmClient
 from voiced.logs import correlation
 from voiced.paths import DataDir, atomic_write_json, offline
 from voiced.pipeline import RobotPipeline
@@ -73,6 +76,7 @@ class Daemon:
         self.shutdown = asyncio.Event()
         self.sim: Simulator | None = None
         self.pipeline: RobotPipeline | None = None
+        self.llm_client: LlmClient | None = None
         self.services: DaemonServices
         self._healthy = True
 
@@ -151,6 +155,7 @@ class Daemon:
             trace_dir=session.data.traces,
             history=self.history,
             review=self.config.review,
+            interpreter=self._interpreter(),
         )
         self.pipeline = pipeline
         targets = build_targets(self.config, session.data, self.events)
@@ -173,7 +178,23 @@ class Daemon:
                 if task is not None:
                     task.cancel()
         self._emit_final_state()
+        if self.llm_client is not None:
+            await self.llm_client.aclose()
         return 0
+
+    def _interpreter(self) -> Interpreter:
+        cfg = self.config
+        self.llm_client = LlmClient.from_env(cfg.llm)
+        interpreter = Interpreter(
+            self.session.cell, self.session.data, self.llm_client, cfg.llm, self.events,
+            phrase_threshold=cfg.interpreter.phrase_threshold,
+            learn_threshold=cfg.interpreter.learn_threshold,
+        )  # fmt: skip
+        if interpreter.writer.last_error is not None:
+            self.events.emit(
+                "error", {"kind": "learned", "error": str(interpreter.writer.last_error)}
+            )
+        return interpreter
 
     def _ask(
         self,
@@ -188,7 +209,8 @@ class Daemon:
             answered("yes")
             return
         timeout = self.config.query.confirm_timeout
-        router.push(ReviewFrame(question, answered, revised, timeout))
+        classifier = AnthropicClassifier(self.llm_client) if self.llm_client else None
+        router.push(ReviewFrame(question, answered, revised, timeout, classifier))
 
     def _announce_status(self, mode: str) -> None:
         self.notifier.status(f"listening: {mode} mode, cell {self.session.cell.name}")

@@ -32,8 +32,10 @@ from voiced.events import EventLog
 from voiced.history import History, Run
 from voiced.intent import ReplayRequest, replay_request
 from voiced.interpreter.check import Checked, validate
-from voiced.interpreter.grammar import Grammar, interpret
+from voiced.interpreter.grammar import is_learning
+from voiced.interpreter.learning import LearningRefused
 from voiced.interpreter.result import Interpretation, SequenceStep, as_sequence, unknown
+from voiced.interpreter.tiers import Interpreter, Understood
 from voiced.logs import correlation
 from voiced.questions import Questions, is_question
 from voiced.review import read_back, revise
@@ -68,6 +70,8 @@ class Job:
     goals: tuple[SequenceStep, ...] = ()
     """What the operator asked for, before navigation and tool changes were added: what is
     read back, revised, recorded and replayed."""
+    understood: Understood | None = None
+    """How it was understood (a verb the LLM resolved is learned once the job has run)."""
 
 
 class RobotPipeline:
@@ -82,11 +86,14 @@ class RobotPipeline:
         speak: Callable[[str], None],
         save_scene: Callable[[Scene], None],
         ask: Ask,
+        *,
+        interpreter: Interpreter,
         trace_dir: Path | None = None,
         history: History | None = None,
         review: ReviewConfig | None = None,
     ) -> None:
-        self.cell = cell
+        # The interpreter's cell carries the composites learned in earlier runs (tier 2).
+        self.cell = interpreter.cell
         self.scene = scene
         self.planned = scene
         self.link = link
@@ -98,7 +105,8 @@ class RobotPipeline:
         self.history = history
         self.review = review or ReviewConfig()
         self.questions = Questions(cell, history)
-        self.grammar = Grammar(cell)
+        self.interpreter = interpreter
+        self._last_goals: tuple[SequenceStep, ...] = ()
         self._queue: asyncio.Queue[Job] = asyncio.Queue()
         self._inbox: asyncio.Queue[tuple[str, str | None, Outcome]] = asyncio.Queue()
         self._interpreting = False
@@ -146,9 +154,19 @@ class RobotPipeline:
     async def _accept(self, text: str, correlation_id: str | None, outcome: Outcome) -> None:
         if is_question(text) and self._answer(text, outcome):
             return
-        meant = self._replay_of(text, correlation_id)
-        if meant is None:
-            meant = interpret(self.grammar, text, correlation_id)
+        understood = (
+            Understood(replay)
+            if (replay := self._replay_of(text, correlation_id))
+            else (
+                await self.interpreter.interpret(
+                    text, self.planned, self._last_goals, correlation_id
+                )
+            )
+        )
+        meant = understood.interpretation
+        if is_learning(meant):
+            self._confirm_learning(text, meant, outcome)
+            return
         checked = self._plan(meant)
         result = checked.interpretation
         self.events.emit("interpretation", result.to_dict())
@@ -164,26 +182,14 @@ class RobotPipeline:
             return
         run_id = self._record(text, meant, "planned")
         job = Job(text, correlation_id, result, checked.compiled.program, outcome, run_id,
-                  meant.sequence)  # fmt: skip
+                  meant.sequence, understood)  # fmt: skip
         if self._needs_review(job):
             self._ask_first(job)
         else:
             self._enqueue(job)
 
     def _plan(self, meant: Interpretation) -> Checked:
-        """The goals as atomic steps (navigation, tool changes: see sequence_builder), checked
-        against the planned scene."""
-        goals = [step.to_dict() for step in meant.sequence]
-        built = build(self.cell, self.planned, goals)
-        if built.errors:
-            failed = meant.with_changes(
-                validated=False,
-                validation_issues=meant.validation_issues + built.errors,
-                user_feedback=meant.user_feedback or built.errors[0],
-            )
-            return Checked(failed, None)
-        return validate(meant.with_changes(sequence=as_sequence(built.steps)), self.cell,
-                        self.planned)  # fmt: skip
+        return plan(self.cell, self.planned, meant)
 
     def _answer(self, text: str, outcome: Outcome) -> bool:
         """Seed 001's question branch: answered from the cell, scene and history; no motion."""
@@ -256,9 +262,48 @@ class RobotPipeline:
         if self.history is not None and job.run_id is not None:
             self.history.replan(job.run_id, plan)
         return Job(job.text, job.correlation_id, checked.interpretation,
-                   checked.compiled.program, job.outcome, job.run_id, meant.sequence)  # fmt: skip
+                   checked.compiled.program, job.outcome, job.run_id, meant.sequence,
+                   job.understood)  # fmt: skip
+
+    def _confirm_learning(self, text: str, meant: Interpretation, outcome: Outcome) -> None:
+        """Seed 000's secondary commands: spoken confirmation, then the memory writer; the
+        sequence is learned, not run."""
+        self._asking += 1
+        self._idle.clear()
+        phrase = (meant.composite_name or "").replace("_", " ")
+        plan = [step.to_dict() for step in meant.sequence]
+
+        def answered(answer: str) -> None:
+            self._asking -= 1
+            with correlation(meant.correlation_id):
+                self.events.emit("confirmation", {"question": text, "answer": answer})
+                _settle(outcome, *self._learn(meant, phrase, answer))
+                self._settle_idle()
+
+        def revised(feedback: str) -> None:
+            answered("no")
+
+        question = f'Shall I remember "{phrase}" as: {read_back(self.cell, plan)[7:-1]}?'
+        self.ask(question, answered, revised)
+
+    def _learn(self, meant: Interpretation, phrase: str, answer: str) -> tuple[bool, str]:
+        if answer != "yes":
+            self.speak("I will not remember it.")
+            return False, f"Not learned ({answer})."
+        try:
+            self.interpreter.remember(meant)
+        except (LearningRefused, VoicedError) as error:
+            self.speak(f"I could not remember it: {error}")
+            return False, str(error)
+        self.cell = self.interpreter.cell
+        sequence = [step.to_dict() for step in meant.sequence]
+        self.events.emit("learned", {"name": meant.composite_name, "phrase": phrase,
+                                     "sequence": sequence})  # fmt: skip
+        self.speak(f'Saved. Say "{phrase}" to use it.')
+        return True, "Learned."
 
     def _enqueue(self, job: Job) -> None:
+        self._last_goals = job.goals or self._last_goals
         self.planned = job.program.expected
         self._idle.clear()
         self._queue.put_nowait(job)
@@ -304,6 +349,8 @@ class RobotPipeline:
         self._track(compiled.program, report)
         if report.complete:
             self._finish(job, "completed", "Done.", ok=True)
+            if job.understood is not None:
+                self.interpreter.used(job.understood)
         else:
             self._finish(job, "stopped" if report.stopped else "failed", _why_cut_short(report))
             await self._after_cut_short(report)
@@ -498,3 +545,18 @@ def scene_after_partial_run(
                 break
             scene = physics.apply(cell, scene, program.primitives[index])
     return scene
+
+
+def plan(cell: Cell, scene: Scene, meant: Interpretation) -> Checked:
+    """The goals as atomic steps (navigation, tool changes: see sequence_builder), checked
+    against `scene` by the compiler."""
+    goals = [step.to_dict() for step in meant.sequence]
+    built = build(cell, scene, goals)
+    if built.errors:
+        failed = meant.with_changes(
+            validated=False,
+            validation_issues=meant.validation_issues + built.errors,
+            user_feedback=meant.user_feedback or built.errors[0],
+        )
+        return Checked(failed, None)
+    return validate(meant.with_changes(sequence=as_sequence(built.steps)), cell, scene)

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from robot.cell import Cell
 from robot.compiler import CompileResult, compile_sequence
 from robot.scene import Scene
-from voiced.interpreter.grammar import Grammar, interpret
 from voiced.interpreter.result import Interpretation
 
 
@@ -38,10 +37,3 @@ def validate(result: Interpretation, cell: Cell, scene: Scene) -> Checked:
         user_feedback=result.user_feedback or issues[0],
     )
     return Checked(failed, compiled)
-
-
-def understand(
-    grammar: Grammar, scene: Scene, text: str, correlation_id: str | None = None
-) -> Checked:
-    """Text to a checked interpretation against the current scene."""
-    return validate(interpret(grammar, text, correlation_id), grammar.cell, scene)

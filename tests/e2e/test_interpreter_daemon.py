@@ -1,0 +1,105 @@
+"""Issue 6 through the real daemon: learning by voice, creative commands offline, and the LLM
+tier reached by the real anthropic client at a local server that speaks the Messages API."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.helpers import fast_config, final_state, parse_events, run_text, voiced, voiced_env
+from tests.llm.messages_api import MessagesApi, Recorded, Reply, json_message
+
+
+def kinds(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [e for e in events if e["event"] == kind]
+
+
+def test_learning_by_voice_then_using_it(tmp_path: Path) -> None:
+    session = "computer when I say lunch make bread cheese bread\n\nyes\ncomputer lunch\n\n"
+    events, proc = run_text(tmp_path, "sandwich", session)
+    assert proc.returncode == 0, proc.stderr
+    assert kinds(events, "learned")[0]["phrase"] == "lunch"
+    assert final_state(events)["zones"]["assembly_fixture"] == ["bread", "cheese", "bread"]
+    learned = json.loads((tmp_path / "data" / "learned_composites.json").read_text("utf-8"))
+    assert "lunch" in json.dumps(learned)
+    # The next run starts with it: the phrase works straight away.
+    events, proc = run_text(tmp_path, "sandwich", "computer lunch\n\n")
+    assert proc.returncode == 0, proc.stderr
+    assert final_state(events)["zones"]["assembly_fixture"] == ["bread", "cheese", "bread"]
+
+
+def test_learning_declined_saves_nothing(tmp_path: Path) -> None:
+    events, proc = run_text(
+        tmp_path, "sandwich", "computer when I say lunch make bread cheese bread\n\nno\n"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert not kinds(events, "learned")
+    assert not kinds(events, "primitive"), "a learning command is learned, never run"
+    assert not (tmp_path / "data" / "learned_composites.json").exists()
+
+
+def test_a_creative_command_works_offline(tmp_path: Path) -> None:
+    events, proc = run_text(tmp_path, "sandwich", "computer surprise me\n\n")
+    assert proc.returncode == 0, proc.stderr
+    interp = kinds(events, "interpretation")[0]
+    assert interp["is_creative"] is True
+    assert interp["composite_name"] is None
+    assert interp["creative_reasoning"].startswith("Axis 1:")
+    zones = final_state(events)["zones"]
+    assert sum(len(stack) for stack in zones.values()) >= 2
+
+
+def cheesy(request: Recorded) -> Reply:
+    """The model's side: the resolver does not know "give"; pass 1 makes a cheese layer."""
+    if '"composite"' in request.system_text:
+        return json_message({"composite": "UNKNOWN", "reasoning": "not a composite"})
+    return json_message({
+        "interpretation": "Add a layer of cheese.",
+        "sequence": [{"instruction": "add_layer", "params": {"item": "cheese"}}],
+        "composite_name": None, "confidence": 0.9, "user_feedback": None,
+        "creative_reasoning": None,
+    })  # fmt: skip
+
+
+async def test_the_llm_tier_through_the_daemon(tmp_path: Path) -> None:
+    async with MessagesApi(responder=cheesy) as api:
+        env = voiced_env(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=api.url)
+        cmd = voiced("run", "--config", str(fast_config(tmp_path)), "--cell", "sandwich",
+                     "--text", "-", "--controller", "sim", "--events", "-")  # fmt: skip
+        proc = await asyncio.create_subprocess_exec(
+            *cmd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, env=env,
+        )  # fmt: skip
+        session = b"computer give it the cheesy treatment\n\nyes\n"
+        stdout, stderr = await asyncio.wait_for(proc.communicate(session), 120)
+        requests = api.messages
+    assert proc.returncode == 0, stderr.decode()
+    events = parse_events(stdout.decode())
+    sources = [e["source"] for e in kinds(events, "interpretation")]
+    assert sources[-1] == "llm"
+    said = [e["text"] for e in kinds(events, "feedback")]
+    assert any(s.endswith("Proceed?") for s in said), "LLM plans are read back first"
+    assert final_state(events)["zones"]["assembly_fixture"] == ["cheese"]
+    assert kinds(events, "llm"), "token use is recorded per command"
+    assert any("add_layer" in r.system_text for r in requests), "the live cell is in the prompt"
+
+
+async def test_an_unreachable_model_falls_back_to_the_grammars_reason(tmp_path: Path) -> None:
+    env = voiced_env(tmp_path, ANTHROPIC_API_KEY="test-key",
+                     ANTHROPIC_BASE_URL="http://127.0.0.1:9")  # fmt: skip
+    config = fast_config(tmp_path, "[llm]\nretries = 0\ntimeout = 2.0\n")
+    cmd = voiced("run", "--config", str(config), "--cell", "sandwich", "--text", "-",
+                 "--controller", "sim", "--events", "-")  # fmt: skip
+    proc = await asyncio.create_subprocess_exec(
+        *cmd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, env=env,
+    )  # fmt: skip
+    stdout, stderr = await asyncio.wait_for(
+        proc.communicate(b"computer give it the cheesy treatment\n\n"), 120
+    )
+    assert proc.returncode == 0, stderr.decode()
+    events = parse_events(stdout.decode())
+    assert not kinds(events, "primitive")
+    assert kinds(events, "feedback"), "the operator hears why"

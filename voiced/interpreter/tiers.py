@@ -1,0 +1,179 @@
+"""Cheap before expensive: phrase bank, then grammar, then the language model only when needed.
+
+`Interpreter` is the one entry point the daemon uses. Creative commands are recognised first (the
+grammar would otherwise call "make something delicious" an unknown item). A grammar failure says
+what could help (`Failure.fallback`): an unknown verb goes to seed 003's resolver, which maps the
+phrase onto a composite (the grammar then parses it; once the command has run, the verb joins the
+grammar's semantic map); a structure the grammar cannot place goes to seed 000's three passes;
+anything the model cannot add (an item the cell lacks) keeps the grammar's spoken reason.
+Offline, the first two tiers and the creative generator are all there is.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import structlog
+
+from robot.cell import Cell
+from robot.scene import Scene
+from voiced.errors import LlmError
+from voiced.interpreter.grammar import Grammar, from_parse, remember
+from voiced.interpreter.learning import Learning, MemoryWriter
+from voiced.interpreter.phrasebank import PhraseBank
+from voiced.interpreter.result import Interpretation, SequenceStep
+from voiced.llm import creative
+from voiced.llm.client import LlmClient
+from voiced.llm.creative_gen import offline_interpretation, supported
+from voiced.llm.resolver import PhraseResolver
+from voiced.llm.sequence import SequenceInterpreter
+from voiced.llm.settings import LlmSettings
+from voiced.paths import DataDir
+
+log = structlog.get_logger(__name__)
+
+Emit = Callable[[str, dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class Understood:
+    """An interpretation and what came with it."""
+
+    interpretation: Interpretation
+    resolved_verb: tuple[str, str] | None = None
+    """(phrase, composite) the resolver supplied: learned into the grammar once used."""
+
+
+class Interpreter:
+    """The three tiers for one cell and data directory."""
+
+    def __init__(
+        self,
+        cell: Cell,
+        data: DataDir,
+        client: LlmClient | None,
+        settings: LlmSettings,
+        emit: Emit,
+        *,
+        phrase_threshold: float = 90.0,
+        learn_threshold: float = 0.80,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.writer = MemoryWriter(data, threshold=learn_threshold)
+        self.cell = self.writer.load(cell)
+        self.grammar = Grammar(self.cell, PhraseBank.load(self.cell, data, phrase_threshold))
+        self.emit = emit
+        self.rng = rng or random.Random()
+        self.llm = SequenceInterpreter(client, settings, rng=self.rng) if client else None
+        self.resolver = (
+            PhraseResolver(client, cache_path=data.root / "llm_resolutions.json")
+            if client
+            else None
+        )
+
+    @property
+    def online(self) -> bool:
+        return self.llm is not None
+
+    async def interpret(
+        self,
+        text: str,
+        scene: Scene,
+        last_sequence: Sequence[SequenceStep],
+        correlation_id: str | None,
+    ) -> Understood:
+        if creative.is_creative(text) and supported(self.cell):
+            return Understood(await self._creative(text, scene, correlation_id))
+        bank = self.grammar.phrase_bank
+        hit = bank.exact(text)
+        if hit is not None:
+            return Understood(bank.interpret(hit, correlation_id))
+        parsed = self.grammar.parse(text, scene, last_sequence)
+        if not (parsed.success and not parsed.snaps and not parsed.notes):
+            hit = bank.fuzzy(text, self.grammar.same_content)
+            if hit is not None:
+                return Understood(bank.interpret(hit, correlation_id))
+        offline = from_parse(parsed, text, correlation_id)
+        if parsed.success or parsed.error is None or self.llm is None:
+            return Understood(offline)
+        if parsed.error.fallback == "resolve_phrase":
+            resolved = await self._resolve(parsed.error.token, text, scene, last_sequence,
+                                           correlation_id)  # fmt: skip
+            if resolved is not None:
+                return resolved
+        if parsed.error.fallback in ("interpret", "resolve_phrase"):
+            return Understood(await self._three_passes(text, scene, correlation_id, offline))
+        return Understood(offline)
+
+    async def _creative(self, text: str, scene: Scene, cid: str | None) -> Interpretation:
+        assignment = creative.assign(text, self.rng)
+        if self.llm is None:
+            return offline_interpretation(text, self.cell, scene, assignment, self.rng, cid)
+        outcome = await self.llm.interpret(text, self.cell, scene, cid, creative=assignment)
+        self._usage(asdict(outcome.usage), outcome.error)
+        return outcome.interpretation
+
+    async def _three_passes(
+        self, text: str, scene: Scene, cid: str | None, offline: Interpretation
+    ) -> Interpretation:
+        assert self.llm is not None
+        outcome = await self.llm.interpret(text, self.cell, scene, cid)
+        self._usage(asdict(outcome.usage), outcome.error)
+        if outcome.error is not None and not outcome.interpretation.sequence:
+            # The model was out of reach: the grammar's own reason is the better answer.
+            feedback = f"{offline.user_feedback} ({outcome.error})"
+            return offline.with_changes(user_feedback=feedback)
+        return outcome.interpretation
+
+    async def _resolve(
+        self,
+        phrase: str,
+        text: str,
+        scene: Scene,
+        last_sequence: Sequence[SequenceStep],
+        cid: str | None,
+    ) -> Understood | None:
+        assert self.resolver is not None
+        candidates = {c.name: c.description for c in self.cell.composites.values()
+                      if not c.internal}  # fmt: skip
+        try:
+            resolution = await self.resolver.resolve(phrase, candidates, self.cell.description)
+        except LlmError as error:
+            log.warning("resolver unavailable", phrase=phrase, error=str(error))
+            return None
+        self.emit("llm", {"kind": "resolve", **resolution.llm_metadata()})
+        if resolution.canonical is None:
+            return None
+        trial = Grammar(self.cell, self.grammar.phrase_bank)
+        if not trial.add_verb(phrase, resolution.canonical):
+            return None
+        parsed = trial.parse(text, scene, last_sequence)
+        if not parsed.success:
+            return None
+        result = from_parse(parsed, text, cid)
+        meaning = f"{result.interpretation} ('{phrase}' read as {resolution.canonical})"
+        return Understood(
+            result.with_changes(interpretation=meaning, source="grammar+llm"),
+            (phrase, resolution.canonical),
+        )
+
+    def used(self, understood: Understood) -> None:
+        """The command ran: a verb the resolver supplied now belongs to the grammar (seed 003:
+        cache, then learn what use confirmed)."""
+        if understood.resolved_verb is not None:
+            phrase, composite = understood.resolved_verb
+            if self.grammar.add_verb(phrase, composite):
+                log.info("learned a verb", phrase=phrase, composite=composite)
+
+    def remember(self, result: Interpretation) -> Interpretation:
+        """Save a confirmed learning directive; returns the updated interpretation of it."""
+        learning = Learning.from_interpretation(result)
+        self.grammar = remember(self.grammar, self.writer, learning)
+        self.cell = self.grammar.cell
+        return result
+
+    def _usage(self, usage: dict[str, Any], error: str | None) -> None:
+        self.emit("llm", {"kind": "tokens", **usage, "error": error})
