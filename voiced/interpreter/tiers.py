@@ -19,12 +19,15 @@ from typing import Any
 import structlog
 
 from robot.cell import Cell
+from robot.rearrange import plan_rearrangement, plan_to_sequence
+from robot.rearrange.llm import understand_target
 from robot.scene import Scene
 from voiced.errors import LlmError
+from voiced.interpreter.arrangement import ArrangementParse, parse_arrangement
 from voiced.interpreter.grammar import Grammar, from_parse, remember
 from voiced.interpreter.learning import Learning, MemoryWriter
 from voiced.interpreter.phrasebank import PhraseBank
-from voiced.interpreter.result import Interpretation, SequenceStep
+from voiced.interpreter.result import Interpretation, SequenceStep, as_sequence, unknown
 from voiced.llm import creative
 from voiced.llm.client import LlmClient
 from voiced.llm.creative_gen import offline_interpretation, supported
@@ -67,6 +70,7 @@ class Interpreter:
         self.grammar = Grammar(self.cell, PhraseBank.load(self.cell, data, phrase_threshold))
         self.emit = emit
         self.rng = rng or random.Random()
+        self.client = client
         self.llm = SequenceInterpreter(client, settings, rng=self.rng) if client else None
         self.resolver = (
             PhraseResolver(client, cache_path=data.root / "llm_resolutions.json")
@@ -87,6 +91,9 @@ class Interpreter:
     ) -> Understood:
         if creative.is_creative(text) and supported(self.cell):
             return Understood(await self._creative(text, scene, correlation_id))
+        arranged = parse_arrangement(text, self.cell, scene)
+        if arranged is not None:
+            return Understood(await self._arrange(text, scene, arranged, correlation_id))
         bank = self.grammar.phrase_bank
         hit = bank.exact(text)
         if hit is not None:
@@ -107,6 +114,37 @@ class Interpreter:
         if parsed.error.fallback in ("interpret", "resolve_phrase"):
             return Understood(await self._three_passes(text, scene, correlation_id, offline))
         return Understood(offline)
+
+    async def _arrange(
+        self, text: str, scene: Scene, arranged: ArrangementParse, cid: str | None
+    ) -> Interpretation:
+        """Issue 8: the words give a target arrangement (the grammar, else the model — which
+        gives only a target, never moves); the optimal planner gives the moves."""
+        target, meaning = arranged.target, arranged.meaning
+        if target is None and self.client is not None:
+            try:
+                answer = await understand_target(self.client, self.cell, scene, text)
+                target, meaning = answer.target, f"Arrange as {answer.target}"
+            except LlmError as error:
+                log.warning("the model could not read the arrangement", error=str(error))
+        if target is None:
+            failure = arranged.failure
+            feedback = failure.feedback if failure is not None else "I cannot arrange that."
+            return unknown(text, feedback, source="planner").with_changes(correlation_id=cid)
+        plan = plan_rearrangement(self.cell, scene, target)
+        self.emit("plan", plan.to_dict())
+        if plan.status != "success":
+            reason = plan.reason or "it cannot be done with the buffers I have"
+            return unknown(text, f"I cannot build that: {reason}", source="planner").with_changes(
+                correlation_id=cid
+            )
+        steps = as_sequence(plan_to_sequence(self.cell, plan))
+        return Interpretation(
+            interpretation=f"{meaning} ({len(plan.steps)} moves, optimal)",
+            sequence=steps, pass1_sequence=steps, confidence=0.9 if arranged.target else 0.7,
+            validated=True, source="planner" if arranged.target else "llm+planner",
+            correlation_id=cid,
+        )  # fmt: skip
 
     async def _creative(self, text: str, scene: Scene, cid: str | None) -> Interpretation:
         assignment = creative.assign(text, self.rng)

@@ -1,0 +1,288 @@
+"""The optimal rearrangement search: A* over site stacks, fewest moves first.
+
+The state is the cell's own: every site is a stack (bottom to top) with its capacity, and a site
+with `supports` (the pyramid top) needs them all occupied and pins them while it is occupied.
+One move takes the top object of a site and puts it on top of another. The arrangement sites
+must end exactly as the target says; every other site is free. The one-object buffer slots and
+scatter spots are interchangeable for that goal, so the search keeps only *which* objects are
+parked there and how many slots there are (plan.py assigns the slots afterwards: a parking
+move between two such slots can never shorten a plan, so this loses no optimal plan).
+
+Admissibility of the heuristic (h counts moves; see `_estimate`). Every move moves exactly one
+object, so the moves any completion needs are at least the sum over objects of a lower bound on
+the moves *that* object needs. Call an object well placed when it sits on a goal-constrained
+site at the level the goal gives it, everything below it is well placed, and (at level 0 of a
+site with supports) every support site already holds exactly its goal stack, all well placed.
+- A well placed object: bound 0.
+- A parked, supplied or otherwise not well placed object that the goal puts on another site,
+  or that the goal does not place at all but that stands on a constrained site: it must move
+  at least once, bound 1.
+- A not well placed object X on site s whose goal is also on s: bound 2. Either something
+  under X (or a support of s) must change, and nothing under X can be taken or added while X is
+  on s, or X is at a level that the goal gives to another object (X's own goal level is then
+  higher: the levels below are well placed with other objects), which that object can only
+  take once X is gone. Either way X leaves s and must come back: two moves.
+- A parked object the goal does not place: bound 0.
+The sum never exceeds the true cost, so h is admissible. It is also consistent: a move changes
+only the moved object's bound (by at most 1 downwards), because well-placedness depends only on
+what is below an object, and nothing can rest on the moved object's old or new site above it
+(it was the top; supported sites over either end must be empty for the move to be allowed).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from robot.arrangement import ARRANGEMENT_SITES
+from robot.cell import Cell
+
+PARK = "@park"
+"""Move end meaning "one of the interchangeable one-object slots" (buffers, scatter spots)."""
+SUPPLY = "@supply"
+"""Move source meaning "from the cell's supply" (objects not yet in the cell)."""
+PARKING_KINDS = ("buffer", "scatter")
+"""Site kinds whose one-object sites are interchangeable parking."""
+UNIT = 1000
+"""The cost of one move. A move onto a site that is not the object's goal costs UNIT + 1:
+among the plans with fewest moves, those that set objects aside on buffers rather than on
+arrangement positions win, and the move count (cost // UNIT) stays the optimum."""
+DEFAULT_MAX_STATES = 400_000
+"""States expanded before the search gives up (6 objects need a few thousand)."""
+
+Stacks = tuple[tuple[str, ...], ...]
+State = tuple[Stacks, frozenset[str], frozenset[str]]
+"""(stacks of the explicit sites, parked objects, objects still in the supply)."""
+
+
+@dataclass(frozen=True)
+class SiteSpec:
+    """One site whose stack the search keeps."""
+
+    name: str
+    """The cell's site name."""
+    capacity: int | None
+    """Most objects it holds; None for unlimited."""
+    supports: tuple[str, ...] = ()
+    """Sites that must be occupied before anything goes here (and stay pinned meanwhile)."""
+
+
+@dataclass(frozen=True)
+class Move:
+    """One object from one site to another (PARK / SUPPLY stand for the pooled ends)."""
+
+    object: str
+    """The object moved."""
+    source: str
+    """Site name, PARK or SUPPLY."""
+    target: str
+    """Site name or PARK."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A search problem: sites, where everything starts, what the constrained sites must hold."""
+
+    sites: tuple[SiteSpec, ...]
+    """The sites whose stacks are kept (arrangement sites and any site that is not parking)."""
+    start: Mapping[str, tuple[str, ...]]
+    """Site name -> objects, bottom to top (sites of `sites` only)."""
+    goal: Mapping[str, tuple[str, ...]]
+    """Constrained site -> the exact stack it must end with; sites not named are free."""
+    parked: frozenset[str] = frozenset()
+    """Objects on parking slots at the start."""
+    parking_slots: int = 0
+    """How many parking slots there are (occupied ones included)."""
+    supply: frozenset[str] = frozenset()
+    """Goal objects that are not in the cell yet but can be brought from its supply."""
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What the search found."""
+
+    moves: tuple[Move, ...] | None
+    """An optimal plan, or None when there is none (or the search gave up)."""
+    expanded: int
+    """States expanded."""
+    gave_up: bool = False
+    """True when `max_states` ran out before the search was complete."""
+
+
+class _Index:
+    """The problem with sites as integers, for speed."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.names = tuple(s.name for s in problem.sites)
+        at = {name: i for i, name in enumerate(self.names)}
+        self.capacity = tuple(s.capacity for s in problem.sites)
+        self.supports = tuple(tuple(at[x] for x in s.supports) for s in problem.sites)
+        self.dependents = tuple(
+            tuple(j for j, s in enumerate(problem.sites) if name in s.supports)
+            for name in self.names
+        )
+        self.goal = tuple(problem.goal.get(name) for name in self.names)
+        self.goal_site = {obj: at[site] for site, stack in problem.goal.items() for obj in stack}
+        self.order = _support_order(self.supports)
+        self.slots = problem.parking_slots
+
+    def room(self, stacks: Stacks, j: int) -> bool:
+        cap = self.capacity[j]
+        if cap is not None and len(stacks[j]) >= cap:
+            return False
+        if not all(stacks[k] for k in self.supports[j]):
+            return False
+        return not any(stacks[d] for d in self.dependents[j])
+
+    def takeable(self, stacks: Stacks, i: int) -> bool:
+        return bool(stacks[i]) and not any(stacks[d] for d in self.dependents[i])
+
+
+def _support_order(supports: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
+    """Site indices with every site after its supports."""
+    done: list[int] = []
+    while len(done) < len(supports):
+        for i, needs in enumerate(supports):
+            if i not in done and all(k in done for k in needs):
+                done.append(i)
+    return tuple(done)
+
+
+def _estimate(ix: _Index, state: State) -> int:
+    """A lower bound on the moves left (module docstring). 0 exactly at a goal state."""
+    stacks, parked, supply = state
+    bound = sum(1 for obj in parked if obj in ix.goal_site) + len(supply)
+    complete = [False] * len(stacks)
+    for i in ix.order:
+        goal, stack = ix.goal[i], stacks[i]
+        if goal is None:
+            bound += sum(1 for obj in stack if obj in ix.goal_site)
+            complete[i] = True
+            continue
+        ok = all(complete[k] for k in ix.supports[i])
+        for level, obj in enumerate(stack):
+            if ok and level < len(goal) and goal[level] == obj:
+                continue
+            ok = False
+            bound += 2 if ix.goal_site.get(obj) == i else 1
+        complete[i] = ok and len(stack) == len(goal)
+    return bound
+
+
+def _with(stacks: Stacks, i: int, stack: tuple[str, ...]) -> Stacks:
+    return (*stacks[:i], stack, *stacks[i + 1 :])
+
+
+def _successors(ix: _Index, state: State) -> Iterator[tuple[Move, State, int]]:
+    """(move, next state, extra cost) for every allowed move."""
+    stacks, parked, supply = state
+    names = ix.names
+    for i in range(len(stacks)):
+        if not ix.takeable(stacks, i):
+            continue
+        obj = stacks[i][-1]
+        lifted = _with(stacks, i, stacks[i][:-1])
+        for j in range(len(stacks)):
+            # Room is checked before and after the lift, as the composite checks it (the lift
+            # may free a support or unpin one).
+            if j != i and ix.room(stacks, j) and ix.room(lifted, j):
+                after = _with(lifted, j, (*lifted[j], obj))
+                yield Move(obj, names[i], names[j]), (after, parked, supply), _penalty(ix, obj, j)
+        if len(parked) < ix.slots:
+            yield Move(obj, names[i], PARK), (lifted, parked | {obj}, supply), 0
+    for pool, source in ((parked, PARK), (supply, SUPPLY)):
+        for obj in sorted(pool):
+            rest = pool - {obj}
+            for j in range(len(stacks)):
+                if ix.room(stacks, j):
+                    after = _with(stacks, j, (*stacks[j], obj))
+                    nxt = (after, rest, supply) if source == PARK else (after, parked, rest)
+                    yield Move(obj, source, names[j]), nxt, _penalty(ix, obj, j)
+
+
+def _penalty(ix: _Index, obj: str, j: int) -> int:
+    return 0 if ix.goal_site.get(obj) == j else 1
+
+
+def search(problem: Problem, max_states: int = DEFAULT_MAX_STATES) -> SearchResult:
+    """A* from `problem.start` to the goal: a plan with the fewest moves (module docstring),
+    None when the goal cannot be reached."""
+    ix = _Index(problem)
+    start: State = (
+        tuple(tuple(problem.start.get(name, ())) for name in ix.names),
+        problem.parked,
+        problem.supply,
+    )
+    best = {start: 0}
+    parent: dict[State, tuple[State, Move]] = {}
+    tie = itertools.count()
+    heap = [(UNIT * _estimate(ix, start), 0, next(tie), start)]
+    expanded = 0
+    while heap:
+        _, neg_g, _, state = heapq.heappop(heap)
+        cost = -neg_g
+        if cost > best[state]:
+            continue  # a stale entry: the state was reached more cheaply since
+        if _estimate(ix, state) == 0:
+            return SearchResult(_path(parent, state), expanded)
+        expanded += 1
+        if expanded > max_states:
+            return SearchResult(None, expanded, gave_up=True)
+        for move, child, extra in _successors(ix, state):
+            g = cost + UNIT + extra
+            if g < best.get(child, g + 1):
+                best[child] = g
+                parent[child] = (state, move)
+                # Deeper first among equal f (-g): reaches a goal without widening the frontier.
+                heapq.heappush(heap, (g + UNIT * _estimate(ix, child), -g, next(tie), child))
+    return SearchResult(None, expanded)
+
+
+def _path(parent: Mapping[State, tuple[State, Move]], state: State) -> tuple[Move, ...]:
+    moves: list[Move] = []
+    while state in parent:
+        state, move = parent[state]
+        moves.append(move)
+    return tuple(reversed(moves))
+
+
+def parking_sites(cell: Cell) -> tuple[str, ...]:
+    """The cell's interchangeable one-object slots: buffers first (they are what temporary
+    storage is for), then scatter spots; none supports or rests on another site."""
+    supporting = {s for site in cell.sites.values() for s in site.supports}
+    return tuple(
+        site.name
+        for kind in PARKING_KINDS
+        for site in cell.sites.values()
+        if site.kind == kind
+        and site.capacity == 1
+        and not site.supports
+        and site.name not in supporting
+        and site.name not in ARRANGEMENT_SITES
+    )
+
+
+def cell_problem(
+    cell: Cell,
+    stacks: Mapping[str, Sequence[str]],
+    goal: Mapping[str, Sequence[str]],
+    supply: frozenset[str] = frozenset(),
+) -> Problem:
+    """The search problem for `cell` from scene `stacks` to arrangement `goal` (every
+    arrangement site constrained). Supply sites are sources only, never stacks to plan on."""
+    parking = parking_sites(cell)
+    kept = tuple(
+        SiteSpec(site.name, site.capacity, site.supports)
+        for site in cell.sites.values()
+        if site.name not in parking and site.kind != "supply"
+    )
+    return Problem(
+        sites=kept,
+        start={s.name: tuple(stacks.get(s.name, ())) for s in kept},
+        goal={site: tuple(goal.get(site, ())) for site in ARRANGEMENT_SITES if site in cell.sites},
+        parked=frozenset(obj for site in parking for obj in stacks.get(site, ())),
+        parking_slots=len(parking),
+        supply=supply,
+    )
