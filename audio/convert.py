@@ -1,0 +1,83 @@
+"""Sample format conversion: any file or device rate/channels -> 16 kHz mono int16.
+
+PyAV (FFmpeg's resampler, already a dependency of faster-whisper) does the work, so files of
+any format and devices that cannot open at 16 kHz give the same samples the rest expects.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import av
+import numpy as np
+import numpy.typing as npt
+
+from audio.settings import SAMPLE_RATE
+
+Pcm = npt.NDArray[np.int16]
+"""16 kHz mono int16 samples."""
+
+
+class AudioFileError(ValueError):
+    """An audio file could not be read; the message names the file and why."""
+
+
+class Resampler:
+    """Streaming conversion of int16 blocks at `rate` Hz with `channels` to 16 kHz mono.
+
+    Holds FFmpeg's filter state between blocks, so consecutive blocks resample as one signal
+    (no click at block edges)."""
+
+    def __init__(self, rate: int, channels: int) -> None:
+        self.rate = rate
+        self.channels = channels
+        self._layout = "mono" if channels == 1 else "stereo" if channels == 2 else f"{channels}c"
+        self._resampler = av.AudioResampler(format="s16", layout="mono", rate=SAMPLE_RATE)
+        self._pts = 0
+
+    def convert(self, block: npt.NDArray[np.int16]) -> Pcm:
+        """`block` is (frames,) or (frames, channels) int16; returns what is ready so far."""
+        interleaved = np.ascontiguousarray(block.reshape(1, -1), dtype=np.int16)
+        frame = av.AudioFrame.from_ndarray(interleaved, format="s16", layout=self._layout)
+        frame.sample_rate = self.rate
+        frame.pts = self._pts
+        self._pts += block.shape[0]
+        return _join(self._resampler.resample(frame))
+
+    def flush(self) -> Pcm:
+        """The samples still held by the filter at the end of the stream."""
+        return _join(self._resampler.resample(None))
+
+
+def _join(frames: list[av.AudioFrame]) -> Pcm:
+    if not frames:
+        return np.zeros(0, dtype=np.int16)
+    return np.concatenate([f.to_ndarray().reshape(-1) for f in frames]).astype(np.int16)
+
+
+def read_audio(path: str | Path) -> Pcm:
+    """Decode an audio file (WAV or anything FFmpeg reads) to 16 kHz mono int16."""
+    resampler = av.AudioResampler(format="s16", layout="mono", rate=SAMPLE_RATE)
+    parts: list[Pcm] = []
+    try:
+        with av.open(str(path), mode="r") as container:
+            if not container.streams.audio:
+                raise AudioFileError(f"{path}: no audio stream")
+            for frame in container.decode(audio=0):
+                parts.append(_join(resampler.resample(frame)))
+            parts.append(_join(resampler.resample(None)))
+    except (OSError, av.FFmpegError) as exc:
+        raise AudioFileError(f"{path}: cannot read audio: {exc}") from exc
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int16)
+
+
+def to_float(samples: Pcm) -> npt.NDArray[np.float32]:
+    """int16 -> float32 in [-1, 1), the form Whisper, Silero and the viewer take."""
+    return samples.astype(np.float32) / 32768.0
+
+
+def rms(samples: Pcm) -> float:
+    """Root mean square in int16 units (0 for no samples)."""
+    if samples.size == 0:
+        return 0.0
+    return float(np.sqrt(np.mean(np.square(samples.astype(np.float64)))))

@@ -1,0 +1,252 @@
+"""The listener: source -> ring buffer + segmenter -> (wake gate) -> Silero gate -> transcriber.
+
+It yields events on the audio clock. Audio is processed one VAD frame at a time and nothing
+else advances while the consumer handles an event, so the same audio gives the same events at
+real-time pace and as fast as possible, including the effect of `mute_until` and `hold` calls the
+consumer makes in response. Transcription is one segment at a time; while it runs, the source
+buffers (the microphone's queue is bounded and drops its oldest audio, with a warning).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+import numpy as np
+import structlog
+
+from audio import silero
+from audio.convert import Pcm
+from audio.segmenter import Activity, Dropped, Segment, Segmenter, SegmenterEvent
+from audio.settings import SAMPLE_RATE, AudioSettings
+from audio.source import AudioSource, MicSource
+from audio.transcribe import NO_BIAS, BiasVocabulary, Transcriber, Transcript, TranscriptionError
+from audio.wake import WakeGate
+
+log = structlog.get_logger(__name__)
+
+TICK_S = 0.1
+"""Ticks come at least this often on the audio clock."""
+HOLD_TIMEOUT_S = 60.0
+"""A hold never released (a speaker that hung) stops blocking the input after this long."""
+
+
+@dataclass(frozen=True)
+class Heard:
+    """A transcribed utterance to dispatch."""
+
+    text: str
+    """Cleaned text (with the router's wake word in front when a wake detector opened it)."""
+    raw: str
+    """The engine's raw text, special tokens included."""
+    t: float
+    """Audio clock at the end of the segment."""
+    segment: Segment
+    """The audio."""
+    transcript: Transcript
+    """The full transcription result."""
+
+
+@dataclass(frozen=True)
+class Tick:
+    """Audio time passed (for silence and confirm timers)."""
+
+    t: float
+    """Audio clock now."""
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """Audio that produced nothing to dispatch, and why."""
+
+    t: float
+    """Audio clock when it was rejected."""
+    reason: str
+    """e.g. "too short (90 ms)", "not speech (silero 0.08)", "no wake word", a guard's reason."""
+    raw: str = ""
+    """The engine's raw text when there was a transcription."""
+
+
+ListenerEvent = Heard | Activity | Tick | Rejected
+SegmentSink = Callable[[Segment, Transcript | None, str | None], None]
+"""Receives every segment with its transcript (None if never transcribed) and the rejection
+reason (None if heard); the debug viewer's `publish` fits."""
+
+
+class MuteHold:
+    """Keeps the listener from processing audio after `t0` until released (see `Listener.hold`)."""
+
+    def __init__(self, listener: Listener, t0: float) -> None:
+        self.t0 = t0
+        """Audio clock when the hold was taken."""
+        self._listener = listener
+
+    def release(self, until: float) -> None:
+        """Resume, with the input muted up to audio time `until`."""
+        self._listener._release(self, until)
+
+
+class Listener:
+    """Turns an audio source into `ListenerEvent`s."""
+
+    def __init__(
+        self,
+        source: AudioSource,
+        transcriber: Transcriber,
+        settings: AudioSettings | None = None,
+        *,
+        bias: BiasVocabulary = NO_BIAS,
+        wake_gate: WakeGate | None = None,
+        wake_required: Callable[[], bool] = lambda: False,
+        sink: SegmentSink | None = None,
+    ) -> None:
+        self.source = source
+        self.transcriber = transcriber
+        self.settings = settings or AudioSettings()
+        self.bias = bias
+        """The vocabulary passed to the transcriber; replace it when the cell changes."""
+        self.wake_gate = wake_gate
+        self.wake_required = wake_required
+        self.sink = sink
+        self.segmenter = Segmenter(self.settings)
+        self._frame = self.segmenter.frame
+        self._tick_frames = max(1, round(TICK_S * SAMPLE_RATE) // self._frame)
+        self._position = 0
+        self._mute_until = 0
+        self._holds: set[MuteHold] = set()
+        self._released = asyncio.Event()
+
+    @property
+    def now(self) -> float:
+        """Audio clock: seconds of audio processed so far."""
+        return self._position / SAMPLE_RATE
+
+    @property
+    def muted_until(self) -> float:
+        """Audio clock up to which input is ignored."""
+        return self._mute_until / SAMPLE_RATE
+
+    def mute_until(self, t: float) -> None:
+        """Ignore input up to audio time `t` (the daemon's own speech plus a tail)."""
+        self._mute_until = max(self._mute_until, round(t * SAMPLE_RATE))
+
+    def hold(self) -> MuteHold:
+        """Stop processing input until the returned hold is released with the end of the
+        speech. Take it synchronously when speech is decided, so no audio slips through while
+        the speaker synthesises. For the microphone the hold starts at the newest captured
+        sample, since the listener may lag behind the device by a transcription."""
+        t0 = self.now
+        if isinstance(self.source, MicSource):
+            t0 = max(t0, self.source.head_seconds)
+        held = MuteHold(self, t0)
+        self._holds.add(held)
+        return held
+
+    def _release(self, held: MuteHold, until: float) -> None:
+        self.mute_until(until)
+        self._holds.discard(held)
+        self._released.set()
+
+    async def _wait_for_holds(self) -> None:
+        while self._holds:
+            self._released.clear()
+            try:
+                await asyncio.wait_for(self._released.wait(), HOLD_TIMEOUT_S)
+            except TimeoutError:
+                log.warning("speech hold never released; listening again", holds=len(self._holds))
+                self._holds.clear()
+
+    async def events(self) -> AsyncIterator[ListenerEvent]:
+        """Events until the source ends (a microphone never does)."""
+        pending: Pcm = np.zeros(0, dtype=np.int16)
+        async for chunk in self.source.chunks():
+            pending = np.concatenate([pending, chunk.samples]) if len(pending) else chunk.samples
+            while len(pending) >= self._frame:
+                frame, pending = pending[: self._frame], pending[self._frame :]
+                await self._wait_for_holds()
+                async for event in self._process(frame):
+                    yield event
+        for segmenter_event in self.segmenter.finish():
+            async for event in self._handle(segmenter_event):
+                yield event
+        yield Tick(self.now)
+
+    async def _process(self, frame: Pcm) -> AsyncIterator[ListenerEvent]:
+        start = self._position
+        if start < self._mute_until:
+            frame = frame.copy()
+            frame[: self._mute_until - start] = 0
+            for segmenter_event in self.segmenter.abort("muted (speaking)"):
+                async for event in self._handle(segmenter_event):
+                    yield event
+        if self.wake_gate is not None:
+            self.wake_gate.feed(frame, start, listening=self.wake_required())
+        self._position += len(frame)
+        for segmenter_event in self.segmenter.feed(frame):
+            async for event in self._handle(segmenter_event):
+                yield event
+        if (self._position // self._frame) % self._tick_frames == 0:
+            yield Tick(self.now)
+
+    async def _handle(self, event: SegmenterEvent) -> AsyncIterator[ListenerEvent]:
+        if isinstance(event, Activity):
+            yield event
+        elif isinstance(event, Dropped):
+            yield Rejected(event.t, event.reason)
+        else:
+            yield await self._segment(event)
+
+    async def _segment(self, segment: Segment) -> Heard | Rejected:
+        gate = self.wake_gate if self.wake_required() else None
+        if gate is not None:
+            detected_at = gate.admit(segment)
+            if detected_at is None:
+                return self._reject(segment, None, "no wake word")
+            rest = gate.after_wake_phrase(segment, detected_at, self.settings.min_segment_ms / 1000)
+            if rest is None:
+                return self._wake_word_alone(segment, gate)
+            segment = rest
+        if self.settings.silero_gate:
+            prob = await asyncio.to_thread(silero.speech_probability, segment.samples)
+            segment = segment.with_silero(prob)
+            if prob < self.settings.silero_threshold:
+                return self._reject(segment, None, f"not speech (silero {prob:.2f})")
+        try:
+            transcript = await self.transcriber.transcribe(segment, self.bias)
+        except TranscriptionError as exc:
+            log.error("transcription failed", engine=self.transcriber.name, error=str(exc))
+            return self._reject(segment, None, f"transcription failed: {exc}")
+        except Exception as exc:
+            # One bad segment (a model or runtime error) must not stop the operator being
+            # heard; the traceback goes to the log.
+            log.exception("transcriber crashed", engine=self.transcriber.name)
+            return self._reject(segment, None, f"transcription failed: {exc!r}")
+        if transcript.rejected_reason is not None:
+            return self._reject(segment, transcript, transcript.rejected_reason)
+        text = gate.deliver(transcript.text) if gate is not None else transcript.text
+        self._publish(segment, transcript, None)
+        log.info("heard", text=text, t=segment.end, seconds=transcript.seconds)
+        return Heard(text, transcript.raw, segment.end, segment, transcript)
+
+    def _wake_word_alone(self, segment: Segment, gate: WakeGate) -> Heard:
+        """The detector heard the wake phrase and nothing followed: no transcription needed."""
+        transcript = Transcript(gate.wake_word, "", 0.0, 0.0, None, 0.0)
+        self._publish(segment, transcript, None)
+        log.info("heard wake word alone", t=segment.end)
+        return Heard(gate.wake_word, "", segment.end, segment, transcript)
+
+    def _reject(self, segment: Segment, transcript: Transcript | None, reason: str) -> Rejected:
+        self._publish(segment, transcript, reason)
+        raw = transcript.raw if transcript else ""
+        log.info("segment rejected", reason=reason, raw=raw, t=segment.end)
+        return Rejected(segment.end, reason, raw)
+
+    def _publish(self, segment: Segment, transcript: Transcript | None, reason: str | None) -> None:
+        if self.sink is None:
+            return
+        try:
+            self.sink(segment, transcript, reason)
+        except Exception as exc:
+            # The viewer is a debugging aid; it must never stop the operator being heard.
+            log.warning("segment sink failed", error=str(exc))

@@ -1,0 +1,250 @@
+"""Cuts the sample stream into speech segments with webrtcvad.
+
+A segment starts when k of the last n frames are voiced and ends after `hangover_ms` of
+unvoiced frames. A frame quieter than the RMS gate never counts as voiced. The segmenter is
+synchronous and deterministic: the same samples give the same segments however they are
+chunked and however fast they arrive. Times are on the audio clock (sample index / 16000).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+import structlog
+import webrtcvad  # type: ignore[import-untyped]
+
+from audio.convert import Pcm, rms
+from audio.ringbuffer import RingBuffer
+from audio.settings import SAMPLE_RATE, AudioSettings
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class VadStats:
+    """What the voice activity detector saw in a segment."""
+
+    voiced_frames: int
+    """Frames counted as voiced between the start and the end of the segment."""
+    total_frames: int
+    """Frames in the live part (pre-roll excluded)."""
+    trigger_time: float
+    """Audio clock when k of n frames were voiced (the segment was recognised as speech)."""
+    speech_end: float
+    """Audio clock at the end of the last voiced frame: the end of the last word."""
+    rms: float
+    """RMS of the live part, int16 units."""
+    silero_prob: float | None = None
+    """Silero speech probability, when the Silero gate ran."""
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One stretch of speech, pre-roll included."""
+
+    samples: Pcm
+    """16 kHz mono int16: `preroll` samples of history, then the live part."""
+    preroll: int
+    """How many leading samples are pre-roll (the splice point is samples[preroll])."""
+    start: float
+    """Audio clock of the first live sample (samples[preroll])."""
+    end: float
+    """Audio clock one past the last sample (speech end plus the hangover)."""
+    vad: VadStats
+    """Voice activity statistics."""
+    closed_by: str = "silence"
+    """Why it ended: "silence", "max_length" or "end_of_stream"."""
+
+    @property
+    def duration(self) -> float:
+        """Seconds of audio, pre-roll included."""
+        return len(self.samples) / SAMPLE_RATE
+
+    @property
+    def first_sample(self) -> int:
+        """Audio-clock index of samples[0]."""
+        return round(self.start * SAMPLE_RATE) - self.preroll
+
+    def with_silero(self, prob: float) -> Segment:
+        """The same segment with the Silero gate's probability recorded."""
+        return replace(self, vad=replace(self.vad, silero_prob=prob))
+
+
+@dataclass(frozen=True)
+class Activity:
+    """Voice activity changed (for silence timers)."""
+
+    t: float
+    """Audio clock of the change."""
+    voiced: bool
+    """True when speech started, False when it ended."""
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """Speech-like audio the segmenter did not turn into a segment."""
+
+    t: float
+    """Audio clock when it was dropped."""
+    reason: str
+    """Why, e.g. "too short (90 ms)" or "muted"."""
+
+
+SegmenterEvent = Segment | Activity | Dropped
+VoicedTest = Callable[[Pcm], bool]
+"""Decides whether one frame is voiced."""
+
+
+class NoiseFloor:
+    """The room's noise level: a low percentile of recent frame levels. The gaps between words
+    keep it at the noise while someone talks, and it follows a machine starting or stopping
+    within a fraction of the window."""
+
+    PERCENTILE = 10.0
+    """Which percentile of the window's frame levels counts as the floor."""
+
+    def __init__(self, window_frames: int) -> None:
+        self._levels: deque[float] = deque(maxlen=max(1, window_frames))
+        self.level: float | None = None
+        """The estimate (int16 RMS units); None until a non-silent frame was seen."""
+
+    def update(self, frame_rms: float) -> float | None:
+        """Take one frame's RMS; returns the floor before it (what the frame is judged by)."""
+        before = self.level
+        # Digital silence (muted input, padded files) says nothing about the room's noise.
+        if frame_rms > 0:
+            self._levels.append(frame_rms)
+            self.level = float(np.percentile(self._levels, self.PERCENTILE))
+        return before
+
+
+class Segmenter:
+    """Feed samples in, get segments and activity changes out."""
+
+    def __init__(self, settings: AudioSettings, is_voiced: VoicedTest | None = None) -> None:
+        self.settings = settings
+        self.frame = SAMPLE_RATE * settings.frame_ms // 1000
+        self.preroll = SAMPLE_RATE * settings.preroll_ms // 1000
+        self._hangover = -(-settings.hangover_ms // settings.frame_ms)
+        self._max = SAMPLE_RATE * settings.max_segment_ms // 1000
+        self._min = SAMPLE_RATE * settings.min_segment_ms // 1000
+        self._vad = webrtcvad.Vad(settings.vad_aggressiveness)
+        self._is_voiced = is_voiced or self._webrtc_voiced
+        self._margin = 10 ** (settings.noise_margin_db / 20)
+        self.noise = NoiseFloor(round(settings.noise_window_s * 1000 / settings.frame_ms))
+        # Room for a whole segment plus its pre-roll plus the start window.
+        capacity = self.preroll + self._max + self.frame * (settings.start_window + 2)
+        self.ring = RingBuffer(capacity)
+        self._pending = np.zeros(0, dtype=np.int16)
+        self._window: deque[tuple[int, bool]] = deque(maxlen=settings.start_window)
+        self._open: _Open | None = None
+
+    @property
+    def active(self) -> bool:
+        """A segment is open (speech in progress)."""
+        return self._open is not None
+
+    def feed(self, samples: Pcm) -> list[SegmenterEvent]:
+        """Process samples; whole frames are consumed, the remainder waits for more."""
+        data = np.concatenate([self._pending, samples]) if len(self._pending) else samples
+        events: list[SegmenterEvent] = []
+        usable = len(data) - len(data) % self.frame
+        for offset in range(0, usable, self.frame):
+            events.extend(self._frame(data[offset : offset + self.frame]))
+        self._pending = data[usable:].copy()
+        return events
+
+    def finish(self) -> list[SegmenterEvent]:
+        """End of stream: close the open segment, if any."""
+        if self._open is None:
+            return []
+        return self._close("end_of_stream")
+
+    def abort(self, reason: str) -> list[SegmenterEvent]:
+        """Discard the open segment (input muted) and forget the start window."""
+        self._window.clear()
+        if self._open is None:
+            return []
+        self._open = None
+        t = self.ring.end / SAMPLE_RATE
+        return [Activity(t, False), Dropped(t, reason)]
+
+    def _webrtc_voiced(self, frame: Pcm) -> bool:
+        level = rms(frame)
+        floor = self.noise.update(level)
+        if level < self.settings.rms_gate:
+            return False
+        if floor is not None and self.settings.noise_margin_db > 0 and level < floor * self._margin:
+            return False
+        return bool(self._vad.is_speech(frame.tobytes(), SAMPLE_RATE))
+
+    def _frame(self, frame: Pcm) -> list[SegmenterEvent]:
+        first = self.ring.end
+        self.ring.write(frame)
+        voiced = self._is_voiced(frame)
+        current = self._open
+        if current is None:
+            self._window.append((first, voiced))
+            if sum(v for _, v in self._window) < self.settings.start_frames:
+                return []
+            start = next(i for i, v in self._window if v)
+            self._open = _Open(start, self.ring.end, self._window)
+            self._window.clear()
+            return [Activity(start / SAMPLE_RATE, True)]
+        current.frames += 1
+        if voiced:
+            current.voiced += 1
+            current.silent_run = 0
+            current.speech_end = self.ring.end
+        else:
+            current.silent_run += 1
+        if self.ring.end - current.start >= self._max:
+            return self._close("max_length")
+        if current.silent_run >= self._hangover:
+            return self._close("silence")
+        return []
+
+    def _close(self, closed_by: str) -> list[SegmenterEvent]:
+        current = self._open
+        assert current is not None
+        self._open = None
+        t = self.ring.end / SAMPLE_RATE
+        ended = Activity(t, False)
+        speech = current.speech_end - current.start
+        if speech < self._min:
+            return [ended, Dropped(t, f"too short ({speech * 1000 // SAMPLE_RATE} ms)")]
+        first = max(self.ring.start, current.start - self.preroll)
+        samples = self.ring.read(first, self.ring.end)
+        live = samples[current.start - first :]
+        stats = VadStats(
+            voiced_frames=current.voiced,
+            total_frames=current.frames,
+            trigger_time=current.trigger / SAMPLE_RATE,
+            speech_end=current.speech_end / SAMPLE_RATE,
+            rms=round(rms(live), 1),
+        )
+        segment = Segment(
+            samples=samples,
+            preroll=current.start - first,
+            start=current.start / SAMPLE_RATE,
+            end=t,
+            vad=stats,
+            closed_by=closed_by,
+        )
+        return [ended, segment]
+
+
+class _Open:
+    """Bookkeeping of the segment in progress (absolute sample indices)."""
+
+    def __init__(self, start: int, trigger: int, window: deque[tuple[int, bool]]) -> None:
+        self.start = start
+        self.trigger = trigger
+        in_segment = [(i, v) for i, v in window if i >= start]
+        self.frames = len(in_segment)
+        self.voiced = sum(v for _, v in in_segment)
+        self.speech_end = trigger
+        self.silent_run = 0

@@ -1,0 +1,258 @@
+"""Audio sources: async iterators of 16 kHz mono int16 chunks stamped on the audio clock.
+
+The AUDIO CLOCK is the index of a sample since the source started, divided by 16000. Every timer
+that listens to the operator runs on it, so a file gives the same result at real-time pace and
+as fast as possible.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+import sys
+from collections import deque
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import structlog
+
+from audio.convert import Pcm, Resampler, read_audio
+from audio.settings import SAMPLE_RATE
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class AudioChunk:
+    """A run of consecutive samples."""
+
+    samples: Pcm
+    """16 kHz mono int16."""
+    start: int
+    """Index of the first sample on the audio clock (samples since the source started)."""
+
+    @property
+    def end(self) -> int:
+        """Index one past the last sample."""
+        return self.start + len(self.samples)
+
+    @property
+    def t(self) -> float:
+        """Audio-clock seconds at the end of the chunk."""
+        return self.end / SAMPLE_RATE
+
+
+class AudioSource(Protocol):
+    """Anything the listener can read chunks from."""
+
+    def chunks(self) -> AsyncIterator[AudioChunk]:
+        """Chunks in order, without gaps, until the source ends."""
+        ...
+
+
+def _block(block_ms: int) -> int:
+    return max(1, SAMPLE_RATE * block_ms // 1000)
+
+
+class ArraySource:
+    """Samples already in memory (tests, `transcribe_file`); never waits."""
+
+    def __init__(self, samples: Pcm, block_ms: int = 20) -> None:
+        self.samples = samples
+        self.block = _block(block_ms)
+
+    async def chunks(self) -> AsyncIterator[AudioChunk]:
+        for start in range(0, len(self.samples), self.block):
+            yield AudioChunk(self.samples[start : start + self.block], start)
+            # Let other tasks run between chunks, as a real source would.
+            await asyncio.sleep(0)
+
+
+class WavSource:
+    """An audio file (any rate, channels or format FFmpeg reads) as if it were the microphone.
+
+    `realtime=True` paces chunks on the event loop's clock against the time the first chunk
+    went out, so a consumer that falls behind catches up instead of drifting."""
+
+    def __init__(self, path: str | Path, realtime: bool = True, block_ms: int = 20) -> None:
+        self.path = Path(path)
+        self.realtime = realtime
+        self.block = _block(block_ms)
+
+    async def chunks(self) -> AsyncIterator[AudioChunk]:
+        samples = await asyncio.to_thread(read_audio, self.path)
+        log.info("audio file", path=str(self.path), seconds=round(len(samples) / SAMPLE_RATE, 3))
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        for start in range(0, len(samples), self.block):
+            chunk = AudioChunk(samples[start : start + self.block], start)
+            if self.realtime:
+                delay = began + chunk.end / SAMPLE_RATE - loop.time()
+                await asyncio.sleep(max(0.0, delay))
+            else:
+                await asyncio.sleep(0)
+            yield chunk
+
+
+class StdinPcmSource:
+    """Raw s16le 16 kHz mono on stdin (e.g. `arecord -f S16_LE -r 16000 -c 1 | voiced ...`)."""
+
+    def __init__(self, block_ms: int = 20, fd: int | None = None) -> None:
+        self.block = _block(block_ms)
+        self.fd = fd
+        """The descriptor read; None = stdin (looked up when reading starts)."""
+
+    async def chunks(self) -> AsyncIterator[AudioChunk]:
+        start = 0
+        pending = b""
+        async for data in self._reads():
+            pending += data
+            usable = len(pending) - len(pending) % 2
+            if usable == 0:
+                continue
+            samples = np.frombuffer(pending[:usable], dtype="<i2").astype(np.int16)
+            pending = pending[usable:]
+            yield AudioChunk(samples, start)
+            start += len(samples)
+        if pending:
+            log.warning("odd trailing byte on stdin dropped")
+
+    async def _reads(self) -> AsyncIterator[bytes]:
+        size = self.block * 2
+        fd = sys.stdin.fileno() if self.fd is None else self.fd
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            # epoll cannot watch regular files; a redirected file is read in a thread.
+            while data := await asyncio.to_thread(os.read, fd, size):
+                yield data
+            return
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader()
+        pipe = os.fdopen(os.dup(fd), "rb", buffering=0)
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), pipe
+        )
+        try:
+            while data := await reader.read(size):
+                yield data
+        finally:
+            transport.close()
+
+
+class MicSource:
+    """The microphone through sounddevice (PortAudio), imported only when a MicSource starts.
+
+    Opens the device at 16 kHz when it can, else at its default rate with resampling. The
+    PortAudio callback only copies the block and hands it to the loop; the queue is bounded
+    (`queue_seconds`) and drops the oldest block when the listener falls behind."""
+
+    def __init__(
+        self,
+        device: str | int | None = None,
+        *,
+        block_ms: int = 20,
+        queue_seconds: float = 10.0,
+        backend: Any = None,
+    ) -> None:
+        self.device = device
+        self.block_ms = block_ms
+        self.queue_seconds = queue_seconds
+        self._backend = backend
+        """A module with sounddevice's API; None imports sounddevice itself."""
+        self.overflows = 0
+        """PortAudio input overflows (samples lost in the driver)."""
+        self.dropped_blocks = 0
+        """Blocks dropped because the listener fell behind."""
+        self._queue: deque[Pcm] = deque()
+        self._ready = asyncio.Event()
+        self._max_blocks = max(1, int(queue_seconds * 1000 / block_ms))
+        self._captured = 0.0
+
+    def _sounddevice(self) -> Any:
+        if self._backend is None:
+            import sounddevice  # type: ignore[import-untyped]
+
+            self._backend = sounddevice
+        return self._backend
+
+    def _open_rate(self, sd: Any) -> int:
+        try:
+            sd.check_input_settings(
+                device=self.device, channels=1, dtype="int16", samplerate=SAMPLE_RATE
+            )
+            return SAMPLE_RATE
+        except Exception as exc:
+            # PortAudio says "no" with assorted exception types (ValueError, PortAudioError).
+            rate = int(sd.query_devices(self.device, "input")["default_samplerate"])
+            log.info("microphone cannot do 16 kHz; resampling", rate=rate, reason=str(exc))
+            return rate
+
+    @property
+    def head_seconds(self) -> float:
+        """Audio-clock time of the newest sample captured (queued ones included)."""
+        return self._captured
+
+    def _push(self, block: Pcm, rate: int) -> None:
+        """On the loop thread: enqueue, dropping the oldest block when full."""
+        self._captured += len(block) / rate
+        if len(self._queue) >= self._max_blocks:
+            # Dropped audio never reaches the audio clock, so it leaves the head too.
+            self._captured -= len(self._queue.popleft()) / rate
+            self.dropped_blocks += 1
+            if self.dropped_blocks == 1 or self.dropped_blocks % 100 == 0:
+                log.warning("listener behind the microphone", dropped_blocks=self.dropped_blocks)
+        self._queue.append(block)
+        self._ready.set()
+
+    async def chunks(self) -> AsyncIterator[AudioChunk]:
+        sd = self._sounddevice()
+        loop = asyncio.get_running_loop()
+        rate = self._open_rate(sd)
+        blocksize = max(1, rate * self.block_ms // 1000)
+        resampler = Resampler(rate, 1) if rate != SAMPLE_RATE else None
+
+        def callback(indata: Any, frames: int, time: Any, status: Any) -> None:
+            # PortAudio's thread: copy and hand over, nothing else.
+            if status and getattr(status, "input_overflow", False):
+                loop.call_soon_threadsafe(self._count_overflow)
+            loop.call_soon_threadsafe(self._push, indata[:, 0].copy(), rate)
+
+        stream = sd.InputStream(
+            device=self.device,
+            channels=1,
+            samplerate=rate,
+            dtype="int16",
+            blocksize=blocksize,
+            callback=callback,
+        )
+        start = 0
+        with stream:
+            log.info("microphone open", device=self.device, rate=rate)
+            while True:
+                await self._ready.wait()
+                self._ready.clear()
+                while self._queue:
+                    block = self._queue.popleft()
+                    samples = resampler.convert(block) if resampler else block
+                    if len(samples):
+                        yield AudioChunk(samples, start)
+                        start += len(samples)
+
+    def _count_overflow(self) -> None:
+        self.overflows += 1
+        if self.overflows == 1 or self.overflows % 100 == 0:
+            log.warning("microphone input overflow", overflows=self.overflows)
+
+
+def open_source(
+    source: str, *, device: str | int | None, realtime: bool, block_ms: int, queue_seconds: float
+) -> AudioSource:
+    """The source named by `[audio] source`: "mic", "stdin" or a file path."""
+    if source == "mic":
+        return MicSource(device, block_ms=block_ms, queue_seconds=queue_seconds)
+    if source == "stdin":
+        return StdinPcmSource(block_ms)
+    return WavSource(source, realtime=realtime, block_ms=block_ms)

@@ -1,0 +1,149 @@
+"""Speech-to-text: the `Transcriber` seam, its result, and the vocabulary that biases it.
+
+Backends live one per file: `audio.whisper` (local faster-whisper, the default) and
+`audio.azure` (Azure Speech, an optional extra). Both run their blocking calls off the event
+loop and apply the same hallucination guards (`audio.guards`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from audio.segmenter import Segment, VadStats
+from audio.settings import SAMPLE_RATE, SttSettings
+from voiced.errors import VoicedError
+
+
+class TranscriptionError(VoicedError):
+    """The engine could not transcribe (unreachable service, bad key, model failure). The
+    listener logs it and rejects the segment; the daemon keeps listening."""
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """What a transcriber made of one segment."""
+
+    text: str
+    """Cleaned text: special tokens stripped; empty when rejected for being blank."""
+    raw: str
+    """The engine's text as produced, special tokens included (for the debug viewer)."""
+    no_speech_prob: float
+    """Whisper's probability that the window holds no speech (0 for engines without one)."""
+    avg_logprob: float
+    """Mean token log-probability (0 for engines without one)."""
+    rejected_reason: str | None
+    """Why the text must not be dispatched, or None when it may."""
+    seconds: float
+    """Wall-clock seconds the transcription took."""
+
+    @property
+    def accepted(self) -> bool:
+        """The text may be dispatched."""
+        return self.rejected_reason is None
+
+
+@dataclass(frozen=True)
+class BiasVocabulary:
+    """Words and example phrases of the live cell that steer recognition.
+
+    Whisper follows a prompt that looks like earlier transcript text best: on the espeak test
+    clips, example commands followed by the word list came out exact far more often than a
+    bare word list (bench/audio_latency.py measures it)."""
+
+    words: tuple[str, ...] = ()
+    """Single terms: items, zones, positions, tools, composites, frame keywords, wake word."""
+    phrases: tuple[str, ...] = ()
+    """Example utterances: phrase bank entries, learned aliases, typical commands."""
+
+    @classmethod
+    def build(cls, words: Iterable[str] = (), phrases: Iterable[str] = ()) -> BiasVocabulary:
+        """Clean and de-duplicate: "assembly_left" -> "assembly left", order kept."""
+        return cls(_unique(words), _unique(phrases))
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to bias with."""
+        return not self.words and not self.phrases
+
+    def prompt(self, max_phrases: int | None = None) -> str:
+        """Initial-prompt text: phrases as sentences, then the words as a list."""
+        phrases = self.phrases if max_phrases is None else self.phrases[:max_phrases]
+        parts = [_sentence(p) for p in phrases]
+        if self.words:
+            parts.append(_sentence(", ".join(self.words)))
+        return " ".join(parts)
+
+    def hotwords(self) -> str:
+        """Hotwords text: every word and phrase, comma separated."""
+        return ", ".join((*self.words, *self.phrases))
+
+    def terms(self) -> tuple[str, ...]:
+        """Everything, for engines that take a phrase list (Azure)."""
+        return _unique((*self.words, *self.phrases))
+
+
+NO_BIAS = BiasVocabulary()
+"""Transcribe without any biasing."""
+
+
+def _unique(items: Iterable[str]) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for item in items:
+        text = " ".join(item.replace("_", " ").split())
+        if text and text.lower() not in {s.lower() for s in seen}:
+            seen[text] = None
+    return tuple(seen)
+
+
+def _sentence(text: str) -> str:
+    text = text.strip().rstrip(".,;!?")
+    return f"{text[:1].upper()}{text[1:]}." if text else ""
+
+
+class Transcriber(Protocol):
+    """Turns a segment into text, off the event loop."""
+
+    name: str
+    """Engine name for logs and the viewer."""
+
+    async def load(self) -> None:
+        """Load the model / open the connection now rather than on the first segment."""
+        ...
+
+    async def transcribe(self, segment: Segment, bias: BiasVocabulary) -> Transcript:
+        """The transcript of `segment`, with the guards' verdict in `rejected_reason`."""
+        ...
+
+
+def make_transcriber(settings: SttSettings) -> Transcriber:
+    """The engine `[stt] engine` names."""
+    if settings.engine == "azure":
+        from audio.azure import AzureTranscriber
+
+        return AzureTranscriber(settings)
+    from audio.whisper import WhisperTranscriber
+
+    return WhisperTranscriber(settings)
+
+
+def whole_file_segment(path: str | Path) -> Segment:
+    """A whole audio file as one segment (no VAD): what `voiced transcribe FILE` hears."""
+    from audio.convert import read_audio, rms
+
+    samples = read_audio(path)
+    seconds = len(samples) / SAMPLE_RATE
+    stats = VadStats(0, 0, 0.0, seconds, round(rms(samples), 1))
+    return Segment(samples, 0, 0.0, seconds, stats, closed_by="end_of_stream")
+
+
+async def transcribe_file(
+    path: str | Path, bias: BiasVocabulary = NO_BIAS, settings: SttSettings | None = None
+) -> Transcript:
+    """Transcribe a whole file with the configured engine (for `voiced transcribe FILE`)."""
+    segment = await asyncio.to_thread(whole_file_segment, path)
+    transcriber = make_transcriber(settings or SttSettings())
+    return await transcriber.transcribe(segment, bias)

@@ -1,0 +1,204 @@
+"""Wake word: fuzzy matching of transcripts ("stt") and a microWakeWord detector ("micro").
+
+With engine "stt" nothing is gated: every segment is transcribed and the text router's base
+frame matches the wake word (`matches_wake_word` is the same test, for reuse). With engine
+"micro", while the base frame is on top in wake mode, only a segment that a detection opened is
+transcribed, and it is delivered with the router's wake word in front so the base frame opens a
+query as if the wake word had been said.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+import numpy as np
+import structlog
+from rapidfuzz import fuzz
+
+from audio.convert import Pcm
+from audio.segmenter import Segment
+from audio.settings import SAMPLE_RATE, WakeSettings
+
+log = structlog.get_logger(__name__)
+
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+TRIM_S = 0.1
+"""How far before a detection a segment is cut (see `WakeGate.after_wake_phrase`)."""
+
+
+@dataclass(frozen=True)
+class WakeMatch:
+    """Where the wake word was found at the start of a transcript."""
+
+    heard: str
+    """The words taken for the wake word (normalised), e.g. "compute her"."""
+    rest: str
+    """The transcript after those words, as written (punctuation at the joint trimmed)."""
+    score: float
+    """rapidfuzz ratio 0..100 (100 = exact)."""
+
+
+def _words(text: str) -> list[str]:
+    return _NON_WORD.sub(" ", text.lower()).split()
+
+
+def matches_wake_word(
+    text: str, word: str, variants: Sequence[str] = (), threshold: float = 85.0
+) -> WakeMatch | None:
+    """Does `text` start with `word` (or a variant, or a near miss such as "computers")?
+
+    Compares the first one to n+2 words joined without spaces against each form, like the
+    router's fuzzy prefix rule, so "compute her" and "Okay, Nabu" both match."""
+    tokens = _words(text)
+    best: tuple[float, int, str] | None = None
+    for form in (word, *variants):
+        target = "".join(_words(form))
+        size = len(_words(form))
+        if not target:
+            continue
+        for n in range(1, min(len(tokens), size + 2) + 1):
+            score = 100.0 if tokens[:n] == _words(form) else fuzz.ratio("".join(tokens[:n]), target)
+            if score >= threshold and (best is None or score > best[0]):
+                best = (score, n, " ".join(tokens[:n]))
+    if best is None:
+        return None
+    score, n, heard = best
+    return WakeMatch(heard, _after_words(text, n), score)
+
+
+def _after_words(text: str, n: int) -> str:
+    """`text` with its first n words removed, keeping the rest as written."""
+    found = list(re.finditer(r"[A-Za-z0-9]+", text))
+    if n >= len(found):
+        return ""
+    return text[found[n].start() :].strip(" ,.!?;:")
+
+
+class WakeDetector(Protocol):
+    """A streaming detector fed 16 kHz int16 audio."""
+
+    phrase: str
+    """The phrase it listens for, e.g. "okay nabu"."""
+
+    def process(self, samples: Pcm) -> list[int]:
+        """Offsets (in `samples`) where the detector fired; usually empty."""
+        ...
+
+
+class MicroWakeDetector:
+    """pymicro-wakeword with one of its shipped models (okay_nabu, hey_jarvis, alexa,
+    hey_mycroft), fed 10 ms frames. Edge-triggered with a refractory period, because the
+    model's averaged probability stays above the cutoff for several frames after a detection."""
+
+    FRAME = 160
+    """10 ms at 16 kHz: what the feature frontend consumes per step."""
+
+    def __init__(self, model: str = "okay_nabu", refractory_s: float = 1.5) -> None:
+        from pymicro_wakeword import MicroWakeWord, MicroWakeWordFeatures, Model
+
+        self._model = MicroWakeWord.from_builtin(Model(model))
+        self._features = MicroWakeWordFeatures()
+        self.phrase = self._model.wake_word.lower()
+        self._refractory = int(refractory_s * SAMPLE_RATE)
+        self._pending = np.zeros(0, dtype=np.int16)
+        self._position = 0
+        self._last_fire = -self._refractory
+        self._above = False
+
+    def process(self, samples: Pcm) -> list[int]:
+        data = np.concatenate([self._pending, samples]) if len(self._pending) else samples
+        base = self._position - len(self._pending)
+        fired: list[int] = []
+        usable = len(data) - len(data) % self.FRAME
+        for offset in range(0, usable, self.FRAME):
+            frame = data[offset : offset + self.FRAME]
+            for features in self._features.process_streaming(frame.tobytes()):
+                prob = self._model.process_streaming_prob(features) or 0.0
+                above = prob > self._model.probability_cutoff
+                at = base + offset + self.FRAME
+                if above and not self._above and at - self._last_fire >= self._refractory:
+                    self._last_fire = at
+                    fired.append(at - self._position)
+                self._above = above
+        self._pending = data[usable:].copy()
+        self._position += len(samples)
+        return fired
+
+
+class WakeGate:
+    """Decides which segments are transcribed while the wake word is required (engine micro).
+
+    A detection at time t opens the segment in progress at t, or the first one starting within
+    `window_s` after it. Each detection opens one segment."""
+
+    def __init__(
+        self,
+        detector: WakeDetector,
+        wake_word: str,
+        window_s: float = 3.0,
+        trim_s: float = TRIM_S,
+    ) -> None:
+        self.detector = detector
+        self.wake_word = wake_word
+        self.window_s = window_s
+        self.trim_s = trim_s
+        self._armed_at: float | None = None
+        self.detections = 0
+        """Detections so far (for logs and tests)."""
+
+    def feed(self, samples: Pcm, first_sample: int, listening: bool) -> None:
+        """Run the detector over samples starting at `first_sample` on the audio clock.
+        Detections while `listening` is False (no wake word needed) are ignored."""
+        for offset in self.detector.process(samples):
+            t = (first_sample + offset) / SAMPLE_RATE
+            self.detections += 1
+            log.info("wake word detected", phrase=self.detector.phrase, t=t, armed=listening)
+            if listening:
+                self._armed_at = t
+
+    def admit(self, segment: Segment) -> float | None:
+        """The time of the detection that opens this segment, or None (a detection opens one
+        segment only)."""
+        armed = self._armed_at
+        if armed is None:
+            return None
+        if segment.start > armed + self.window_s:
+            self._armed_at = None
+            return None
+        if segment.end < armed:
+            return None
+        self._armed_at = None
+        return armed
+
+    def after_wake_phrase(
+        self, segment: Segment, detected_at: float, min_speech_s: float
+    ) -> Segment | None:
+        """The part of `segment` after the wake phrase, or None if the phrase was all of it.
+
+        Whisper hears "okay nabu" badly ("Okay, I'll move", "Go can I move") and the bad words
+        spill into the command, so the phrase is cut off before transcription. The detector
+        fires about 0.1 s after the phrase ends; `trim_s` before that keeps the next word."""
+        cut_t = detected_at - self.trim_s
+        if cut_t <= segment.start:
+            return segment  # the phrase was in an earlier segment
+        if segment.vad.speech_end - cut_t < min_speech_s:
+            return None
+        cut = round(cut_t * SAMPLE_RATE) - segment.first_sample
+        return replace(segment, samples=segment.samples[cut:], preroll=0, start=cut_t)
+
+    def deliver(self, text: str) -> str:
+        """The text as the router should see it: the router's wake word, then the command (the
+        phrase is dropped if it is still there)."""
+        found = matches_wake_word(text, self.detector.phrase, threshold=75.0)
+        rest = found.rest if found else text.strip()
+        return f"{self.wake_word} {rest}".strip()
+
+
+def make_wake_gate(settings: WakeSettings, wake_word: str) -> WakeGate | None:
+    """The gate for engine "micro"; None for engine "stt" (nothing is gated)."""
+    if settings.engine != "micro":
+        return None
+    return WakeGate(MicroWakeDetector(settings.model), wake_word, settings.window_s)

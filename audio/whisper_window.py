@@ -1,0 +1,136 @@
+"""A shorter encoder window for short commands (`[stt] window_s` < 30; off by default).
+
+faster-whisper pads every input to Whisper's 30 s window, and on this 2-core box the encoder
+then takes ~160-200 ms of the ~260-370 ms a command costs, whatever its length. CTranslate2's
+encoder accepts fewer frames: a 15 s window encodes in ~35 ms, so a command costs ~130 ms. The
+price, measured on 120 espeak commands: 107 exact instead of 110 (bench/audio_latency.py).
+Below ~15 s Whisper loops and hallucinates on noise ("go, run, run, run, ..."), so the window
+has a floor.
+
+This module runs the encoder on a padded window and decodes with the same bounded temperature
+fallback faster-whisper uses (compression ratio and log-probability checks). Segments longer than
+the window go through faster-whisper's normal path instead.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+FRAMES_PER_SECOND = 100
+"""Whisper's mel frames per second (hop length 160 at 16 kHz)."""
+MAX_LENGTH = 448
+"""Whisper's decoder context."""
+COMPRESSION_RATIO_LIMIT = 2.4
+"""Above this gzip ratio the text is repetitive: try the next temperature (faster-whisper's)."""
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """The decoder's best hypothesis for one window."""
+
+    text: str
+    """Decoded text, special tokens included."""
+    no_speech_prob: float
+    """Probability of the no-speech token at the start."""
+    avg_logprob: float
+    """Mean log-probability per token."""
+
+
+def compression_ratio(text: str) -> float:
+    data = text.encode("utf-8")
+    return len(data) / len(zlib.compress(data)) if data else 0.0
+
+
+def _tokenizer(model: Any) -> Any:
+    from faster_whisper.tokenizer import Tokenizer  # type: ignore[import-untyped]
+
+    return Tokenizer(
+        model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language="en"
+    )
+
+
+def _suppressed(tokenizer: Any) -> list[int]:
+    from faster_whisper.transcribe import get_suppressed_tokens  # type: ignore[import-untyped]
+
+    return list(get_suppressed_tokens(tokenizer, [-1]))
+
+
+@dataclass(frozen=True)
+class DecodeOptions:
+    """What `decode_window` needs from `SttSettings`, plus the bias text."""
+
+    window_s: float
+    """Encoder window in seconds (< 30)."""
+    beam_size: int
+    """Beam at temperature 0."""
+    temperatures: tuple[float, ...]
+    """Fallback ladder."""
+    logprob_threshold: float
+    """Below this average log-probability the next temperature is tried."""
+    no_speech_threshold: float
+    """With a low log-probability above this: silence, stop falling back."""
+    initial_prompt: str | None = None
+    """Previous-text prompt (the cell's vocabulary)."""
+    hotwords: str | None = None
+    """Hotwords prompt."""
+
+
+def decode_window(
+    model: Any, audio: npt.NDArray[np.float32], options: DecodeOptions
+) -> Decoded | None:
+    """Decode `audio` in a short window; None if it does not fit in the window."""
+    from faster_whisper.audio import pad_or_trim  # type: ignore[import-untyped]
+
+    features = model.feature_extractor(audio)
+    frames = round(options.window_s * FRAMES_PER_SECOND)
+    if features.shape[-1] > frames:
+        return None
+    encoded = model.encode(pad_or_trim(features, frames))
+    tokenizer = _tokenizer(model)
+    previous = tokenizer.encode(" " + options.initial_prompt) if options.initial_prompt else []
+    prompt = model.get_prompt(
+        tokenizer, previous, without_timestamps=True, hotwords=options.hotwords
+    )
+    suppress = _suppressed(tokenizer)
+    best: Decoded | None = None
+    for temperature in options.temperatures:
+        result = _generate(model, encoded, prompt, suppress, options.beam_size, temperature)
+        tokens = result.sequences_ids[0]
+        text = tokenizer.decode(tokens).strip()
+        avg = float(result.scores[0]) * len(tokens) / (len(tokens) + 1)
+        decoded = Decoded(text, float(result.no_speech_prob), avg)
+        if best is None or decoded.avg_logprob > best.avg_logprob:
+            best = decoded
+        silent = (
+            decoded.no_speech_prob > options.no_speech_threshold and avg < options.logprob_threshold
+        )
+        if silent:
+            return decoded
+        if compression_ratio(text) <= COMPRESSION_RATIO_LIMIT and avg >= options.logprob_threshold:
+            return decoded
+    return best
+
+
+def _generate(
+    model: Any, encoded: Any, prompt: list[int], suppress: list[int], beam: int, temperature: float
+) -> Any:
+    sampling: dict[str, Any] = (
+        {"beam_size": beam}
+        if temperature == 0
+        else {"beam_size": 1, "sampling_topk": 0, "sampling_temperature": temperature}
+    )
+    return model.model.generate(
+        encoded,
+        [prompt],
+        max_length=MAX_LENGTH,
+        return_scores=True,
+        return_no_speech_prob=True,
+        suppress_blank=True,
+        suppress_tokens=suppress,
+        **sampling,
+    )[0]

@@ -1,0 +1,219 @@
+"""Audio sources: file conversion, pacing, raw PCM on stdin, the microphone through a fake
+PortAudio module (no device here), and sounddevice staying unimported until a mic is used."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from audio.convert import AudioFileError, Resampler, read_audio
+from audio.source import AudioChunk, MicSource, StdinPcmSource, WavSource, open_source
+from tests.audio.clips import Clips, samples_of
+
+
+async def drain(source: Any) -> list[AudioChunk]:
+    return [chunk async for chunk in source.chunks()]
+
+
+def contiguous(chunks: list[AudioChunk]) -> np.ndarray:
+    position = 0
+    for chunk in chunks:
+        assert chunk.start == position
+        position = chunk.end
+    return np.concatenate([c.samples for c in chunks])
+
+
+def test_44k_stereo_becomes_16k_mono_with_the_same_content(clips: Clips) -> None:
+    mono16 = clips.convert(clips.speech("put cheese on the left stack"), 16000, 1)
+    stereo44 = clips.convert(mono16, 44100, 2)
+    original, converted = samples_of(mono16), read_audio(stereo44)
+    assert converted.dtype == np.int16 and converted.ndim == 1
+    assert abs(len(converted) - len(original)) <= 16
+    n = min(len(original), len(converted))
+    correlation = np.corrcoef(original[:n].astype(float), converted[:n].astype(float))[0, 1]
+    assert correlation > 0.98
+
+
+def test_a_stereo_tone_keeps_its_pitch_and_level(tmp_path: Path) -> None:
+    path = tmp_path / "tone.wav"
+    subprocess.run(
+        ["sox", "-n", "-r", "44100", "-c", "2", "-b", "16", str(path), "synth", "1", "sine",
+         "440", "gain", "-6"],
+        check=True,
+    )  # fmt: skip
+    samples = read_audio(path)
+    assert len(samples) == 16000
+    spectrum = np.abs(np.fft.rfft(samples))
+    assert np.argmax(spectrum) * 16000 / len(samples) == pytest.approx(440, abs=2)
+    assert np.abs(samples).max() == pytest.approx(32767 / 2, rel=0.02)
+
+
+def test_streaming_resampler_matches_the_whole_file(tmp_path: Path) -> None:
+    path = tmp_path / "tone48.wav"
+    subprocess.run(
+        ["sox", "-n", "-r", "48000", "-c", "1", "-b", "16", str(path), "synth", "1", "sine", "300"],
+        check=True,
+    )
+    import wave
+
+    with wave.open(str(path)) as wav:
+        raw = np.frombuffer(wav.readframes(wav.getnframes()), dtype="<i2").astype(np.int16)
+    resampler = Resampler(48000, 1)
+    blocks = [resampler.convert(raw[i : i + 960]) for i in range(0, len(raw), 960)]
+    streamed = np.concatenate([*blocks, resampler.flush()])
+    np.testing.assert_array_equal(streamed, read_audio(path))
+
+
+def test_unreadable_file_names_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "not-audio.wav"
+    bad.write_text("hello")
+    with pytest.raises(AudioFileError, match=r"not-audio\.wav"):
+        read_audio(bad)
+
+
+async def test_wav_source_fast_and_paced(clips: Clips) -> None:
+    path = clips.silence(1.0)
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    fast = contiguous(await drain(WavSource(path, realtime=False)))
+    fast_wall = loop.time() - began
+    began = loop.time()
+    paced = contiguous(await drain(WavSource(path, realtime=True, block_ms=50)))
+    paced_wall = loop.time() - began
+    assert len(fast) == len(paced) == 16000
+    assert fast_wall < 0.5
+    assert 0.95 <= paced_wall < 1.5
+
+
+async def test_stdin_pcm_from_a_pipe_survives_odd_byte_splits() -> None:
+    samples = (np.arange(5000) - 2500).astype("<i2")
+    data = samples.tobytes()
+    read_fd, write_fd = os.pipe()
+
+    def writer() -> None:
+        for i in range(0, len(data), 333):  # odd sizes split samples between reads
+            os.write(write_fd, data[i : i + 333])
+            time.sleep(0.001)
+        os.close(write_fd)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        chunks = await drain(StdinPcmSource(fd=read_fd))
+    finally:
+        thread.join()
+        os.close(read_fd)
+    np.testing.assert_array_equal(contiguous(chunks), samples)
+
+
+async def test_stdin_pcm_from_a_regular_file(tmp_path: Path) -> None:
+    samples = np.arange(-3000, 3000).astype("<i2")
+    path = tmp_path / "in.raw"
+    path.write_bytes(samples.tobytes())
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        chunks = await drain(StdinPcmSource(fd=fd))
+    finally:
+        os.close(fd)
+    np.testing.assert_array_equal(contiguous(chunks), samples)
+
+
+class FakeStatus:
+    def __init__(self, overflow: bool) -> None:
+        self.input_overflow = overflow
+
+    def __bool__(self) -> bool:
+        return self.input_overflow
+
+
+class FakeInputStream:
+    """Calls the callback from its own thread like PortAudio, with 48 kHz sine blocks."""
+
+    def __init__(self, *, samplerate: int, blocksize: int, callback: Any, **_: Any) -> None:
+        self.rate, self.blocksize, self.callback = samplerate, blocksize, callback
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run)
+
+    def _run(self) -> None:
+        n = 0
+        while not self._stop.is_set() and n < 200:
+            t = (np.arange(self.blocksize) + n * self.blocksize) / self.rate
+            block = (8000 * np.sin(2 * np.pi * 300 * t)).astype(np.int16).reshape(-1, 1)
+            self.callback(block, self.blocksize, None, FakeStatus(n == 3))
+            n += 1
+            time.sleep(0.0005)
+
+    def __enter__(self) -> FakeInputStream:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+class FakeSoundDevice:
+    """A device that cannot open at 16 kHz, like many USB microphones."""
+
+    def check_input_settings(self, *, samplerate: int, **_: Any) -> None:
+        if samplerate != 48000:
+            raise ValueError("Invalid sample rate")
+
+    def query_devices(self, device: object, kind: str) -> dict[str, Any]:
+        return {"default_samplerate": 48000.0}
+
+    InputStream = FakeInputStream
+
+
+async def test_microphone_at_48k_is_resampled_and_overflows_counted() -> None:
+    mic = MicSource("USB", block_ms=20, backend=FakeSoundDevice())
+    received = 0
+    chunks = mic.chunks()
+    async for chunk in chunks:
+        received += len(chunk.samples)
+        assert chunk.start == received - len(chunk.samples)
+        if received >= 16000:
+            break
+    await chunks.aclose()  # type: ignore[attr-defined]
+    assert mic.overflows == 1
+    assert mic.head_seconds >= received / 16000 - 0.02
+
+
+async def test_microphone_queue_drops_the_oldest_when_the_listener_falls_behind() -> None:
+    mic = MicSource(queue_seconds=0.1, block_ms=20, backend=FakeSoundDevice())  # 5 blocks
+    chunks = mic.chunks()
+    first = await anext(chunks)
+    await asyncio.sleep(0.6)  # the listener is busy; the device delivers 200 blocks meanwhile
+    await chunks.aclose()  # type: ignore[attr-defined]
+    assert first.start == 0
+    assert 190 <= mic.dropped_blocks <= 195  # 200 blocks, at most 5 + the first one kept
+    # Dropped audio never reaches the audio clock, so the capture head leaves it out too.
+    assert mic.head_seconds == pytest.approx((200 - mic.dropped_blocks) * 0.02)
+
+
+def test_sounddevice_is_imported_only_when_a_microphone_starts() -> None:
+    code = (
+        "import sys, audio.listener, audio.source, audio.segmenter, audio.whisper, audio.tts;"
+        "audio.source.open_source('mic', device=None, realtime=True, block_ms=20, "
+        "queue_seconds=1.0);"
+        "assert 'sounddevice' not in sys.modules, 'sounddevice imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_open_source_picks_by_name(tmp_path: Path) -> None:
+    kwargs: dict[str, Any] = {"device": None, "realtime": False, "block_ms": 20,
+                              "queue_seconds": 1.0}  # fmt: skip
+    assert isinstance(open_source("mic", **kwargs), MicSource)
+    assert isinstance(open_source("stdin", **kwargs), StdinPcmSource)
+    wav = open_source(str(tmp_path / "x.wav"), **kwargs)
+    assert isinstance(wav, WavSource) and wav.realtime is False
