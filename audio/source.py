@@ -22,6 +22,7 @@ import structlog
 
 from audio.convert import Pcm, Resampler, read_audio
 from audio.settings import SAMPLE_RATE
+from voiced.errors import AudioError
 
 log = structlog.get_logger(__name__)
 
@@ -151,13 +152,14 @@ class MicSource:
 
     def __init__(
         self,
-        device: str | int | None = None,
+        device: str | int | None = "",
         *,
         block_ms: int = 20,
         queue_seconds: float = 10.0,
         backend: Any = None,
     ) -> None:
-        self.device = device
+        self.device = sounddevice_device(device)
+        """What sounddevice is given: None (the default device), an index or a name substring."""
         self.block_ms = block_ms
         self.queue_seconds = queue_seconds
         self._backend = backend
@@ -186,9 +188,27 @@ class MicSource:
             return SAMPLE_RATE
         except Exception as exc:
             # PortAudio says "no" with assorted exception types (ValueError, PortAudioError).
-            rate = int(sd.query_devices(self.device, "input")["default_samplerate"])
+            try:
+                rate = int(sd.query_devices(self.device, "input")["default_samplerate"])
+            except Exception as missing:
+                raise AudioError(self._unusable(missing)) from None
             log.info("microphone cannot do 16 kHz; resampling", rate=rate, reason=str(exc))
             return rate
+
+    def _unusable(self, error: Exception) -> str:
+        which = "the default input device" if self.device in (None, "") else f"{self.device!r}"
+        return (
+            f"cannot open the microphone ({which}): {error}. Set [audio] device, or give "
+            "--audio FILE or --text"
+        )
+
+    def check(self) -> None:
+        """Fail now, with a reason, if the microphone cannot be opened (before READY=1)."""
+        try:
+            sd = self._sounddevice()
+        except (ImportError, OSError) as error:
+            raise AudioError(self._unusable(error)) from None
+        self._open_rate(sd)
 
     @property
     def head_seconds(self) -> float:
@@ -247,8 +267,20 @@ class MicSource:
             log.warning("microphone input overflow", overflows=self.overflows)
 
 
+def sounddevice_device(device: str | int | None) -> str | int | None:
+    """`[audio] device` as sounddevice takes it: "" (or None) = the system default (None), digits
+    = a device index, anything else = a substring of the device's name."""
+    if device is None or isinstance(device, int):
+        return device
+    text = device.strip()
+    if not text:
+        return None
+    # isdigit alone admits non-ASCII digits such as "²", which int() then rejects.
+    return int(text) if text.isascii() and text.isdigit() else text
+
+
 def open_source(
-    source: str, *, device: str | int | None, realtime: bool, block_ms: int, queue_seconds: float
+    source: str, *, device: str, realtime: bool, block_ms: int, queue_seconds: float
 ) -> AudioSource:
     """The source named by `[audio] source`: "mic", "stdin" or a file path."""
     if source == "mic":

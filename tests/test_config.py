@@ -152,7 +152,8 @@ CONTROLLER_KEYS = (
         pytest.param(
             "[controler]\nwindow = 2",
             "controler: unknown section (known sections: daemon, cell, query, controller, "
-            "simulator, logging, targets, interpreter, llm, review); did you mean controller?",
+            "simulator, logging, targets, interpreter, llm, audio, stt, wake, tts, debug_viewer, "
+            "review); did you mean controller?",
             id="unknown-section",
         ),
         pytest.param(

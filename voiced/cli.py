@@ -61,6 +61,8 @@ def _parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="run the daemon on the bundled demo session")
     demo.add_argument("--events", metavar="PATH|-", help="also write JSON events here")
+    demo.add_argument("--text", action="store_true", help="the typed session, not the recording")
+    demo.add_argument("--realtime", action="store_true", help="listen at speaking pace")
     demo.set_defaults(handler=_cmd_demo)
 
     check = sub.add_parser("check-config", help="validate a configuration file")
@@ -98,6 +100,19 @@ def _parser() -> argparse.ArgumentParser:
             replay.add_argument(option, metavar=meta, help=text)
     replay.set_defaults(handler=_cmd_replay, text=None, mode=None)
 
+    transcribe = sub.add_parser("transcribe", help="print what an audio file says")
+    transcribe.add_argument("file", metavar="FILE.wav")
+    transcribe.add_argument("--cell", default="sandwich", metavar="NAME|PATH",
+                            help="bias recognition with this cell's vocabulary")  # fmt: skip
+    transcribe.add_argument("--config", metavar="PATH")
+    transcribe.set_defaults(handler=_cmd_transcribe)
+
+    plan = sub.add_parser("plan", help="plan a block rearrangement and print it as JSON")
+    plan.add_argument("--current", required=True, metavar="FILE")
+    plan.add_argument("--target", required=True, metavar="FILE")
+    plan.add_argument("--cell", default="blocks", metavar="NAME|PATH")
+    plan.set_defaults(handler=_cmd_plan)
+
     cells = sub.add_parser("cells", help="list the bundled cells")
     cells.set_defaults(handler=_cmd_cells)
 
@@ -122,6 +137,7 @@ _RUN_OPTIONS = (
     ("--data-dir", "PATH", "where history, notes and state live"),
     ("--cell", "NAME|PATH", "cell to drive (overrides [cell] name)"),
     ("--scene", "PATH", "initial scene JSON (state-view schema)"),
+    ("--audio", "mic|PATH|-", "listen: the microphone, an audio file, or raw PCM on stdin"),
     ("--text", "PATH|-", "typed utterances, one per line"),
     ("--controller", "sim|HOST:PORT", "controller address"),
     ("--events", "PATH|-", "write JSON-lines events here"),
@@ -132,6 +148,7 @@ def _add_run_options(run: argparse.ArgumentParser) -> None:
     for option, meta, text in _RUN_OPTIONS:
         run.add_argument(option, metavar=meta, help=text)
     run.add_argument("--mode", choices=("wake", "always"), help="listening mode")
+    run.add_argument("--fast", action="store_true", help="audio files: as fast as possible")
 
 
 def _load_run_config(args: argparse.Namespace) -> tuple[Config, str, str | None]:
@@ -169,15 +186,21 @@ def _cmd_run(
 
     config, cell_ref, scene_ref = _load_run_config(args)
     configure_logging(config.logging.level, config.logging.format)
-    if args.text is None and not queue and replay is None:
-        print("error: no input given: use --text PATH|- (typed utterances)", file=sys.stderr)
+    audio = getattr(args, "audio", None)
+    if args.text is not None and audio is not None:
+        print("error: give --text or --audio, not both", file=sys.stderr)
         return 2
+    if args.text is None and audio is None and not queue and replay is None:
+        audio = "mic"
     cell = load_cell(cell_ref)
     data = DataDir(ensure_data_dir(resolve_data_dir(args.data_dir, os.environ)))
     scene = _starting_scene(config, cell, scene_ref, data)
     with _event_stream(args.events) as stream:
         events = EventLog(stream)
-        session = Session(config, cell, scene, data, args.text, events, queue, replay, assume_yes)
+        session = Session(
+            config, cell, scene, data, args.text, events, queue, replay, assume_yes,
+            audio, bool(getattr(args, "fast", False)),
+        )  # fmt: skip
         return asyncio.run(Daemon(session).run())
 
 
@@ -276,7 +299,7 @@ class _event_stream:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from voiced.demo import run_demo
 
-    return run_demo(args.events)
+    return run_demo(args.events, text=args.text, realtime=args.realtime)
 
 
 def _cmd_check_config(args: argparse.Namespace) -> int:
@@ -320,6 +343,30 @@ def _cmd_interpret(args: argparse.Namespace) -> int:
         return shown.with_changes(sequence=meant.sequence).to_dict()
 
     print(json.dumps(asyncio.run(understand()), indent=2))
+    return 0
+
+
+def _cmd_transcribe(args: argparse.Namespace) -> int:
+    from audio.transcribe import transcribe_file
+    from voiced.audioinput import bias_for
+    from voiced.interpreter.phrasebank import PhraseBank
+
+    config = load_config(args.config)
+    configure_logging("warning", config.logging.format)
+    cell = load_cell(args.cell)
+    bias = bias_for(cell, PhraseBank.packaged(cell).phrases(), config)
+    transcript = asyncio.run(transcribe_file(args.file, bias, config.stt))
+    if transcript.rejected_reason:
+        print(f"(nothing: {transcript.rejected_reason}) raw: {transcript.raw!r}")
+        return 1
+    print(transcript.text)
+    return 0
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    from robot.rearrange import plan_command
+
+    print(json.dumps(plan_command(args.current, args.target, args.cell), indent=2))
     return 0
 
 

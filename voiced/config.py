@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from audio.settings import AudioSettings, SttSettings, TtsSettings, ViewerSettings, WakeSettings
 from voiced.configschema import INTERNAL, describe, doc, merge, parse, render_toml, setting
 from voiced.configschema import to_dict as _to_dict
 from voiced.errors import ConfigError, Problem
@@ -480,6 +481,28 @@ class Config:
         ),
     )
     """[llm]"""
+    audio: AudioSettings = field(
+        default_factory=AudioSettings,
+        metadata=doc("Audio input: the source and how speech is cut into segments."),
+    )
+    """[audio]"""
+    stt: SttSettings = field(
+        default_factory=SttSettings, metadata=doc("Speech-to-text: the engine and its model.")
+    )
+    """[stt]"""
+    wake: WakeSettings = field(
+        default_factory=WakeSettings, metadata=doc("How the wake word is detected in wake mode.")
+    )
+    """[wake]"""
+    tts: TtsSettings = field(
+        default_factory=TtsSettings, metadata=doc("Spoken feedback: the engine and the voices.")
+    )
+    """[tts]"""
+    debug_viewer: ViewerSettings = field(
+        default_factory=ViewerSettings,
+        metadata=doc("The audio debug viewer: a local web page showing every segment."),
+    )
+    """[debug_viewer]"""
     review: ReviewConfig = field(
         default_factory=ReviewConfig, metadata=doc("Human review of plans before they run.")
     )

@@ -167,12 +167,30 @@ def _build(
                 values[field.name] = value
     if len(problems) > before:
         return _INVALID
-    instance = cls(**values)
-    cross_check = getattr(instance, "cross_check", None)
+    # Cross-field rules are checked on a draft first, so that a section which also validates
+    # itself on construction (`__post_init__`) reports them here, with the file and the key,
+    # instead of raising.
+    cross_check = getattr(_draft(cls, values), "cross_check", None)
     if cross_check is not None:
         for key, message in cross_check():
             problems.append(Problem(source, prefix + key, message))
-    return _INVALID if len(problems) > before else instance
+    return _INVALID if len(problems) > before else cls(**values)
+
+
+def _draft(cls: type[Any], values: Mapping[str, Any]) -> Any:
+    """An instance with these values and the defaults, built without running `__post_init__`."""
+    draft = object.__new__(cls)
+    for item in dataclasses.fields(cls):
+        if item.name in values:
+            value = values[item.name]
+        elif item.default is not dataclasses.MISSING:
+            value = item.default
+        elif item.default_factory is not dataclasses.MISSING:
+            value = item.default_factory()
+        else:
+            continue
+        object.__setattr__(draft, item.name, value)
+    return draft
 
 
 def _unknown_key_message(

@@ -27,7 +27,9 @@ from robot.scene import Scene
 from robot.simulator import Simulator
 from robot.view import state_view
 from rules import Utterance
+from voiced.audioinput import Activity, AudioFrontEnd, Heard, Tick, bias_for, utterance_fields
 from voiced.config import Config
+from voiced.errors import VoicedError
 from voiced.events import EventLog
 from voiced.history import History
 from voiced.interpreter.tiers import Interpreter
@@ -63,6 +65,10 @@ class Session:
     """Replay this run id instead of listening (`voiced replay RUN_ID`)."""
     assume_yes: bool = False
     """Answer yes to every question (`voiced replay --yes`): the caller approved beforehand."""
+    audio: str | None = None
+    """Listen to audio: "mic", a file path, or "-" (raw 16 kHz s16le on stdin)."""
+    fast: bool = False
+    """Audio files only: as fast as possible instead of real-time pace."""
 
 
 class Daemon:
@@ -77,6 +83,8 @@ class Daemon:
         self.sim: Simulator | None = None
         self.pipeline: RobotPipeline | None = None
         self.llm_client: LlmClient | None = None
+        self.front: AudioFrontEnd | None = None
+        self._stack = contextlib.AsyncExitStack()
         self.services: DaemonServices
         self._healthy = True
 
@@ -85,8 +93,11 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self._on_signal, sig)
         try:
-            async with self._controller() as link:
+            async with self._stack, self._controller() as link:
                 return await self._serve(link)
+        except* VoicedError as group:
+            # A component's error inside the task group: report it as itself, not as a group.
+            raise group.exceptions[0] from None
         finally:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.remove_signal_handler(sig)
@@ -159,14 +170,16 @@ class Daemon:
         )
         self.pipeline = pipeline
         targets = build_targets(self.config, session.data, self.events)
-        services = DaemonServices(self.events, pipeline, targets)
+        services = DaemonServices(self.events, pipeline, targets, self.config.tts.voices)
         self.services = services
         router = self._router(services)
+        front = await self._audio(router, pipeline, services)
         async with asyncio.TaskGroup() as group:
             worker = group.create_task(pipeline.run(), name="robot-pipeline")
             acceptor = group.create_task(pipeline.accept(), name="acceptance")
             watchdog = self._start_watchdog(group)
             feeder = group.create_task(self._feed(router), name="input")
+            speech = group.create_task(front.feedback.run(), name="speech") if front else None
             self.notifier.ready()
             self._announce_status(router.mode)
             unsubscribe = self.events.subscribe(self._on_event)
@@ -174,13 +187,31 @@ class Daemon:
             ended_by_signal = await self._wait_for_end(feeder)
             await self._finish(feeder, pipeline, ended_by_signal)
             unsubscribe()
-            for task in (worker, acceptor, watchdog):
+            for task in (worker, acceptor, watchdog, speech):
                 if task is not None:
                     task.cancel()
         self._emit_final_state()
         if self.llm_client is not None:
             await self.llm_client.aclose()
         return 0
+
+    async def _audio(
+        self, router: CommandRouter, pipeline: RobotPipeline, services: DaemonServices
+    ) -> AudioFrontEnd | None:
+        """The audio front end for `--audio`, with its model loaded before READY=1."""
+        if self.session.audio is None:
+            return None
+        phrases = pipeline.interpreter.grammar.phrase_bank.phrases()
+        bias = bias_for(pipeline.cell, phrases, self.config)
+        base = router.stack[0]
+        front = AudioFrontEnd(
+            self.config, self.session.audio, self.session.fast, self.events, bias,
+            wake_required=lambda: router.mode == "wake" and router.top is base,
+        )  # fmt: skip
+        await front.start(self._stack)
+        services.attach_voice(front.say, front.speaker)
+        self.front = front
+        return front
 
     def _interpreter(self) -> Interpreter:
         cfg = self.config
@@ -297,6 +328,9 @@ class Daemon:
         if self.session.replay is not None:
             await self._feed_replay(router, self.session.replay)
             return
+        if self.session.audio is not None:
+            await self._feed_audio(router)
+            return
         text = self.session.text
         if text is None:
             await self.shutdown.wait()
@@ -317,6 +351,30 @@ class Daemon:
             await router.tick(event.t)
         await self.pipeline.wait_accepted()
         await router.tick(source.clock + END_OF_INPUT_PAUSE)
+
+    async def _feed_audio(self, router: CommandRouter) -> None:
+        """Utterances from the listener enter the router like typed lines; activity and ticks
+        drive the frames' timers on the audio clock."""
+        assert self.pipeline is not None and self.front is not None
+        listener = self.front.listener
+        async for event in listener.events():
+            if isinstance(event, Heard):
+                with correlation() as cid:
+                    utterance = Utterance(event.text, event.t, cid)
+                    if not router.is_global(utterance):
+                        await self.pipeline.wait_accepted()
+                    self.events.emit("utterance", utterance_fields(event))
+                    await router.dispatch(utterance)
+                await router.tick(event.t)
+            elif isinstance(event, Activity):
+                router.activity(event.t, event.voiced)
+            elif isinstance(event, Tick):
+                await router.tick(event.t)
+            else:
+                self.front.describe(event)
+        await self.pipeline.wait_accepted()
+        await router.tick(listener.now + END_OF_INPUT_PAUSE)
+        await self.front.feedback.drain()
 
     async def _feed_queue(self, router: CommandRouter) -> None:
         """Each pending queued command goes to the robot pipeline in turn; its outcome is

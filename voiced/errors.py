@@ -60,5 +60,9 @@ class ControllerConnectionError(VoicedError):
     """The controller link could not be opened or was lost."""
 
 
+class AudioError(VoicedError):
+    """The audio input (a microphone, a file) could not be opened or read."""
+
+
 class LlmError(VoicedError):
     """The language model could not be reached or answered unusably."""

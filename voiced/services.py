@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import structlog
 
+from audio.tts import Speaker
 from voiced.events import EventLog
 from voiced.logs import correlation
 from voiced.pipeline import RobotPipeline
@@ -41,16 +42,29 @@ class DaemonServices:
         self._voices = tuple(voices)
         self.voice = self._voices[0]
         self._tasks: set[asyncio.Task[TargetResult]] = set()
+        self._say: Callable[[str], None] | None = None
+        self._speaker: Speaker | None = None
+
+    def attach_voice(self, say: Callable[[str], None], speaker: Speaker) -> None:
+        """Speak through `say` from now on (the audio front end's feedback, which mutes the
+        input while it talks) and pick voices from `speaker`."""
+        self._say = say
+        self._speaker = speaker
+        self._voices = tuple(speaker.voices()) or self._voices
 
     def speak(self, text: str) -> None:
         log.info("feedback", text=text)
         self.events.emit("feedback", {"text": text})
+        if self._say is not None:
+            self._say(text)
 
     def voices(self) -> tuple[str, ...]:
         return self._voices
 
     def set_voice(self, name: str) -> None:
         self.voice = name
+        if self._speaker is not None:
+            self._speaker.set_voice(name)
         self.events.emit("voice", {"voice": name})
 
     async def submit(

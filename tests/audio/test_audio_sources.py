@@ -16,7 +16,14 @@ import numpy as np
 import pytest
 
 from audio.convert import AudioFileError, Resampler, read_audio
-from audio.source import AudioChunk, MicSource, StdinPcmSource, WavSource, open_source
+from audio.source import (
+    AudioChunk,
+    MicSource,
+    StdinPcmSource,
+    WavSource,
+    open_source,
+    sounddevice_device,
+)
 from tests.audio.clips import Clips, samples_of
 
 
@@ -203,7 +210,7 @@ async def test_microphone_queue_drops_the_oldest_when_the_listener_falls_behind(
 def test_sounddevice_is_imported_only_when_a_microphone_starts() -> None:
     code = (
         "import sys, audio.listener, audio.source, audio.segmenter, audio.whisper, audio.tts;"
-        "audio.source.open_source('mic', device=None, realtime=True, block_ms=20, "
+        "audio.source.open_source('mic', device='', realtime=True, block_ms=20, "
         "queue_seconds=1.0);"
         "assert 'sounddevice' not in sys.modules, 'sounddevice imported'"
     )
@@ -211,9 +218,27 @@ def test_sounddevice_is_imported_only_when_a_microphone_starts() -> None:
 
 
 def test_open_source_picks_by_name(tmp_path: Path) -> None:
-    kwargs: dict[str, Any] = {"device": None, "realtime": False, "block_ms": 20,
+    kwargs: dict[str, Any] = {"device": "", "realtime": False, "block_ms": 20,
                               "queue_seconds": 1.0}  # fmt: skip
     assert isinstance(open_source("mic", **kwargs), MicSource)
     assert isinstance(open_source("stdin", **kwargs), StdinPcmSource)
     wav = open_source(str(tmp_path / "x.wav"), **kwargs)
     assert isinstance(wav, WavSource) and wav.realtime is False
+
+
+@pytest.mark.parametrize(
+    ("setting", "expected"),
+    [("", None), ("  ", None), ("3", 3), (" 12 ", 12), ("USB", "USB"), ("hw:1,0", "hw:1,0"),
+     ("²", "²"), ("-1", "-1")],
+)  # fmt: skip
+def test_the_device_setting_becomes_what_sounddevice_takes(
+    setting: str, expected: str | int | None
+) -> None:
+    assert sounddevice_device(setting) == expected
+    assert MicSource(setting, backend=FakeSoundDevice()).device == expected
+
+
+def test_open_source_passes_the_device_on_interpreted() -> None:
+    kwargs: dict[str, Any] = {"realtime": True, "block_ms": 20, "queue_seconds": 1.0}
+    mic = open_source("mic", device="2", **kwargs)
+    assert isinstance(mic, MicSource) and mic.device == 2

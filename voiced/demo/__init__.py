@@ -22,7 +22,13 @@ DEMO_TIME_SCALE = 0.25
 
 
 def demo_session_path() -> Path:
+    """The demo session as text (what the recording says, one utterance per line)."""
     return Path(str(resources.files("voiced.demo").joinpath("sandwich.txt")))
+
+
+def demo_recording_path() -> Path:
+    """The demo session spoken (espeak-ng, rendered by `python -m bench.spoken`)."""
+    return Path(str(resources.files("voiced.demo").joinpath("sandwich.flac")))
 
 
 class TracePrinter:
@@ -65,7 +71,8 @@ def _call(step: dict[str, Any]) -> str:
     return f"{step['instruction']}({params})"
 
 
-def run_demo(events_target: str | None = None) -> int:
+def run_demo(events_target: str | None = None, text: bool = False, realtime: bool = False) -> int:
+    """The daemon on the bundled recording (or, with `text`, its transcript as typed lines)."""
     config = with_overrides(
         load_config(None, environ={}),
         {"simulator": {"time_scale": DEMO_TIME_SCALE}, "logging": {"level": "warning"}},
@@ -73,14 +80,17 @@ def run_demo(events_target: str | None = None) -> int:
     )
     configure_logging(config.logging.level, config.logging.format)
     cell = load_cell("sandwich")
-    print(f"voiced demo: cell '{cell.name}', simulated controller, session {demo_session_path()}")
+    source = demo_session_path() if text else demo_recording_path()
+    print(f"voiced demo: cell '{cell.name}', simulated controller, listening to {source.name}")
     with tempfile.TemporaryDirectory(prefix="voiced-demo-") as tmp:
         stream = None if events_target is None else _open(events_target)
         events = EventLog(stream)
         events.subscribe(TracePrinter(sys.stdout))
         session = Session(
-            config, cell, cell.initial_scene, DataDir(Path(tmp)), str(demo_session_path()), events
-        )
+            config, cell, cell.initial_scene, DataDir(Path(tmp)),
+            str(source) if text else None, events, audio=None if text else str(source),
+            fast=not realtime,
+        )  # fmt: skip
         try:
             return asyncio.run(Daemon(session).run())
         finally:

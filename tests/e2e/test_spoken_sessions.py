@@ -1,0 +1,71 @@
+"""Issue 5 through the real daemon: spoken sessions (espeak-ng voices, made at test time) reach
+the same final states as their text versions; silence and noise dispatch nothing; the daemon's
+own voice in its input is not dispatched."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.spoken import render_session
+from tests.audio.clips import HAVE_TOOLS, Clips
+from tests.e2e.helpers import fast_config, final_state, parse_events, run_text, voiced, voiced_env
+
+pytestmark = pytest.mark.skipif(not HAVE_TOOLS, reason="espeak-ng and sox are not installed")
+
+SESSIONS = {
+    "sandwich": ["computer add bread", "", "computer put cheese on the left", ""],
+    "weld": ["computer weld at position 1 and 2", ""],
+    "blocks": ["computer stack the blue cube on the red cube", ""],
+}
+
+
+def run_audio(tmp: Path, cell: str, wav: Path, *args: str) -> tuple[list[dict[str, Any]], str]:
+    tmp.mkdir(parents=True, exist_ok=True)
+    cmd = voiced("run", "--config", str(fast_config(tmp)), "--cell", cell, "--audio", str(wav),
+                 "--fast", "--controller", "sim", "--events", "-", *args)  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=voiced_env(tmp), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return parse_events(proc.stdout), proc.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("cell", "voice"), [("sandwich", "en-us"), ("sandwich", "en-gb"),
+                                            ("weld", "en+f3"), ("blocks", "en-us")])  # fmt: skip
+def test_spoken_session_matches_its_text_version(tmp_path: Path, cell: str, voice: str) -> None:
+    lines = SESSIONS[cell]
+    wav = tmp_path / f"{cell}-{voice}.wav"
+    render_session(lines, wav, voice=voice)
+    spoken_events, _ = run_audio(tmp_path / "spoken", cell, wav)
+    (tmp_path / "text").mkdir()
+    text_events, proc = run_text(tmp_path / "text", cell, "\n".join(lines) + "\n")
+    assert proc.returncode == 0, proc.stderr
+    heard = [e["text"] for e in spoken_events if e["event"] == "utterance"]
+    assert final_state(spoken_events) == final_state(text_events), heard
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["silence", "white", "pink", "brown"])
+def test_sixty_seconds_of_silence_or_noise_dispatch_nothing(tmp_path: Path, kind: str) -> None:
+    clips = Clips(tmp_path / "clips")
+    clips.root.mkdir()
+    wav = clips.silence(60.0) if kind == "silence" else clips.noise(kind, 60.0, volume=0.3)
+    events, _ = run_audio(tmp_path, "sandwich", wav, "--mode", "always")
+    assert not [e for e in events if e["event"] in ("utterance", "submit", "primitive")]
+
+
+@pytest.mark.slow
+def test_the_daemons_own_voice_is_not_dispatched(tmp_path: Path) -> None:
+    """After "computer add avocado" the daemon says "I don't have avocado — …". The session
+    then contains that very sentence, spoken where the daemon speaks it: it must not come back
+    as an utterance (always-listen mode, so any words would be a command)."""
+    feedback = "I don't have avocado. Available ingredients are bread, meat, cheese."
+    lines = ["add avocado", "", feedback, "", "", ""]
+    wav = tmp_path / "echo.wav"
+    render_session(lines, wav, pause_s=1.6)
+    events, _ = run_audio(tmp_path, "sandwich", wav, "--mode", "always")
+    heard = [e["text"] for e in events if e["event"] == "utterance"]
+    assert len(heard) == 1 and "avocado" in heard[0], heard

@@ -1,0 +1,156 @@
+"""`voiced run --audio mic|FILE|-`: the audio front end, owned by the daemon.
+
+Builds the listener (source, segmenter, wake gate, transcriber), the speaker and the spoken
+feedback that mutes the input while the daemon talks, and the optional debug viewer, from the
+configuration. The vocabulary bias comes from the live cell: its words, the phrase bank, the
+frame keywords and the wake word. Utterances enter the frame router exactly as typed lines do;
+every timer runs on the audio clock.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable
+from contextlib import AsyncExitStack
+from dataclasses import replace
+
+import structlog
+
+from audio.feedback import SpokenFeedback
+from audio.listener import Heard, Listener, ListenerEvent, Rejected, Tick
+from audio.segmenter import Activity, Segment
+from audio.source import MicSource, open_source
+from audio.transcribe import BiasVocabulary, Transcript, make_transcriber
+from audio.tts import FileSpeaker, Speaker, make_speaker
+from audio.viewer import AudioViewer
+from audio.wake import make_wake_gate
+from robot.cell import Cell
+from voiced.config import Config
+from voiced.events import EventLog
+
+log = structlog.get_logger(__name__)
+
+FRAME_WORDS = (
+    "go", "done", "send", "cancel", "abort", "read back", "always listen", "wake word mode",
+    "mode query", "switch voice", "start dictation", "end dictation", "save note", "yes", "no",
+    "proceed", "stop", "halt", "what can I say", "do that again", "skip", "instead of",
+)  # fmt: skip
+"""Words the frames listen for, so the transcriber expects them too."""
+
+
+def typical_commands(cell: Cell, wake_word: str) -> list[str]:
+    """Commands as an operator says them, built from the cell's own composites and names:
+    Whisper follows a prompt that sounds like earlier speech far better than a word list."""
+    items, zones = list(cell.items()), list(cell.zone_aliases)
+    said: list[str] = []
+    if cell.composite("add_layer"):
+        said += [f"{wake_word} add {item}" for item in items]
+        said += [f"put {item} on the {zones[i % len(zones)] if zones else 'stack'}"
+                 for i, item in enumerate(items)]  # fmt: skip
+        said += ["put it back", "start over"]
+    if cell.composite("run_routine_at") or cell.composite("move_to_position"):
+        positions = [p.name.replace("_", " ").lower() for p in cell.poses.values()]
+        said += [f"go to {p}" for p in positions]
+        said += ["weld at position 1 and 2", "inspect all positions", "grab the camera",
+                 "return the tool and go home"]  # fmt: skip
+    if cell.composite("move_object"):
+        objects = list(cell.objects)
+        said += [f"stack the {a} on the {b}" for a, b in itertools.pairwise(objects)]
+        said += ["build a tower", "make a pyramid", "put the red cube on the left"]
+    return [*said, f"{wake_word} go home", "what can I say"]
+
+
+def bias_for(cell: Cell, phrases: Iterable[str], config: Config) -> BiasVocabulary:
+    """The live cell's vocabulary for the transcriber."""
+    words = [
+        config.daemon.wake_word,
+        *cell.objects,
+        *cell.zones(),
+        *cell.zone_aliases,
+        *cell.poses,
+        *cell.tools,
+        *cell.routines,
+        *cell.instructions(),
+        *FRAME_WORDS,
+        *config.tts.voices,
+    ]
+    return BiasVocabulary.build(words, [*typical_commands(cell, config.daemon.wake_word), *phrases])
+
+
+class AudioFrontEnd:
+    """Everything between the microphone (or a file) and the frame router."""
+
+    def __init__(
+        self,
+        config: Config,
+        source: str,
+        fast: bool,
+        events: EventLog,
+        bias: BiasVocabulary,
+        wake_required: Callable[[], bool],
+    ) -> None:
+        self.config = config
+        self.events = events
+        self.spec = "stdin" if source == "-" else source
+        audio = replace(config.audio, source=self.spec, realtime=not fast)
+        self.transcriber = make_transcriber(config.stt)
+        self.viewer = AudioViewer(config.debug_viewer) if config.debug_viewer.enabled else None
+        self.listener = Listener(
+            open_source(self.spec, device=audio.device, realtime=audio.realtime,
+                        block_ms=audio.block_ms, queue_seconds=audio.queue_seconds),
+            self.transcriber,
+            audio,
+            bias=bias,
+            wake_gate=make_wake_gate(config.wake, config.daemon.wake_word),
+            wake_required=wake_required,
+            sink=self._publish if self.viewer else None,
+        )  # fmt: skip
+        self.speaker = self._speaker()
+        self.feedback = SpokenFeedback(
+            self.speaker, self.listener.hold, config.tts.tail_ms / 1000.0
+        )
+
+    def _speaker(self) -> Speaker:
+        # A file or a pipe runs on its own clock: speech is timed by synthesising it, not by
+        # playing it, so the daemon's own words are muted exactly where they would be heard.
+        if self.spec != "mic" and self.config.tts.engine == "pyttsx3":
+            return FileSpeaker(self.config.tts)
+        return make_speaker(self.config.tts)
+
+    async def start(self, stack: AsyncExitStack) -> None:
+        """Check the microphone and load the model (so READY=1 means ready), start the viewer."""
+        if isinstance(self.listener.source, MicSource):
+            self.listener.source.check()
+        await self.transcriber.load()
+        if self.viewer is not None:
+            await stack.enter_async_context(self.viewer)
+            log.info("audio debug viewer", url=self.viewer.url)
+            self.events.emit("viewer", {"url": self.viewer.url})
+
+    def _publish(self, segment: Segment, transcript: Transcript | None, reason: str | None) -> None:
+        if self.viewer is not None:
+            self.viewer.publish(segment, transcript, reason)
+
+    def say(self, text: str) -> None:
+        self.feedback.say(text)
+
+    def describe(self, event: ListenerEvent) -> None:
+        """Events for what the router never sees: rejected audio."""
+        if isinstance(event, Rejected):
+            self.events.emit("rejected", {"reason": event.reason, "raw": event.raw,
+                                          "audio_t": round(event.t, 3)})  # fmt: skip
+
+
+def utterance_fields(heard: Heard) -> dict[str, object]:
+    """The `utterance` event for a transcript: what was said and when, on the audio clock."""
+    vad = heard.segment.vad
+    return {
+        "text": heard.text,
+        "raw": heard.raw,
+        "audio_t": round(heard.t, 3),
+        "speech_end": round(vad.speech_end, 3) if vad.speech_end is not None else None,
+        "transcribe_s": round(heard.transcript.seconds, 3),
+    }
+
+
+__all__ = ["Activity", "AudioFrontEnd", "Heard", "Tick", "bias_for", "utterance_fields"]
