@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -62,3 +63,30 @@ def final_state(events: list[dict[str, Any]]) -> dict[str, Any]:
     assert len(finals) == 1, f"expected one final_state event, got {len(finals)}"
     state: dict[str, Any] = finals[0]["state"]
     return state
+
+
+def start_daemon(tmp: Path, cell: str, *args: str, **env: str) -> subprocess.Popen[str]:
+    """`voiced run --text -` at real-time motion, stdin left open for the test to write to."""
+    config = tmp / "realtime.toml"
+    config.write_text("[simulator]\ntime_scale = 1.0\n", encoding="utf-8")
+    cmd = voiced("run", "--config", str(config), "--cell", cell, "--text", "-",
+                 "--controller", "sim", "--events", "-", *args)  # fmt: skip
+    return subprocess.Popen(
+        cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=voiced_env(tmp, **env),
+    )  # fmt: skip
+
+
+def say_and_wait_for_motion(proc: subprocess.Popen[str], lines: str, timeout: float = 30) -> None:
+    """Write `lines` to the daemon and return once the first primitive has gone out."""
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(lines)
+    proc.stdin.flush()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        if json.loads(line)["event"] == "primitive":
+            return
+    raise AssertionError("no primitive event before the deadline")

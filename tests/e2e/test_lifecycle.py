@@ -5,50 +5,19 @@ from __future__ import annotations
 import json
 import signal
 import socket
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.helpers import voiced, voiced_env
-
-SLOW_CONFIG = """
-[simulator]
-time_scale = 1.0
-"""
-
-
-def start_daemon(tmp: Path, **env: str) -> subprocess.Popen[str]:
-    config = tmp / "config.toml"
-    config.write_text(SLOW_CONFIG, encoding="utf-8")
-    cmd = voiced("run", "--config", str(config), "--cell", "sandwich", "--text", "-",
-                 "--controller", "sim", "--events", "-")  # fmt: skip
-    return subprocess.Popen(
-        cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=voiced_env(tmp, **env),
-    )  # fmt: skip
-
-
-def read_until(proc: subprocess.Popen[str], event: str, deadline: float) -> dict[str, object]:
-    assert proc.stdout is not None
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        record = json.loads(line)
-        if record["event"] == event:
-            return record  # type: ignore[no-any-return]
-    raise AssertionError(f"no {event} event before the deadline")
+from tests.e2e.helpers import say_and_wait_for_motion, start_daemon
 
 
 @pytest.mark.slow
 def test_sigterm_while_the_arm_moves_stops_it_and_exits_cleanly(tmp_path: Path) -> None:
-    proc = start_daemon(tmp_path)
-    assert proc.stdin is not None
-    proc.stdin.write("computer add bread\n\n")
-    proc.stdin.flush()  # stdin stays open: the daemon would wait for more input forever
-    read_until(proc, "primitive", time.monotonic() + 30)
+    proc = start_daemon(tmp_path, "sandwich")
+    # stdin stays open: the daemon would wait for more input forever
+    say_and_wait_for_motion(proc, "computer add bread\n\n")
     time.sleep(0.3)  # well inside the first move at real-time speed
     sent = time.monotonic()
     proc.send_signal(signal.SIGTERM)
@@ -69,7 +38,7 @@ def test_sd_notify_ready_and_watchdog_over_a_real_socket(tmp_path: Path) -> None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(str(path))
     sock.settimeout(20)
-    proc = start_daemon(tmp_path, NOTIFY_SOCKET=str(path), WATCHDOG_USEC="400000")
+    proc = start_daemon(tmp_path, "sandwich", NOTIFY_SOCKET=str(path), WATCHDOG_USEC="400000")
     assert proc.stdin is not None
     proc.stdin.write("always listen\n")
     proc.stdin.flush()

@@ -13,6 +13,8 @@ from tests.e2e.helpers import (
     final_state,
     parse_events,
     run_text,
+    say_and_wait_for_motion,
+    start_daemon,
     voiced,
     voiced_env,
 )
@@ -80,22 +82,10 @@ def test_queue_target_then_queue_run(tmp_path: Path) -> None:
 
 
 def test_stop_inside_dictation_stops_the_arm_mid_motion(tmp_path: Path) -> None:
-    config = tmp_path / "slow.toml"
-    config.write_text("[simulator]\ntime_scale = 1.0\n", encoding="utf-8")
-    proc = subprocess.Popen(
-        voiced("run", "--config", str(config), "--cell", "sandwich", "--text", "-",
-               "--controller", "sim", "--events", "-"),
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=voiced_env(tmp_path),
-    )  # fmt: skip
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write("computer add bread\n\nstart dictation\nshelf A3 has bolts\n")
-    proc.stdin.flush()
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if json.loads(proc.stdout.readline())["event"] == "primitive":
-            break
+    proc = start_daemon(tmp_path, "sandwich")
+    say_and_wait_for_motion(proc, "computer add bread\n\nstart dictation\nshelf A3 has bolts\n")
     time.sleep(0.2)
+    assert proc.stdin is not None
     proc.stdin.write("stop\nend dictation\n")
     proc.stdin.flush()
     stdout, stderr = proc.communicate(timeout=30)

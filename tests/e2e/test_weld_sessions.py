@@ -15,6 +15,8 @@ from tests.e2e.helpers import (
     final_state,
     parse_events,
     run_text,
+    say_and_wait_for_motion,
+    start_daemon,
     voiced,
     voiced_env,
 )
@@ -130,21 +132,8 @@ def test_review_revise_changes_the_plan(tmp_path: Path) -> None:
 
 
 def test_history_survives_kill_9_in_the_middle_of_a_run(tmp_path: Path) -> None:
-    config = tmp_path / "slow.toml"
-    config.write_text("[simulator]\ntime_scale = 1.0\n", encoding="utf-8")
-    proc = subprocess.Popen(
-        voiced("run", "--config", str(config), "--cell", "weld", "--text", "-",
-               "--controller", "sim", "--events", "-"),
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=voiced_env(tmp_path),
-    )  # fmt: skip
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write("computer go to position 1\n\ncomputer inspect all positions\n\n")
-    proc.stdin.flush()
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if json.loads(proc.stdout.readline())["event"] == "primitive":
-            break
+    proc = start_daemon(tmp_path, "weld")
+    say_and_wait_for_motion(proc, "computer go to position 1\n\ncomputer inspect all positions\n\n")
     time.sleep(0.3)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
