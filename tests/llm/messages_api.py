@@ -16,9 +16,10 @@ import json
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from http import HTTPStatus
 from types import TracebackType
 from typing import Any
+
+from tests.httpwire import read_request, response_bytes
 
 _IDS = itertools.count(1)
 
@@ -204,28 +205,11 @@ class MessagesApi:
 
 async def _read_request(reader: asyncio.StreamReader) -> Recorded | None:
     try:
-        head = await reader.readuntil(b"\r\n\r\n")
+        return Recorded(*await read_request(reader))
     except asyncio.IncompleteReadError:
         return None  # the client closed a kept-alive connection
-    lines = head.decode("latin-1").split("\r\n")
-    method, path, _version = lines[0].split(" ", 2)
-    headers: dict[str, str] = {}
-    for line in lines[1:]:
-        if line:
-            name, _, value = line.partition(":")
-            headers[name.strip().lower()] = value.strip()
-    body = await reader.readexactly(int(headers.get("content-length", "0")))
-    return Recorded(method, path, headers, body)
 
 
 def _response(reply: Reply) -> bytes:
-    body = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
-    try:
-        phrase = HTTPStatus(reply.status).phrase
-    except ValueError:
-        phrase = ""
-    head = [f"HTTP/1.1 {reply.status} {phrase}".rstrip()]
     headers = {"content-type": "application/json", "request-id": "req_fake", **reply.headers}
-    headers["content-length"] = str(len(body))
-    head += [f"{name}: {value}" for name, value in headers.items()]
-    return ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
+    return response_bytes(reply.status, reply.body, headers)

@@ -11,9 +11,10 @@ import asyncio
 import json
 import socket
 from dataclasses import dataclass, field
-from http import HTTPStatus
 from types import TracebackType
 from typing import Any
+
+from tests.httpwire import read_request, response_bytes
 
 
 @dataclass(frozen=True)
@@ -105,30 +106,12 @@ class FakeHttpServer:
 
 
 async def _read_request(reader: asyncio.StreamReader) -> Request:
-    head = await reader.readuntil(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    method, path, _version = lines[0].split(" ", 2)
-    headers: dict[str, str] = {}
-    for line in lines[1:]:
-        if line:
-            name, _, value = line.partition(":")
-            headers[name.strip().lower()] = value.strip()
-    body = await reader.readexactly(int(headers.get("content-length", "0")))
-    return Request(method, path, headers, body)
+    return Request(*await read_request(reader))
 
 
 def _response(reply: Reply) -> bytes:
-    body = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
-    try:
-        phrase = HTTPStatus(reply.status).phrase
-    except ValueError:
-        phrase = ""
-    lines = [f"HTTP/1.1 {reply.status} {phrase}".rstrip()]
-    headers = {"Content-Type": "application/json", **reply.headers}
-    headers["Content-Length"] = str(len(body))
-    headers["Connection"] = "close"
-    lines += [f"{name}: {value}" for name, value in headers.items()]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+    headers = {"Content-Type": "application/json", **reply.headers, "Connection": "close"}
+    return response_bytes(reply.status, reply.body, headers)
 
 
 def refused_url(path: str = "/") -> str:
