@@ -21,7 +21,15 @@ from audio.transcribe import (
 from rules.normalize import normalize
 from tests.audio.clips import Clips
 
-HAVE_SDK = importlib.util.find_spec("azure.cognitiveservices.speech") is not None
+def _have_sdk() -> bool:
+    # find_spec imports the parent packages of a dotted name, so a missing "azure" raises.
+    try:
+        return importlib.util.find_spec("azure.cognitiveservices.speech") is not None
+    except ModuleNotFoundError:
+        return False
+
+
+HAVE_SDK = _have_sdk()
 needs_sdk = pytest.mark.skipif(
     not HAVE_SDK,
     reason="azure-cognitiveservices-speech not installed (pip install 'voiced[azure]')",
