@@ -21,6 +21,7 @@ from audio.transcribe import (
 from rules.normalize import normalize
 from tests.audio.clips import Clips
 
+
 def _have_sdk() -> bool:
     # find_spec imports the parent packages of a dotted name, so a missing "azure" raises.
     try:
