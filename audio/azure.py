@@ -32,7 +32,7 @@ INSTALL_HINT = "pip install 'voiced[azure]' (azure-cognitiveservices-speech)"
 def import_sdk() -> Any:
     """The SDK module, or TranscriptionError saying how to install it."""
     try:
-        import azure.cognitiveservices.speech as speechsdk  # type: ignore[import-untyped]
+        import azure.cognitiveservices.speech as speechsdk
     except ImportError as exc:
         raise TranscriptionError(f"stt engine azure needs the SDK: {INSTALL_HINT} ({exc})") from exc
     return speechsdk

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 RATE = 16000
-GAP_S = 0.7
+GAP_S = 0.5
 """Silence between the lines of one command: longer than the segmenter's hangover (0.3 s), so
 each line is its own utterance, and shorter than the query frame's silence timer (1.5 s)."""
 PAUSE_S = 2.5

@@ -31,7 +31,9 @@ class BaseFrame(Frame):
         variants: tuple[str, ...] = (),
         query_target: str = "robot",
         dictation_target: str = "note",
+        complete_timeout: float | None = None,
     ) -> None:
+        self.complete_timeout = complete_timeout
         self.wake_word = wake_word
         self.query_target = query_target
         self.dictation_target = dictation_target
@@ -70,7 +72,9 @@ class BaseFrame(Frame):
         # stacking a second one.
         if isinstance(router.top, QueryFrame):
             return router.top
-        query = QueryFrame(self.silence_timeout, self.listen_timeout, self.query_target)
+        query = QueryFrame(
+            self.silence_timeout, self.listen_timeout, self.query_target, self.complete_timeout
+        )
         router.push(query)
         return query
 
@@ -83,7 +87,7 @@ class BaseFrame(Frame):
             await router.dispatch(Utterance(rest, utterance.t, utterance.correlation_id))
 
     def _open_with_all(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
-        self._query(router).append(utterance.text, utterance)
+        self._query(router).append(utterance.text, utterance, router)
 
     def _push_over_empty_query(self, router: CommandRouter, frame: Frame) -> None:
         """Open `frame`, closing an empty query first (it was only the wake word)."""

@@ -17,6 +17,9 @@ class Services(Protocol):
     def speak(self, text: str) -> None:
         """Say (or show) `text` to the operator."""
 
+    def is_complete(self, text: str) -> bool:
+        """Whether `text` already forms a whole command (so the query need not wait long)."""
+
     def voices(self) -> Sequence[str]:
         """The names of the voices the operator can pick."""
 

@@ -11,6 +11,10 @@ if TYPE_CHECKING:
     from frames.router import CommandRouter
 
 
+CLOCK_EPSILON = 1e-6
+"""Timers compare float clock readings: 1.4 - 1.0 is a hair under 0.4."""
+
+
 class QueryFrame(Frame):
     """Seed 002's query frame. It owns the accumulated text, the silence timer and the
     loud-streak counter; they die with the frame.
@@ -23,9 +27,16 @@ class QueryFrame(Frame):
     dropped_by_stop = True
 
     def __init__(
-        self, silence_timeout: float, listen_timeout: float, target: str = "robot"
+        self,
+        silence_timeout: float,
+        listen_timeout: float,
+        target: str = "robot",
+        complete_timeout: float | None = None,
     ) -> None:
         self.silence_timeout = silence_timeout
+        self.complete_timeout = silence_timeout if complete_timeout is None else complete_timeout
+        self.complete = False
+        """Whether the text so far already forms a whole command (checked on each append)."""
         self.listen_timeout = listen_timeout
         self.target = target
         self.parts: list[str] = []
@@ -55,10 +66,12 @@ class QueryFrame(Frame):
         self.opened_at = now
         self.last_heard = now
 
-    def append(self, text: str, utterance: Utterance) -> None:
+    def append(self, text: str, utterance: Utterance, router: CommandRouter | None = None) -> None:
         self.parts.append(text.strip())
         self.last_heard = utterance.t
         self.correlation_id = self.correlation_id or utterance.correlation_id
+        if router is not None:
+            self.complete = router.services.is_complete(self.text)
 
     def on_activity(self, now: float, voiced: bool) -> None:
         # While the operator keeps talking the silence timer must not fire, even if the
@@ -70,7 +83,10 @@ class QueryFrame(Frame):
     async def on_tick(self, router: CommandRouter, now: float) -> None:
         if self not in router.stack or self.loud_streak > 0:
             return
-        if self.parts and now - self.last_heard >= self.silence_timeout:
+        # A whole command goes after a short silence; a partial one ("computer, add ...")
+        # waits the full silence timer for the rest.
+        wait = self.complete_timeout if self.complete else self.silence_timeout
+        if self.parts and now - self.last_heard >= wait - CLOCK_EPSILON:
             await self._submit(router)
         elif not self.parts and now - self.opened_at >= self.listen_timeout:
             router.pop(self)
@@ -82,7 +98,7 @@ class QueryFrame(Frame):
         await router.services.submit(self.target, text, self.correlation_id, source=self.name)
 
     def _accumulate(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
-        self.append(utterance.text, utterance)
+        self.append(utterance.text, utterance, router)
 
     def _cancel(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         router.pop(self)

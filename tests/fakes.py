@@ -19,6 +19,11 @@ class FakeServices:
     def speak(self, text: str) -> None:
         self.spoken.append(text)
 
+    complete_phrases: tuple[str, ...] = ()
+
+    def is_complete(self, text: str) -> bool:
+        return text in self.complete_phrases
+
     def voices(self) -> tuple[str, ...]:
         return self.voice_names
 

@@ -159,3 +159,43 @@ async def test_base_frame_cannot_be_popped() -> None:
     router, _, _ = make_router()
     with pytest.raises(ValueError, match="not poppable"):
         router.pop(router.stack[0])
+
+
+async def test_a_complete_command_goes_after_a_short_silence() -> None:
+    services, events = FakeServices(complete_phrases=("add bread",)), EventRecorder()
+    base = BaseFrame("computer", SILENCE, LISTEN, complete_timeout=0.4)
+    router = CommandRouter(base, services, events, [stop_rule()], "wake")
+    base.on_push(router, 0.0)
+    await say(router, "computer add bread", 1.0)
+    await router.tick(1.3)
+    assert services.submitted == []
+    await router.tick(1.4)
+    assert services.submitted == [("robot", "add bread")]
+
+
+async def test_a_partial_command_waits_the_full_silence_timer() -> None:
+    services, events = FakeServices(complete_phrases=("add bread",)), EventRecorder()
+    base = BaseFrame("computer", SILENCE, LISTEN, complete_timeout=0.4)
+    router = CommandRouter(base, services, events, [stop_rule()], "wake")
+    base.on_push(router, 0.0)
+    await say(router, "computer add", 1.0)
+    await router.tick(2.0)
+    assert services.submitted == []
+    await say(router, "bread", 2.2)  # now complete: the short timer runs from here
+    await router.tick(2.6)
+    assert services.submitted == [("robot", "add bread")]
+
+
+async def test_speech_that_goes_on_holds_even_a_complete_command() -> None:
+    services, events = FakeServices(complete_phrases=("add bread",)), EventRecorder()
+    base = BaseFrame("computer", SILENCE, LISTEN, complete_timeout=0.4)
+    router = CommandRouter(base, services, events, [stop_rule()], "wake")
+    base.on_push(router, 0.0)
+    await say(router, "computer add bread", 1.0)
+    router.activity(1.3, voiced=True)
+    await router.tick(1.5)
+    assert services.submitted == []
+    await say(router, "and cheese", 2.0)
+    router.activity(2.0, voiced=False)
+    await router.tick(3.6)
+    assert services.submitted == [("robot", "add bread and cheese")]

@@ -122,6 +122,15 @@ class QueryConfig:
         max=10.0,
     )
     """Seconds of silence that end a query."""
+    complete_timeout: float = setting(
+        0.4,
+        'Seconds of silence after which a query that already forms a whole command ("add '
+        'bread") is submitted; partial ones wait silence_timeout. Keep it at most '
+        "silence_timeout.",
+        min=0.1,
+        max=10.0,
+    )
+    """The quick path: a complete command does not wait out the full silence timer."""
     listen_timeout: float = setting(
         8.0,
         "Seconds to wait for a command after the wake word alone before giving up.",

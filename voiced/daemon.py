@@ -259,6 +259,7 @@ class Daemon:
             cfg.daemon.wake_variants,
             cfg.targets.query,
             cfg.targets.dictation,
+            min(cfg.query.complete_timeout, cfg.query.silence_timeout),
         )
         router = CommandRouter(base, services, self.events, [stop_rule()], cfg.daemon.mode)
         base.on_push(router, 0.0)

@@ -58,6 +58,9 @@ class DaemonServices:
         if self._say is not None:
             self._say(text)
 
+    def is_complete(self, text: str) -> bool:
+        return self.pipeline.is_complete(text)
+
     def voices(self) -> tuple[str, ...]:
         return self._voices
 
