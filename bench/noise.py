@@ -1,0 +1,86 @@
+"""Noise for the corpus: white, pink and brown (numpy, spectrally shaped), babble (several
+espeak-ng voices reading unrelated text at once), and mixing at a target SNR where the speech
+level is the RMS over its active frames only (the pauses would otherwise flatter the SNR)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bench.sessions import PROSE
+from bench.spoken import RATE, speak
+
+FRAME = RATE // 50
+"""20 ms frames for the active-speech level."""
+BABBLE_VOICES = ("en-us", "en-gb+f3", "en-gb-x-rp+m3", "en-us+f2")
+
+
+def active_rms(samples: np.ndarray) -> float:
+    """RMS over the frames within 30 dB of the loudest frame (where someone is speaking)."""
+    x = samples.astype(np.float64)
+    n = len(x) // FRAME
+    if n == 0:
+        return 0.0
+    frames = np.sqrt(np.mean(x[: n * FRAME].reshape(n, FRAME) ** 2, axis=1))
+    active = frames[frames > frames.max() * 10 ** (-30 / 20)]
+    return float(np.sqrt(np.mean(active**2))) if len(active) else 0.0
+
+
+def coloured(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Unit-RMS white, pink (1/f power) or brown (1/f^2) noise, shaped in the frequency domain."""
+    white = rng.standard_normal(n)
+    if kind == "white":
+        shaped = white
+    else:
+        spectrum = np.fft.rfft(white)
+        f = np.fft.rfftfreq(n, 1 / RATE)
+        f[0] = f[1]
+        power = 1.0 if kind == "pink" else 2.0
+        shaped = np.fft.irfft(spectrum / f ** (power / 2), n)
+    return shaped / (np.sqrt(np.mean(shaped**2)) or 1.0)
+
+
+def babble(n: int, rng: np.random.Generator) -> np.ndarray:
+    """Four voices reading the prose at once, each from a random point, unit RMS."""
+    out = np.zeros(n)
+    for voice in BABBLE_VOICES:
+        clip = _prose_clip(voice, 170).astype(np.float64)
+        reps = int(np.ceil((n + len(clip)) / len(clip)))
+        tiled = np.tile(clip, reps)
+        start = int(rng.integers(0, len(clip)))
+        out += tiled[start : start + n]
+    return out / (np.sqrt(np.mean(out**2)) or 1.0)
+
+
+def make(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    return babble(n, rng) if kind == "babble" else coloured(kind, n, rng)
+
+
+def mix(speech: np.ndarray, kind: str, snr_db: float, seed: int = 0) -> np.ndarray:
+    """`speech` plus `kind` noise at `snr_db` below its active RMS; scaled down if it clips."""
+    rng = np.random.default_rng(seed % 2**32)
+    level = active_rms(speech)
+    noise = make(kind, len(speech), rng) * level / 10 ** (snr_db / 20)
+    out = speech.astype(np.float64) + noise
+    peak = np.abs(out).max()
+    if peak > 32000:
+        out *= 32000 / peak
+    return out.astype(np.int16)
+
+
+_PROSE_CACHE: dict[tuple[str, int], np.ndarray] = {}
+
+
+def _prose_clip(voice: str, rate: int) -> np.ndarray:
+    if (voice, rate) not in _PROSE_CACHE:
+        _PROSE_CACHE[(voice, rate)] = speak(PROSE, voice, rate)
+    return _PROSE_CACHE[(voice, rate)]
+
+
+def prose(seconds: float, voice: str, rate: int) -> np.ndarray:
+    """`seconds` of the prose read by one voice, with a 1-3 s pause between sentences' runs
+    (tiled: the text is about a minute long)."""
+    clip = _prose_clip(voice, rate)
+    gap = np.zeros(2 * RATE, dtype=np.int16)
+    unit = np.concatenate([clip, gap])
+    n = round(seconds * RATE)
+    return np.tile(unit, n // len(unit) + 1)[:n]
