@@ -123,7 +123,7 @@ class QueryConfig:
     )
     """Seconds of silence that end a query."""
     complete_timeout: float = setting(
-        0.4,
+        0.25,
         'Seconds of silence after which a query that already forms a whole command ("add '
         'bread") is submitted; partial ones wait silence_timeout. Keep it at most '
         "silence_timeout.",
