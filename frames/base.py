@@ -8,7 +8,7 @@ from frames.dictation import DictationFrame
 from frames.frame import Frame
 from frames.query import QueryFrame
 from frames.voice import VoicePickerFrame
-from rules import CatchAll, ExactSet, Match, Prefix, Utterance, When
+from rules import CatchAll, ExactSet, Match, Prefix, Utterance, When, normalize
 
 if TYPE_CHECKING:
     from frames.router import CommandRouter
@@ -124,13 +124,17 @@ class BaseFrame(Frame):
 
 
 def _rest_as_said(text: str, match: Match) -> str:
-    """The words after the wake word, keeping the operator's own wording and punctuation where
-    possible (the normalised rest is the fallback)."""
+    """The words after the wake word, in the operator's own wording where it lines up with the
+    normalised rest; otherwise the normalised rest itself. Either way it is shorter than the
+    utterance, so dispatching it again always ends ("Computer,inspect ..." has its words joined
+    differently from its normalised form)."""
     rest = match.args.get("rest", "")
     if not rest:
         return ""
     tokens = text.split()
     n_rest = len(rest.split())
     if 0 < n_rest <= len(tokens):
-        return " ".join(tokens[len(tokens) - n_rest :]).strip(" ,.!?")
+        said = " ".join(tokens[len(tokens) - n_rest :]).strip(" ,.!?")
+        if normalize(said) == rest:
+            return said
     return rest

@@ -199,3 +199,19 @@ async def test_speech_that_goes_on_holds_even_a_complete_command() -> None:
     router.activity(2.0, voiced=False)
     await router.tick(3.6)
     assert services.submitted == [("robot", "add bread and cheese")]
+
+
+@pytest.mark.parametrize(
+    ("heard", "query"),
+    [
+        ("Computer,add bread", "add bread"),
+        ("computer computer add bread", "add bread"),
+        ("Computer, add bread.", "add bread"),
+        ("Computer,inspect position twenty two", "inspect position 22"),
+    ],
+)
+async def test_the_rest_after_the_wake_word_never_loops(heard: str, query: str) -> None:
+    router, _, _ = make_router()
+    await say(router, heard, 1.0)
+    assert isinstance(router.top, QueryFrame)
+    assert router.top.text == query
