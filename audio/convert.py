@@ -13,12 +13,13 @@ import numpy as np
 import numpy.typing as npt
 
 from audio.settings import SAMPLE_RATE
+from voiced.errors import AudioError
 
 Pcm = npt.NDArray[np.int16]
 """16 kHz mono int16 samples."""
 
 
-class AudioFileError(ValueError):
+class AudioFileError(AudioError, ValueError):
     """An audio file could not be read; the message names the file and why."""
 
 

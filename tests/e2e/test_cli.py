@@ -115,3 +115,17 @@ def test_run_without_a_microphone_says_what_to_do(tmp_path: Path) -> None:
     assert "cannot open the microphone" in proc.stderr
     assert "--text" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_an_unreadable_audio_file_is_named_without_a_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.wav"
+    bad.write_text("not audio", encoding="utf-8")
+    for args in (
+        ("run", "--audio", str(bad), "--fast", "--controller", "sim"),
+        ("transcribe", str(bad)),
+        ("run", "--audio", str(tmp_path / "missing.wav"), "--fast", "--controller", "sim"),
+    ):
+        proc = run(tmp_path, *args)
+        assert proc.returncode == 1, args
+        assert "cannot read audio" in proc.stderr
+        assert "Traceback" not in proc.stderr, proc.stderr
