@@ -148,12 +148,8 @@ class RobotPipeline:
             self._settle_idle()
 
     def is_complete(self, text: str) -> bool:
-        """Whether `text` is already a whole command the offline tiers understand (cheap: a
-        phrase bank lookup or a grammar parse, about 0.05 ms)."""
-        grammar = self.interpreter.grammar
-        if grammar.phrase_bank.exact(text) is not None:
-            return True
-        return grammar.parse(text, self.planned, self._last_goals).success
+        """Whether `text` is already a whole command the offline tiers understand."""
+        return self.interpreter.complete_offline(text, self.planned, self._last_goals)
 
     async def wait_accepted(self) -> None:
         """Until every submitted command has been interpreted (and queued, asked or refused)."""

@@ -22,6 +22,7 @@ from robot.cell import Cell
 from robot.rearrange import plan_rearrangement, plan_to_sequence
 from robot.rearrange.llm import understand_target
 from robot.scene import Scene
+from rules.normalize import normalize
 from voiced.errors import LlmError
 from voiced.interpreter.arrangement import ArrangementParse, parse_arrangement
 from voiced.interpreter.grammar import Grammar, from_parse, remember
@@ -48,6 +49,17 @@ class Understood:
     interpretation: Interpretation
     resolved_verb: tuple[str, str] | None = None
     """(phrase, composite) the resolver supplied: learned into the grammar once used."""
+
+
+DANGLING = frozenset(
+    ("a", "an", "the", "on", "onto", "to", "at", "of", "in", "into", "with", "and", "then",
+     "from", "by", "for", "under", "over")
+)  # fmt: skip
+"""Words a command does not end on: the operator has paused mid-sentence."""
+PLACING = frozenset(("put", "place", "move", "set", "stack", "lay"))
+"""Verbs whose destination may still be coming ("put meat ... on the left")."""
+DESTINATION = frozenset(("on", "onto", "to", "at", "in", "into", "under", "over", "left", "right"))
+"""Words that say where: with one of them a placing command is whole."""
 
 
 class Interpreter:
@@ -81,6 +93,30 @@ class Interpreter:
     @property
     def online(self) -> bool:
         return self.llm is not None
+
+    def complete_offline(
+        self, text: str, scene: Scene, last_sequence: Sequence[SequenceStep]
+    ) -> bool:
+        """Whether `text` is already a whole command the offline tiers act on: a creative
+        command the generator supports, an arrangement with a target, a phrase bank entry or
+        a grammar parse (cheap, well under a millisecond). The query frame sends such a
+        command after a short silence instead of waiting for more words. A command that
+        ends on a word that needs another ("put meat on the") is not whole, even though the
+        grammar would act on its first part, and neither is a placing verb without its
+        destination ("put meat" then "on the left" is one command, not two)."""
+        words = normalize(text).split()
+        if not words or words[-1] in DANGLING:
+            return False
+        if words[0] in PLACING and not DESTINATION.intersection(words):
+            return False
+        if creative.is_creative(text) and supported(self.cell):
+            return True
+        arranged = parse_arrangement(text, self.cell, scene)
+        if arranged is not None:
+            return arranged.target is not None
+        if self.grammar.phrase_bank.exact(text) is not None:
+            return True
+        return self.grammar.parse(text, scene, last_sequence).success
 
     async def interpret(
         self,

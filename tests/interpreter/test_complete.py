@@ -1,0 +1,42 @@
+"""Which commands the query frame may send after the short silence: those the offline tiers
+already act on whole (issue 5's quick path), and not a half-said one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from robot.cell import load_cell
+from voiced.interpreter.tiers import Interpreter
+from voiced.llm.settings import LlmSettings
+from voiced.paths import DataDir
+
+
+def _interpreter(cell: str, tmp_path: Path) -> Interpreter:
+    return Interpreter(load_cell(cell), DataDir(tmp_path), None, LlmSettings(), lambda e, f: None)
+
+
+@pytest.mark.parametrize(
+    ("cell", "text", "complete"),
+    [
+        ("sandwich", "add bread", True),  # grammar
+        ("sandwich", "add", False),
+        ("sandwich", "put meat on the", False),
+        ("sandwich", "put meat", False),  # the grammar would default the place
+        ("sandwich", "put meat on the left", True),
+        ("weld", "go to position 3", True),
+        ("weld", "go to position", False),
+        ("blocks", "stack the blue cube on the red cube", True),  # arrangement
+        ("blocks", "stack the blue cube on the", False),
+        ("blocks", "put the green cube on the blue cube", True),
+        ("sandwich", "cheese and", False),
+        ("sandwich", "add bread.", True),
+        ("sandwich", "", False),
+        ("blocks", "stack the blue cube on the golden cube", False),  # no such cube
+    ],
+)
+def test_complete_offline(cell: str, text: str, complete: bool, tmp_path: Path) -> None:
+    interpreter = _interpreter(cell, tmp_path)
+    scene = interpreter.cell.initial_scene
+    assert interpreter.complete_offline(text, scene, []) is complete
