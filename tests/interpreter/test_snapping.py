@@ -36,7 +36,19 @@ SNAPS = [
     ("blocks", "pick up the read cube", [("read", "red")], (s("pick", object="red cube"),)),
     ("blocks", "move the blew cube to b1", [("blew", "blue")],
      (s("move_object", object="blue cube", to="B1"),)),
+    # The spoken benchmark's confusions (tiny.en, espeak voices).
+    ("sandwich", "cheen and tomato", [("cheen", "cheese")], layers("cheese", "tomato")),
+    ("sandwich", "add cheat", [("cheat", "cheese")], layers("cheese")),
+    ("weld", "impact position 1", [("impact", "inspect")],
+     (s("run_routine_at", routine="camera_inspection", position="Pos_1"),)),
 ]  # fmt: skip
+
+
+def test_free_layers_is_three_layers_and_free_alone_is_not_a_number() -> None:
+    result = grammar("sandwich").parse("free layer on cheese")
+    assert result.success, result.error
+    assert [dict(step.params) for step in result.sequence] == [{"item": "cheese"}] * 3
+    assert not grammar("sandwich").parse("add free bread").success
 
 
 @pytest.mark.parametrize(("cell", "said", "snaps", "expected"), SNAPS, ids=[x[1] for x in SNAPS])

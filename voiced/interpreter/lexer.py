@@ -16,7 +16,7 @@ from rapidfuzz import fuzz, process
 
 from rules.normalize import words as plain_words
 from voiced.interpreter.numbers import as_number, split_glued, words_to_digits
-from voiced.interpreter.vocabulary import Entry, Reading, VerbSense, Vocabulary
+from voiced.interpreter.vocabulary import COUNT_MISHEARD, Entry, Reading, VerbSense, Vocabulary
 
 SNAP_CUTOFF = 80.0
 """Least rapidfuzz ratio (0-100) for a near miss of six letters or more to snap."""
@@ -124,6 +124,8 @@ class Lexer:
                 return Token(text, start, entry.readings, entry.canonical), size
         word = words[i]
         number = as_number(word)
+        if number is None and i + 1 < len(words) and words[i + 1].startswith("layer"):
+            number = COUNT_MISHEARD.get(word)
         if number is not None:
             return Token(word, start, {"number": number}), 1
         near = self._near_miss(word)

@@ -161,10 +161,15 @@ HEARD_AS = {
     "attack": "stack", "tack": "stack", "stock": "stack", "stuck": "stack", "meet": "meat",
     "bred": "bread", "read": "red", "blew": "blue", "tomahto": "tomato", "tomatos": "tomato",
     "welled": "weld", "inspector": "inspect", "ad": "add",
+    "cheat": "cheese", "cheen": "cheese", "chees": "cheese", "cheeses": "cheese",
+    "impact": "inspect", "expect": "inspect", "port": "put", "putt": "put",
 }  # fmt: skip
 """Known speech-to-text confusions (FIELD-NOTES: "cheese" came out "team"/"key", "stack"
-"attack"/"tack"). Used only where the right-hand word is in the cell's vocabulary and the heard
+"attack"/"tack"; the spoken benchmark: "cheat"/"cheen", "impact" for "inspect", "port" for
+"put"). Used only where the right-hand word is in the cell's vocabulary and the heard
 word is not: in the weld cell "tack" is a verb and stays one."""
+COUNT_MISHEARD = {"free": 3.0, "tree": 3.0}
+"""tiny.en hears "three layers" as "free layers": a count only right before "layer(s)"."""
 POSITION_MISHEARD = {"to": 2, "too": 2, "for": 4, "fore": 4, "won": 1, "tree": 3, "free": 3}
 """"position to" is "position 2" (when the cell has Pos_2)."""
 _NUMBERED = re.compile(r"^(?P<prefix>[A-Za-z]+(?:_[A-Za-z]+)*?)_?(?P<number>\d+)$")
