@@ -21,6 +21,7 @@ from audio.convert import Pcm
 from audio.segmenter import Activity, Dropped, Segment, Segmenter, SegmenterEvent
 from audio.settings import SAMPLE_RATE, AudioSettings
 from audio.source import AudioSource, MicSource
+from audio.stopspot import Spotted, StopSpotter
 from audio.transcribe import NO_BIAS, BiasVocabulary, Transcriber, Transcript, TranscriptionError
 from audio.wake import WakeGate
 
@@ -46,6 +47,25 @@ class Heard:
     """The audio."""
     transcript: Transcript
     """The full transcription result."""
+    decoded_at: float = 0.0
+    """Audio clock at the end of the audio that was transcribed: before `t` when the
+    transcription started early, in a pause (see `[audio] early_transcribe_ms`)."""
+    spotted: bool = False
+    """The stop spotter already heard a stop in this segment (see `audio.stopspot`)."""
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What the Silero gate and the transcriber made of a segment."""
+
+    silero_prob: float | None
+    """The gate's probability, when it ran."""
+    transcript: Transcript | None
+    """None if it was never transcribed (or the transcriber failed)."""
+    rejected: str | None
+    """Why nothing is dispatched; None when the transcript is to be heard."""
+    decoded_at: float
+    """Audio clock at the end of the audio judged."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +88,7 @@ class Rejected:
     """The engine's raw text when there was a transcription."""
 
 
-ListenerEvent = Heard | Activity | Tick | Rejected
+ListenerEvent = Heard | Activity | Tick | Rejected | Spotted
 SegmentSink = Callable[[Segment, Transcript | None, str | None], None]
 """Receives every segment with its transcript (None if never transcribed) and the rejection
 reason (None if heard); the debug viewer's `publish` fits."""
@@ -100,6 +120,7 @@ class Listener:
         wake_gate: WakeGate | None = None,
         wake_required: Callable[[], bool] = lambda: False,
         sink: SegmentSink | None = None,
+        spotter: StopSpotter | None = None,
     ) -> None:
         self.source = source
         self.transcriber = transcriber
@@ -109,6 +130,8 @@ class Listener:
         self.wake_gate = wake_gate
         self.wake_required = wake_required
         self.sink = sink
+        self.spotter = spotter
+        self._early: tuple[tuple[float, float], Judged] | None = None
         self.segmenter = Segmenter(self.settings)
         self._frame = self.segmenter.frame
         self._tick_frames = max(1, round(TICK_S * SAMPLE_RATE) // self._frame)
@@ -186,6 +209,10 @@ class Listener:
         for segmenter_event in self.segmenter.feed(frame):
             async for event in self._handle(segmenter_event):
                 yield event
+        if self.spotter is not None and (spotted := await self.spotter.check(self.segmenter)):
+            log.warning("stop spotted", text=spotted.text, t=spotted.t, seconds=spotted.seconds)
+            yield spotted
+        await self._transcribe_early()
         if (self._position // self._frame) % self._tick_frames == 0:
             yield Tick(self.now)
 
@@ -207,27 +234,60 @@ class Listener:
             if rest is None:
                 return self._wake_word_alone(segment, gate)
             segment = rest
+        judged = self._take_early(segment) or await self._judge(segment)
+        if judged.silero_prob is not None:
+            segment = segment.with_silero(judged.silero_prob)
+        transcript = judged.transcript
+        if judged.rejected is not None or transcript is None:
+            return self._reject(segment, transcript, judged.rejected or "not transcribed")
+        text = gate.deliver(transcript.text) if gate is not None else transcript.text
+        self._publish(segment, transcript, None)
+        log.info("heard", text=text, t=segment.end, seconds=transcript.seconds)
+        spotted = self.spotter is not None and self.spotter.spotted(segment)
+        return Heard(
+            text, transcript.raw, segment.end, segment, transcript, judged.decoded_at, spotted
+        )
+
+    async def _judge(self, segment: Segment) -> Judged:
+        prob: float | None = None
         if self.settings.silero_gate:
             prob = await asyncio.to_thread(silero.speech_probability, segment.samples)
-            segment = segment.with_silero(prob)
             if prob < self.settings.silero_threshold:
-                return self._reject(segment, None, f"not speech (silero {prob:.2f})")
+                return Judged(prob, None, f"not speech (silero {prob:.2f})", segment.end)
         try:
             transcript = await self.transcriber.transcribe(segment, self.bias)
         except TranscriptionError as exc:
             log.error("transcription failed", engine=self.transcriber.name, error=str(exc))
-            return self._reject(segment, None, f"transcription failed: {exc}")
+            return Judged(prob, None, f"transcription failed: {exc}", segment.end)
         except Exception as exc:
             # One bad segment (a model or runtime error) must not stop the operator being
             # heard; the traceback goes to the log.
             log.exception("transcriber crashed", engine=self.transcriber.name)
-            return self._reject(segment, None, f"transcription failed: {exc!r}")
-        if transcript.rejected_reason is not None:
-            return self._reject(segment, transcript, transcript.rejected_reason)
-        text = gate.deliver(transcript.text) if gate is not None else transcript.text
-        self._publish(segment, transcript, None)
-        log.info("heard", text=text, t=segment.end, seconds=transcript.seconds)
-        return Heard(text, transcript.raw, segment.end, segment, transcript)
+            return Judged(prob, None, f"transcription failed: {exc!r}", segment.end)
+        return Judged(prob, transcript, transcript.rejected_reason, segment.end)
+
+    async def _transcribe_early(self) -> None:
+        """In a pause of `early_transcribe_ms`, judge the open segment now; `_segment` uses the
+        result if the segment then ends with no more speech. Not with a wake detector, which
+        cuts the segment only when it closes."""
+        wait = self.settings.early_transcribe_ms
+        if wait <= 0 or (self.wake_gate is not None and self.wake_required()):
+            return
+        pause = self.segmenter.pause()
+        if pause is None or pause.silence_ms < wait or not pause.long_enough:
+            return
+        key = (pause.start, pause.speech_end)
+        if self._early is not None and self._early[0] == key:
+            return
+        segment = self.segmenter.so_far()
+        if segment is not None:
+            self._early = (key, await self._judge(segment))
+
+    def _take_early(self, segment: Segment) -> Judged | None:
+        early, self._early = self._early, None
+        if early is not None and early[0] == (segment.start, segment.vad.speech_end):
+            return early[1]
+        return None
 
     def _wake_word_alone(self, segment: Segment, gate: WakeGate) -> Heard:
         """The detector heard the wake phrase and nothing followed: no transcription needed."""

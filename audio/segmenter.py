@@ -56,7 +56,7 @@ class Segment:
     vad: VadStats
     """Voice activity statistics."""
     closed_by: str = "silence"
-    """Why it ended: "silence", "max_length" or "end_of_stream"."""
+    """Why it ended: "silence", "max_length", "end_of_stream", or "open" (not ended yet)."""
 
     @property
     def duration(self) -> float:
@@ -91,6 +91,20 @@ class Dropped:
     """Audio clock when it was dropped."""
     reason: str
     """Why, e.g. "too short (90 ms)" or "muted"."""
+
+
+@dataclass(frozen=True)
+class Pause:
+    """A silence inside the open segment, before the hangover ends it."""
+
+    start: float
+    """Audio clock of the segment's first live sample."""
+    speech_end: float
+    """Audio clock at the end of the last voiced frame."""
+    silence_ms: int
+    """How long the silence has lasted."""
+    long_enough: bool
+    """The speech so far is at least `min_segment_ms` (it would not be dropped)."""
 
 
 SegmenterEvent = Segment | Activity | Dropped
@@ -207,6 +221,24 @@ class Segmenter:
             return self._close("silence")
         return []
 
+    def pause(self) -> Pause | None:
+        """The open segment when its last frame was unvoiced: where its speech started and
+        ended, and how long the silence since has lasted (shorter than the hangover)."""
+        current = self._open
+        if current is None or current.silent_run == 0:
+            return None
+        return Pause(
+            current.start / SAMPLE_RATE,
+            current.speech_end / SAMPLE_RATE,
+            current.silent_run * self.settings.frame_ms,
+            current.speech_end - current.start >= self._min,
+        )
+
+    def so_far(self) -> Segment | None:
+        """The open segment as it would close now (closed_by "open"), for work that starts
+        before the hangover ends."""
+        return None if self._open is None else self._segment(self._open, "open")
+
     def _close(self, closed_by: str) -> list[SegmenterEvent]:
         current = self._open
         assert current is not None
@@ -216,6 +248,9 @@ class Segmenter:
         speech = current.speech_end - current.start
         if speech < self._min:
             return [ended, Dropped(t, f"too short ({speech * 1000 // SAMPLE_RATE} ms)")]
+        return [ended, self._segment(current, closed_by)]
+
+    def _segment(self, current: _Open, closed_by: str) -> Segment:
         first = max(self.ring.start, current.start - self.preroll)
         samples = self.ring.read(first, self.ring.end)
         live = samples[current.start - first :]
@@ -226,15 +261,14 @@ class Segmenter:
             speech_end=current.speech_end / SAMPLE_RATE,
             rms=round(rms(live), 1),
         )
-        segment = Segment(
+        return Segment(
             samples=samples,
             preroll=current.start - first,
             start=current.start / SAMPLE_RATE,
-            end=t,
+            end=self.ring.end / SAMPLE_RATE,
             vad=stats,
             closed_by=closed_by,
         )
-        return [ended, segment]
 
 
 class _Open:

@@ -215,6 +215,37 @@ class AudioSettings:
         check=_between(0.0, 1.0),
     )
     """Silero speech probability a segment must reach (see `audio.silero`)."""
+    early_transcribe_ms: int = setting(
+        150,
+        "Milliseconds of silence after speech at which transcription starts, before the "
+        "hangover ends the segment; the result is used if no speech follows. 0 = wait for "
+        "the hangover.",
+        min=0,
+    )
+    """Transcription starts at this pause and is kept if the segment then ends: the end of
+    speech to transcript delay becomes this plus the decode instead of the hangover plus the
+    decode. A pause that turns out to be inside a command costs one wasted decode."""
+    stop_spotter: bool = setting(
+        True,
+        'While the arm moves, listen for "stop" in the first short pause after it instead of '
+        "waiting for the end of the segment (always with the local Whisper model).",
+    )
+    """The fast stop path (`audio.stopspot`): about 150 ms from the end of "stop" to STOP
+    instead of about 600 ms."""
+    stop_gap_ms: int = setting(
+        90,
+        "Milliseconds of silence after a short burst of speech before the stop spotter looks "
+        "at it.",
+        min=10,
+    )
+    """Silence after a burst before the spotter decodes it (3 VAD frames of 30 ms)."""
+    stop_max_ms: int = setting(
+        1500,
+        "Longest burst of speech (milliseconds) the stop spotter looks at; longer speech is a "
+        "command, heard the normal way.",
+        min=100,
+    )
+    """Bursts longer than this go only through the normal path."""
 
     def __post_init__(self) -> None:
         _validate(self)

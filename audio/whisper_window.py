@@ -78,6 +78,8 @@ class DecodeOptions:
     """Previous-text prompt (the cell's vocabulary)."""
     hotwords: str | None = None
     """Hotwords prompt."""
+    max_new_tokens: int | None = None
+    """At most this many tokens after the prompt (None: up to Whisper's context)."""
 
 
 def decode_window(
@@ -97,9 +99,12 @@ def decode_window(
         tokenizer, previous, without_timestamps=True, hotwords=options.hotwords
     )
     suppress = _suppressed(tokenizer)
+    length = MAX_LENGTH
+    if options.max_new_tokens is not None:
+        length = min(MAX_LENGTH, len(prompt) + options.max_new_tokens)
     best: Decoded | None = None
     for temperature in options.temperatures:
-        result = _generate(model, encoded, prompt, suppress, options.beam_size, temperature)
+        result = _generate(model, encoded, prompt, suppress, options.beam_size, temperature, length)
         tokens = result.sequences_ids[0]
         text = tokenizer.decode(tokens).strip()
         avg = float(result.scores[0]) * len(tokens) / (len(tokens) + 1)
@@ -117,7 +122,13 @@ def decode_window(
 
 
 def _generate(
-    model: Any, encoded: Any, prompt: list[int], suppress: list[int], beam: int, temperature: float
+    model: Any,
+    encoded: Any,
+    prompt: list[int],
+    suppress: list[int],
+    beam: int,
+    temperature: float,
+    max_length: int,
 ) -> Any:
     sampling: dict[str, Any] = (
         {"beam_size": beam}
@@ -127,7 +138,7 @@ def _generate(
     return model.model.generate(
         encoded,
         [prompt],
-        max_length=MAX_LENGTH,
+        max_length=max_length,
         return_scores=True,
         return_no_speech_prob=True,
         suppress_blank=True,

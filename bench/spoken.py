@@ -79,6 +79,11 @@ def speak(text: str, voice: str, rate: int) -> np.ndarray:
             return np.frombuffer(reader.readframes(reader.getnframes()), dtype="<i2").copy()
 
 
+def trimmed(clip: np.ndarray) -> np.ndarray:
+    """`clip` without the silence espeak-ng leaves after the last word."""
+    return clip[: round(_last_sound(clip) * RATE)]
+
+
 def _last_sound(clip: np.ndarray) -> float:
     loud = np.flatnonzero(np.abs(clip.astype(np.int32)) > SPEECH_LEVEL)
     return (int(loud[-1]) + 1) / RATE if len(loud) else 0.0

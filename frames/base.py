@@ -34,6 +34,11 @@ class BaseFrame(Frame):
         complete_timeout: float | None = None,
     ) -> None:
         self.complete_timeout = complete_timeout
+        self.follow_until = float("-inf")
+        """Until this clock reading, speech without the wake word opens a query: the
+        operator went on after a whole command was sent on the short timer."""
+        self.spoke_at = float("-inf")
+        """When the latest speech began (voice activity; typed lines have none)."""
         self.wake_word = wake_word
         self.query_target = query_target
         self.dictation_target = dictation_target
@@ -57,6 +62,7 @@ class BaseFrame(Frame):
             ),
             Prefix("wake_word", [wake_word, *variants], self._wake),
             When(self._always_listening, CatchAll("always_query", self._open_with_all), "always"),
+            When(self._following_up, CatchAll("follow_up", self._open_with_all), "follow-up"),
         )
 
     def on_push(self, router: CommandRouter, now: float) -> None:
@@ -67,13 +73,35 @@ class BaseFrame(Frame):
         router = self._router
         return router is not None and router.mode == "always" and router.top is self
 
+    def on_activity(self, now: float, voiced: bool) -> None:
+        if voiced:
+            self.spoke_at = now
+
+    def _following_up(self) -> bool:
+        # Judged by when the speech began: a long continuation that started in time counts.
+        router = self._router
+        if router is None or router.top is not self or router.mode != "wake":
+            return False
+        began = self.spoke_at if self.spoke_at > float("-inf") else router.now
+        return began <= self.follow_until
+
+    def _quick_submit(self, now: float) -> None:
+        # "computer add bread ... cheese and tomato": the quick path already sent the first
+        # part, so the rest, said within the silence timer, is the next command rather than
+        # words without a wake word.
+        self.follow_until = now + self.silence_timeout
+
     def _query(self, router: CommandRouter) -> QueryFrame:
         # The wake word said again while a query is open continues that query instead of
         # stacking a second one.
         if isinstance(router.top, QueryFrame):
             return router.top
         query = QueryFrame(
-            self.silence_timeout, self.listen_timeout, self.query_target, self.complete_timeout
+            self.silence_timeout,
+            self.listen_timeout,
+            self.query_target,
+            self.complete_timeout,
+            on_quick_submit=self._quick_submit,
         )
         router.push(query)
         return query

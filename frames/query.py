@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from frames.frame import Frame
@@ -32,7 +33,11 @@ class QueryFrame(Frame):
         listen_timeout: float,
         target: str = "robot",
         complete_timeout: float | None = None,
+        on_quick_submit: Callable[[float], None] | None = None,
     ) -> None:
+        self.on_quick_submit = on_quick_submit
+        """Called with the clock when a whole command went on the short timer (the base
+        frame then takes a wake-less continuation as the next command)."""
         self.silence_timeout = silence_timeout
         self.complete_timeout = silence_timeout if complete_timeout is None else complete_timeout
         self.complete = False
@@ -87,6 +92,8 @@ class QueryFrame(Frame):
         # waits the full silence timer for the rest.
         wait = self.complete_timeout if self.complete else self.silence_timeout
         if self.parts and now - self.last_heard >= wait - CLOCK_EPSILON:
+            if self.complete and self.on_quick_submit is not None:
+                self.on_quick_submit(now)
             await self._submit(router)
         elif not self.parts and now - self.opened_at >= self.listen_timeout:
             router.pop(self)

@@ -201,6 +201,45 @@ async def test_speech_that_goes_on_holds_even_a_complete_command() -> None:
     assert services.submitted == [("robot", "add bread and cheese")]
 
 
+def quick_router(*complete: str) -> tuple[CommandRouter, FakeServices]:
+    services, events = FakeServices(complete_phrases=complete), EventRecorder()
+    base = BaseFrame("computer", SILENCE, LISTEN, complete_timeout=0.4)
+    router = CommandRouter(base, services, events, [stop_rule()], "wake")
+    base.on_push(router, 0.0)
+    return router, services
+
+
+async def test_going_on_after_a_quick_submit_is_the_next_command() -> None:
+    router, services = quick_router("add bread", "cheese and tomato")
+    await say(router, "computer add bread", 1.0)
+    await router.tick(1.4)
+    assert services.submitted == [("robot", "add bread")]
+    router.activity(1.9, voiced=True)  # began within the silence timer of the submit
+    await say(router, "cheese and tomato", 3.1)
+    await router.tick(3.5)
+    assert services.submitted == [("robot", "add bread"), ("robot", "cheese and tomato")]
+
+
+async def test_words_without_the_wake_word_later_are_ignored() -> None:
+    router, services = quick_router("add bread", "cheese and tomato")
+    await say(router, "computer add bread", 1.0)
+    await router.tick(1.4)
+    router.activity(3.0, voiced=True)  # after the follow-up window (1.4 + 1.5)
+    await say(router, "cheese and tomato", 4.0)
+    await router.tick(6.0)
+    assert services.submitted == [("robot", "add bread")]
+
+
+async def test_a_full_silence_submit_opens_no_follow_up() -> None:
+    router, services = quick_router()  # nothing counts as complete
+    await say(router, "computer add bread", 1.0)
+    await router.tick(2.5)
+    assert services.submitted == [("robot", "add bread")]
+    await say(router, "cheese and tomato", 2.8)
+    await router.tick(5.0)
+    assert services.submitted == [("robot", "add bread")]
+
+
 @pytest.mark.parametrize(
     ("heard", "query"),
     [

@@ -20,6 +20,7 @@ from audio.feedback import SpokenFeedback
 from audio.listener import Heard, Listener, ListenerEvent, Rejected, Tick
 from audio.segmenter import Activity, Segment
 from audio.source import MicSource, open_source
+from audio.stopspot import Spotted, StopSpotter
 from audio.transcribe import BiasVocabulary, Transcript, make_transcriber
 from audio.tts import FileSpeaker, Speaker, make_speaker
 from audio.viewer import AudioViewer
@@ -88,6 +89,9 @@ class AudioFrontEnd:
         events: EventLog,
         bias: BiasVocabulary,
         wake_required: Callable[[], bool],
+        *,
+        is_stop: Callable[[str], bool] | None = None,
+        moving: Callable[[], bool] = lambda: False,
     ) -> None:
         self.config = config
         self.events = events
@@ -104,6 +108,8 @@ class AudioFrontEnd:
             wake_gate=make_wake_gate(config.wake, config.daemon.wake_word),
             wake_required=wake_required,
             sink=self._publish if self.viewer else None,
+            spotter=StopSpotter(audio, config.stt, is_stop, moving)
+            if is_stop is not None and audio.stop_spotter else None,
         )  # fmt: skip
         self.speaker = self._speaker()
         self.feedback = SpokenFeedback(
@@ -144,13 +150,36 @@ class AudioFrontEnd:
 def utterance_fields(heard: Heard) -> dict[str, object]:
     """The `utterance` event for a transcript: what was said and when, on the audio clock."""
     vad = heard.segment.vad
-    return {
+    fields: dict[str, object] = {
         "text": heard.text,
         "raw": heard.raw,
         "audio_t": round(heard.t, 3),
-        "speech_end": round(vad.speech_end, 3) if vad.speech_end is not None else None,
+        "speech_end": round(vad.speech_end, 3),
+        "decoded_at": round(heard.decoded_at, 3),
         "transcribe_s": round(heard.transcript.seconds, 3),
+    }
+    if heard.spotted:
+        fields["spotted"] = True
+    return fields
+
+
+def spotted_fields(spotted: Spotted) -> dict[str, object]:
+    """The `spotted` event: a stop heard in the pause after it (see `audio.stopspot`)."""
+    return {
+        "text": spotted.text,
+        "audio_t": round(spotted.t, 3),
+        "speech_end": round(spotted.speech_end, 3),
+        "decode_s": spotted.seconds,
     }
 
 
-__all__ = ["Activity", "AudioFrontEnd", "Heard", "Tick", "bias_for", "utterance_fields"]
+__all__ = [
+    "Activity",
+    "AudioFrontEnd",
+    "Heard",
+    "Spotted",
+    "Tick",
+    "bias_for",
+    "spotted_fields",
+    "utterance_fields",
+]

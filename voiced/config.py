@@ -117,20 +117,23 @@ class QueryConfig:
 
     silence_timeout: float = setting(
         1.5,
-        "Seconds of silence after which the query being spoken is submitted.",
+        "Seconds of silence (from the end of the last word) after which the query being "
+        "spoken is submitted.",
         min=0.3,
         max=10.0,
     )
     """Seconds of silence that end a query."""
     complete_timeout: float = setting(
-        0.25,
-        'Seconds of silence after which a query that already forms a whole command ("add '
-        'bread") is submitted; partial ones wait silence_timeout. Keep it at most '
-        "silence_timeout.",
+        0.4,
+        "Seconds of silence (from the end of the last word) after which a query that already "
+        'forms a whole command ("add bread") is submitted; partial ones wait silence_timeout. '
+        "Speech starting within it still joins the command. Keep it at most silence_timeout.",
         min=0.1,
         max=10.0,
     )
-    """The quick path: a complete command does not wait out the full silence timer."""
+    """The quick path: a complete command does not wait out the full silence timer. Spoken, it
+    runs alongside the hangover and the transcription (both about 0.3 s), so below ~0.45 s it
+    mostly shortens the time the operator has to go on."""
     listen_timeout: float = setting(
         8.0,
         "Seconds to wait for a command after the wake word alone before giving up.",

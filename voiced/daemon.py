@@ -27,7 +27,16 @@ from robot.scene import Scene
 from robot.simulator import Simulator
 from robot.view import state_view
 from rules import Utterance
-from voiced.audioinput import Activity, AudioFrontEnd, Heard, Tick, bias_for, utterance_fields
+from voiced.audioinput import (
+    Activity,
+    AudioFrontEnd,
+    Heard,
+    Spotted,
+    Tick,
+    bias_for,
+    spotted_fields,
+    utterance_fields,
+)
 from voiced.config import Config
 from voiced.errors import VoicedError
 from voiced.events import EventLog
@@ -207,6 +216,8 @@ class Daemon:
         front = AudioFrontEnd(
             self.config, self.session.audio, self.session.fast, self.events, bias,
             wake_required=lambda: router.mode == "wake" and router.top is base,
+            is_stop=lambda text: router.is_global(Utterance(text, router.now)),
+            moving=lambda: pipeline.busy,
         )  # fmt: skip
         await front.start(self._stack)
         services.attach_voice(front.say, front.speaker)
@@ -361,12 +372,20 @@ class Daemon:
         async for event in listener.events():
             if isinstance(event, Heard):
                 with correlation() as cid:
-                    utterance = Utterance(event.text, event.t, cid)
-                    if not router.is_global(utterance):
+                    # Timers count from the end of the last word, not from the end of the
+                    # hangover: the operator stopped talking then.
+                    utterance = Utterance(event.text, event.segment.vad.speech_end, cid)
+                    stop = router.is_global(utterance)
+                    if not stop:
                         await self.pipeline.wait_accepted()
                     self.events.emit("utterance", utterance_fields(event))
-                    await router.dispatch(utterance)
+                    if not (stop and event.spotted):  # the spotter has stopped the arm
+                        await router.dispatch(utterance)
                 await router.tick(event.t)
+            elif isinstance(event, Spotted):
+                with correlation() as cid:
+                    self.events.emit("spotted", spotted_fields(event))
+                    await router.dispatch(Utterance(event.text, event.speech_end, cid))
             elif isinstance(event, Activity):
                 router.activity(event.t, event.voiced)
             elif isinstance(event, Tick):

@@ -1,0 +1,142 @@
+"""Work that starts in a pause, before the hangover ends the segment: the stop spotter and the
+early transcription (issue 5's latency, issue 9's stop time). Real espeak-ng audio, the real
+model; every time is on the audio clock, so the figures are exact, not timed."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from audio.listener import Heard, Listener, ListenerEvent
+from audio.segmenter import Segment
+from audio.settings import AudioSettings, SttSettings
+from audio.source import WavSource
+from audio.stopspot import Spotted, StopSpotter
+from audio.transcribe import BiasVocabulary, Transcript
+from audio.whisper import WhisperTranscriber
+from bench.spoken import speak, trimmed
+from rules.normalize import normalize
+from tests.audio.clips import SANDWICH_PHRASES, SANDWICH_WORDS, Clips, write_wav
+
+STOP = re.compile(r"\b(?:stop|halt|freeze)\b")
+
+
+def is_stop(text: str) -> bool:
+    return STOP.search(normalize(text)) is not None
+
+
+class Counting:
+    """The real transcriber, counting the segments it is given."""
+
+    name = "whisper"
+
+    def __init__(self, inner: WhisperTranscriber) -> None:
+        self.inner = inner
+        self.calls: list[float] = []
+
+    async def load(self) -> None:
+        await self.inner.load()
+
+    async def transcribe(self, segment: Segment, bias: BiasVocabulary) -> Transcript:
+        self.calls.append(segment.end)
+        return await self.inner.transcribe(segment, bias)
+
+
+@pytest.fixture(scope="module")
+def stop_session(clips: Clips) -> Path:
+    return clips.concat(
+        [
+            clips.silence(0.5),
+            clips.speech("computer add bread"),
+            clips.silence(0.8),
+            clips.speech("stop", "en-gb"),
+            clips.silence(0.8),
+        ]
+    )
+
+
+BIAS = BiasVocabulary.build(SANDWICH_WORDS, SANDWICH_PHRASES)
+
+
+async def run(path: Path, transcriber: object, settings: AudioSettings, spotter: StopSpotter | None
+              ) -> list[ListenerEvent]:  # fmt: skip
+    listener = Listener(WavSource(path, realtime=False), transcriber, settings,  # type: ignore[arg-type]
+                        bias=BIAS, spotter=spotter)  # fmt: skip
+    return [event async for event in listener.events()]
+
+
+def spotter(settings: AudioSettings, armed: bool = True) -> StopSpotter:
+    return StopSpotter(settings, SttSettings(), is_stop, lambda: armed)
+
+
+async def test_stop_is_spotted_in_the_first_pause_after_it(
+    stop_session: Path, whisper: WhisperTranscriber
+) -> None:
+    settings = AudioSettings()
+    events = await run(stop_session, whisper, settings, spotter(settings))
+    spotted = [e for e in events if isinstance(e, Spotted)]
+    heard = [e for e in events if isinstance(e, Heard)]
+    assert [normalize(e.text) for e in heard] == ["computer add bread", "stop"]
+    assert len(spotted) == 1 and is_stop(spotted[0].text)
+    gap = spotted[0].t - spotted[0].speech_end
+    # Spotted after stop_gap_ms of silence (to the frame), well before the hangover ends.
+    assert settings.stop_gap_ms / 1000 - 1e-6 <= gap < settings.stop_gap_ms / 1000 + 0.031
+    assert spotted[0].t < heard[1].t - 0.15
+    assert heard[1].spotted and not heard[0].spotted
+    assert events.index(spotted[0]) < events.index(heard[1])
+
+
+async def test_nothing_is_spotted_while_the_arm_is_idle(
+    stop_session: Path, whisper: WhisperTranscriber
+) -> None:
+    settings = AudioSettings()
+    events = await run(stop_session, whisper, settings, spotter(settings, armed=False))
+    assert not [e for e in events if isinstance(e, Spotted)]
+    assert not any(e.spotted for e in events if isinstance(e, Heard))
+
+
+async def test_a_command_is_not_spotted_as_a_stop(
+    clips: Clips, whisper: WhisperTranscriber
+) -> None:
+    path = clips.concat([clips.silence(0.5), clips.speech("computer go home"), clips.silence(0.8)])
+    settings = AudioSettings()
+    events = await run(path, whisper, settings, spotter(settings))
+    assert not [e for e in events if isinstance(e, Spotted)]
+
+
+async def test_early_transcription_is_used_when_the_segment_then_ends(
+    stop_session: Path, whisper: WhisperTranscriber
+) -> None:
+    early, late = AudioSettings(), AudioSettings(early_transcribe_ms=0)
+    counted_early, counted_late = Counting(whisper), Counting(whisper)
+    with_early = await run(stop_session, counted_early, early, None)
+    without = await run(stop_session, counted_late, late, None)
+    heard_early = [e for e in with_early if isinstance(e, Heard)]
+    heard_late = [e for e in without if isinstance(e, Heard)]
+    assert [e.text for e in heard_early] == [e.text for e in heard_late]
+    assert [e.t for e in heard_early] == [e.t for e in heard_late]  # segments unchanged
+    for e in heard_early:
+        # Transcribed from 150 ms after the last word, not from the end of the hangover.
+        assert e.decoded_at - e.segment.vad.speech_end == pytest.approx(0.15, abs=0.031)
+        assert e.t - e.decoded_at >= 0.1
+    assert all(e.decoded_at == e.t for e in heard_late)
+    assert len(counted_early.calls) == len(counted_late.calls) == 2
+
+
+async def test_early_transcription_is_dropped_when_speech_goes_on(
+    clips: Clips, whisper: WhisperTranscriber
+) -> None:
+    # A 200 ms pause: longer than early_transcribe_ms, shorter than the hangover.
+    gap = np.zeros(3200, dtype=np.int16)
+    lead = np.zeros(8000, dtype=np.int16)
+    samples = np.concatenate([lead, trimmed(speak("computer", "en-us", 160)), gap,
+                              speak("add bread", "en-us", 160), lead])  # fmt: skip
+    path = write_wav(clips.root / "pause-200ms.wav", samples)
+    counted = Counting(whisper)
+    events = await run(path, counted, AudioSettings(), None)
+    heard = [normalize(e.text) for e in events if isinstance(e, Heard)]
+    assert heard == ["computer add bread"]
+    assert len(counted.calls) >= 2  # the guess at "computer" was made and thrown away
