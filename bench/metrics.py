@@ -38,11 +38,12 @@ def transcripts(events: Sequence[Event]) -> list[str]:
 def audio_origin(events: Sequence[Event]) -> float | None:
     """Event-clock time at which the audio file started playing (real-time pace only).
 
-    An utterance is emitted at origin + audio_t (the audio position when its segment closed)
-    + transcribe_s + a little queueing; the smallest `t - audio_t - transcribe_s` over the run is
-    therefore the origin plus the least of that queueing (milliseconds), which makes the
-    latencies below at most that much optimistic."""
-    spans = [e["t"] - e["audio_t"] - e.get("transcribe_s", 0.0)
+    An utterance is emitted no earlier than origin + decoded_at (the audio position when its
+    transcription started: the segment's close, or a pause before it) + transcribe_s + a little
+    queueing; the smallest `t - decoded_at - transcribe_s` over the run is therefore the origin
+    plus the least of that queueing (milliseconds), which makes the latencies below at most
+    that much optimistic."""
+    spans = [e["t"] - e.get("decoded_at", e["audio_t"]) - e.get("transcribe_s", 0.0)
              for e in events if e["event"] == "utterance" and "audio_t" in e]  # fmt: skip
     return min(spans) if spans else None
 
@@ -74,17 +75,29 @@ def latency_parts(events: Sequence[Event], origin: float) -> list[tuple[float, f
 
 def stop_times(events: Sequence[Event], origin: float, truth: dict[str, Any]) -> list[float]:
     """For each "stop" in the ground truth: STOP sent on the control channel minus the end of
-    the word, counted only if a primitive had gone out before it (the arm was moving)."""
+    the word, counted only if the arm was moving then (a primitive had gone out and not every
+    one sent had been answered DONE or ERR on the motion channel)."""
     out: list[float] = []
     for utt in truth["utterances"]:
         if normalize(utt["text"]) != "stop":
             continue
         said = origin + utt["speech_end"]
-        moved = any(e["event"] == "primitive" and e["t"] < said for e in events)
         sent = [e["t"] for e in events if _is_stop(e) and e["t"] >= said - 0.5]
-        if moved and sent:
+        if _moving(events, said) and sent:
             out.append(sent[0] - said)
     return out
+
+
+def _moving(events: Sequence[Event], t: float) -> bool:
+    out = sum(e["event"] == "primitive" and e["t"] < t for e in events)
+    settled = sum(_is_settled(e) and e["t"] < t for e in events)
+    return out > settled
+
+
+def _is_settled(e: Event) -> bool:
+    return (e["event"] == "controller" and e.get("direction") == "rx"
+            and e.get("channel") == "motion"
+            and str(e.get("line", "")).split()[1:2] in (["DONE"], ["ERR"]))  # fmt: skip
 
 
 def _is_stop(e: Event) -> bool:

@@ -50,7 +50,7 @@ COMMANDS: tuple[Session, ...] = (
 
 STOPS: tuple[Session, ...] = (
     _s("sandwich", "stop", "computer add bread cheese and tomato", "", "stop", "", kind="stop"),
-    _s("weld", "stop", "computer go to position 3", "", "stop", "", kind="stop"),
+    _s("weld", "stop", "computer weld at position 1 and 2", "", "stop", "", kind="stop"),
     _s("blocks", "stop", "computer stack the blue cube on the red cube", "", "stop", "",
        kind="stop"),
 )  # fmt: skip

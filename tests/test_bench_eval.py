@@ -46,6 +46,9 @@ def test_stop_time_counts_only_stops_during_motion() -> None:
     moving = [{"event": "primitive", "t": 3.0}, {**stop, "t": 5.4}]
     assert metrics.stop_times(moving, 0.0, truth) == [pytest.approx(0.4)]
     assert metrics.stop_times([{**stop, "t": 5.4}], 0.0, truth) == []
+    done = {"event": "controller", "direction": "rx", "channel": "motion", "line": "1 DONE"}
+    finished = [{"event": "primitive", "t": 3.0}, {**done, "t": 4.0}, {**stop, "t": 5.4}]
+    assert metrics.stop_times(finished, 0.0, truth) == []  # the arm had already stopped
 
 
 def test_idle_cpu_is_the_slope_after_the_warm_up() -> None:
