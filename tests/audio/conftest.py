@@ -30,3 +30,17 @@ def whisper() -> WhisperTranscriber:
 @pytest.fixture(scope="session")
 def sandwich_bias() -> BiasVocabulary:
     return BiasVocabulary.build(SANDWICH_WORDS, SANDWICH_PHRASES)
+
+
+@pytest.fixture(scope="session")
+def session(clips: Clips) -> Path:
+    """A command, a pause, "stop" in another voice, a pause."""
+    return clips.concat(
+        [
+            clips.silence(0.5),
+            clips.speech("computer add bread"),
+            clips.silence(0.8),
+            clips.speech("stop", "en-gb"),
+            clips.silence(0.8),
+        ]
+    )

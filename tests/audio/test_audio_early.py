@@ -45,19 +45,6 @@ class Counting:
         return await self.inner.transcribe(segment, bias)
 
 
-@pytest.fixture(scope="module")
-def stop_session(clips: Clips) -> Path:
-    return clips.concat(
-        [
-            clips.silence(0.5),
-            clips.speech("computer add bread"),
-            clips.silence(0.8),
-            clips.speech("stop", "en-gb"),
-            clips.silence(0.8),
-        ]
-    )
-
-
 BIAS = BiasVocabulary.build(SANDWICH_WORDS, SANDWICH_PHRASES)
 
 
@@ -73,10 +60,10 @@ def spotter(settings: AudioSettings, armed: bool = True) -> StopSpotter:
 
 
 async def test_stop_is_spotted_in_the_first_pause_after_it(
-    stop_session: Path, whisper: WhisperTranscriber
+    session: Path, whisper: WhisperTranscriber
 ) -> None:
     settings = AudioSettings()
-    events = await run(stop_session, whisper, settings, spotter(settings))
+    events = await run(session, whisper, settings, spotter(settings))
     spotted = [e for e in events if isinstance(e, Spotted)]
     heard = [e for e in events if isinstance(e, Heard)]
     assert [normalize(e.text) for e in heard] == ["computer add bread", "stop"]
@@ -90,10 +77,10 @@ async def test_stop_is_spotted_in_the_first_pause_after_it(
 
 
 async def test_nothing_is_spotted_while_the_arm_is_idle(
-    stop_session: Path, whisper: WhisperTranscriber
+    session: Path, whisper: WhisperTranscriber
 ) -> None:
     settings = AudioSettings()
-    events = await run(stop_session, whisper, settings, spotter(settings, armed=False))
+    events = await run(session, whisper, settings, spotter(settings, armed=False))
     assert not [e for e in events if isinstance(e, Spotted)]
     assert not any(e.spotted for e in events if isinstance(e, Heard))
 
@@ -108,12 +95,12 @@ async def test_a_command_is_not_spotted_as_a_stop(
 
 
 async def test_early_transcription_is_used_when_the_segment_then_ends(
-    stop_session: Path, whisper: WhisperTranscriber
+    session: Path, whisper: WhisperTranscriber
 ) -> None:
     early, late = AudioSettings(), AudioSettings(early_transcribe_ms=0)
     counted_early, counted_late = Counting(whisper), Counting(whisper)
-    with_early = await run(stop_session, counted_early, early, None)
-    without = await run(stop_session, counted_late, late, None)
+    with_early = await run(session, counted_early, early, None)
+    without = await run(session, counted_late, late, None)
     heard_early = [e for e in with_early if isinstance(e, Heard)]
     heard_late = [e for e in without if isinstance(e, Heard)]
     assert [e.text for e in heard_early] == [e.text for e in heard_late]

@@ -40,19 +40,6 @@ def heard(events: list[ListenerEvent]) -> list[str]:
     return [normalize(e.text) for e in events if isinstance(e, Heard)]
 
 
-@pytest.fixture(scope="module")
-def session(clips: Clips) -> Path:
-    return clips.concat(
-        [
-            clips.silence(0.5),
-            clips.speech("computer add bread"),
-            clips.silence(0.8),
-            clips.speech("stop", "en-gb"),
-            clips.silence(0.8),
-        ]
-    )
-
-
 async def test_realtime_and_fast_give_identical_events(
     session: Path, whisper: WhisperTranscriber, sandwich_bias: BiasVocabulary
 ) -> None:
