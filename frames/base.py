@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
+
+import structlog
 
 from frames.dictation import DictationFrame
 from frames.frame import Frame
 from frames.query import QueryFrame
 from frames.voice import VoicePickerFrame
-from rules import CatchAll, ExactSet, Match, Prefix, Utterance, When, normalize
+from rules import CatchAll, ExactSet, Match, Pattern, Prefix, Utterance, When, normalize
 
 if TYPE_CHECKING:
     from frames.router import CommandRouter
+
+log = structlog.get_logger(__name__)
 
 MODE_NAMES = {"wake": "wake word mode", "always": "always listen mode"}
 
@@ -61,8 +66,13 @@ class BaseFrame(Frame):
                 self._start_dictation,
             ),
             Prefix("wake_word", [wake_word, *variants], self._wake),
+            When(
+                self._on_top,
+                Pattern("wake_word_inside", _inside(wake_word), self._wake),
+                "nothing open",
+            ),
             When(self._always_listening, CatchAll("always_query", self._open_with_all), "always"),
-            When(self._following_up, CatchAll("follow_up", self._open_with_all), "follow-up"),
+            When(self._following_up, CatchAll("follow_up", self._follow_up), "follow-up"),
         )
 
     def on_push(self, router: CommandRouter, now: float) -> None:
@@ -77,6 +87,9 @@ class BaseFrame(Frame):
         if voiced:
             self.spoke_at = now
 
+    def _on_top(self) -> bool:
+        return self._router is not None and self._router.top is self
+
     def _following_up(self) -> bool:
         # Judged by when the speech began: a long continuation that started in time counts.
         router = self._router
@@ -90,6 +103,15 @@ class BaseFrame(Frame):
         # part, so the rest, said within the silence timer, is the next command rather than
         # words without a wake word.
         self.follow_until = now + self.silence_timeout
+
+    def _follow_up(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
+        # Only a whole command without a verb of its own: talk nearby that happens to fall in
+        # the window ("go home" from a colleague) is ignored as any speech without the wake
+        # word is.
+        if router.services.continues(normalize(utterance.text)):
+            self._open_with_all(router, utterance, match)
+        else:
+            log.info("not a command; ignored", text=utterance.text, why="follow-up window")
 
     def _query(self, router: CommandRouter) -> QueryFrame:
         # The wake word said again while a query is open continues that query instead of
@@ -149,6 +171,13 @@ class BaseFrame(Frame):
             'You can also say "always listen", "wake word mode", "mode query", "switch voice", '
             '"start dictation" or "stop".'
         )
+
+
+def _inside(wake_word: str) -> str:
+    """The wake word after other words, with a command after it: "... and tomato. Computer add
+    meat on the left" (talk or noise before it in the same segment). Exact words only; the
+    fuzzy match is for the start of an utterance."""
+    return rf"\b{re.escape(normalize(wake_word))}\b\s+(?P<rest>\S.*)$"
 
 
 def _rest_as_said(text: str, match: Match) -> str:

@@ -20,6 +20,10 @@ class Services(Protocol):
     def is_complete(self, text: str) -> bool:
         """Whether `text` already forms a whole command (so the query need not wait long)."""
 
+    def continues(self, text: str) -> bool:
+        """Whether `text` is a whole command that goes on from the one before rather than
+        starting a new one: no verb of its own ("cheese and tomato" after "add bread")."""
+
     def voices(self) -> Sequence[str]:
         """The names of the voices the operator can pick."""
 

@@ -24,6 +24,9 @@ class FakeServices:
     def is_complete(self, text: str) -> bool:
         return text in self.complete_phrases
 
+    def continues(self, text: str) -> bool:
+        return self.is_complete(text) and text.split()[0] not in ("go", "add", "put")
+
     def voices(self) -> tuple[str, ...]:
         return self.voice_names
 

@@ -220,6 +220,39 @@ async def test_going_on_after_a_quick_submit_is_the_next_command() -> None:
     assert services.submitted == [("robot", "add bread"), ("robot", "cheese and tomato")]
 
 
+async def test_the_wake_word_after_other_words_still_opens_a_query() -> None:
+    router, services, _ = make_router()
+    await say(router, "And tomato. Computer, add meat on the left.", 1.0)
+    assert isinstance(router.top, QueryFrame)
+    assert router.top.text == "add meat on the left"
+    await router.tick(3.0)
+    await say(router, "I use my computer", 4.0)  # nothing after it: no query
+    await router.tick(6.0)
+    assert services.submitted == [("robot", "add meat on the left")]
+    assert len(router.stack) == 1
+
+
+async def test_talk_in_the_follow_up_window_that_is_no_command_is_ignored() -> None:
+    router, services = quick_router("add bread")
+    await say(router, "computer add bread", 1.0)
+    await router.tick(1.4)
+    router.activity(1.6, voiced=True)
+    await say(router, "So, we're actually going to have a lot.", 2.8)
+    await router.tick(5.0)
+    assert services.submitted == [("robot", "add bread")]
+    assert len(router.stack) == 1
+
+
+async def test_a_new_verb_in_the_follow_up_window_needs_the_wake_word() -> None:
+    router, services = quick_router("add bread", "go home")
+    await say(router, "computer add bread", 1.0)
+    await router.tick(1.4)
+    router.activity(1.6, voiced=True)
+    await say(router, "go home", 2.2)
+    await router.tick(5.0)
+    assert services.submitted == [("robot", "add bread")]
+
+
 async def test_words_without_the_wake_word_later_are_ignored() -> None:
     router, services = quick_router("add bread", "cheese and tomato")
     await say(router, "computer add bread", 1.0)

@@ -151,6 +151,10 @@ class RobotPipeline:
         """Whether `text` is already a whole command the offline tiers understand."""
         return self.interpreter.complete_offline(text, self.planned, self._last_goals)
 
+    def continues(self, text: str) -> bool:
+        """Whether `text` is a whole command without a verb of its own (a continuation)."""
+        return self.interpreter.continues_offline(text, self.planned, self._last_goals)
+
     async def wait_accepted(self) -> None:
         """Until every submitted command has been interpreted (and queued, asked or refused)."""
         await self._accepted.wait()

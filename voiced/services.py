@@ -61,6 +61,9 @@ class DaemonServices:
     def is_complete(self, text: str) -> bool:
         return self.pipeline.is_complete(text)
 
+    def continues(self, text: str) -> bool:
+        return self.pipeline.continues(text)
+
     def voices(self) -> tuple[str, ...]:
         return self._voices
 

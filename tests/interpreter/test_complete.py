@@ -40,3 +40,13 @@ def test_complete_offline(cell: str, text: str, complete: bool, tmp_path: Path) 
     interpreter = _interpreter(cell, tmp_path)
     scene = interpreter.cell.initial_scene
     assert interpreter.complete_offline(text, scene, []) is complete
+
+
+@pytest.mark.parametrize(
+    ("text", "continues"),
+    [("cheese and tomato", True), ("and cheese", True), ("go home", False),
+     ("add bread", False), ("put meat on the left", False), ("we are going out", False)],
+)  # fmt: skip
+def test_a_continuation_has_no_verb_of_its_own(text: str, continues: bool, tmp_path: Path) -> None:
+    interpreter = _interpreter("sandwich", tmp_path)
+    assert interpreter.continues_offline(text, interpreter.cell.initial_scene, []) is continues

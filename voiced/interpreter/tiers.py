@@ -94,6 +94,18 @@ class Interpreter:
     def online(self) -> bool:
         return self.llm is not None
 
+    def continues_offline(
+        self, text: str, scene: Scene, last_sequence: Sequence[SequenceStep]
+    ) -> bool:
+        """A whole command that does not start with a verb ("cheese and tomato"): what the
+        operator adds right after a command, without the wake word. One that starts with a
+        verb ("go home") is a new command and needs the wake word, so talk nearby is not
+        taken for one."""
+        tokens = self.grammar.lexer.lex(text).tokens
+        if not tokens or tokens[0].verb() is not None:
+            return False
+        return self.complete_offline(text, scene, last_sequence)
+
     def complete_offline(
         self, text: str, scene: Scene, last_sequence: Sequence[SequenceStep]
     ) -> bool:
