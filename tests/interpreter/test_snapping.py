@@ -39,6 +39,9 @@ SNAPS = [
     # The spoken benchmark's confusions (tiny.en, espeak voices).
     ("sandwich", "cheen and tomato", [("cheen", "cheese")], layers("cheese", "tomato")),
     ("sandwich", "add cheat", [("cheat", "cheese")], layers("cheese")),
+    ("weld", "well at position 1 and 2", [("well", "weld")],
+     (s("run_routine_at", routine="tack_weld", position="Pos_1"),
+      s("run_routine_at", routine="tack_weld", position="Pos_2"))),
     ("weld", "impact position 1", [("impact", "inspect")],
      (s("run_routine_at", routine="camera_inspection", position="Pos_1"),)),
 ]  # fmt: skip

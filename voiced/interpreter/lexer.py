@@ -16,7 +16,14 @@ from rapidfuzz import fuzz, process
 
 from rules.normalize import words as plain_words
 from voiced.interpreter.numbers import as_number, split_glued, words_to_digits
-from voiced.interpreter.vocabulary import COUNT_MISHEARD, Entry, Reading, VerbSense, Vocabulary
+from voiced.interpreter.vocabulary import (
+    COUNT_MISHEARD,
+    MISHEARD_BEFORE,
+    Entry,
+    Reading,
+    VerbSense,
+    Vocabulary,
+)
 
 SNAP_CUTOFF = 80.0
 """Least rapidfuzz ratio (0-100) for a near miss of six letters or more to snap."""
@@ -117,6 +124,10 @@ class Lexer:
         return Lexed(said, tuple(tokens), tuple(snaps))
 
     def _token_at(self, words: list[str], i: int, start: int) -> tuple[Token, int]:
+        if i + 1 < len(words):
+            target = MISHEARD_BEFORE.get((words[i], words[i + 1]))
+            if target is not None and (target,) in self._phrases:
+                return Token(words[i], start, self._phrases[(target,)].readings, target), 1
         for size in range(min(self.vocabulary.longest, len(words) - i), 0, -1):
             entry = self._phrases.get(tuple(words[i : i + size]))
             if entry is not None:

@@ -168,6 +168,9 @@ HEARD_AS = {
 "attack"/"tack"; the spoken benchmark: "cheat"/"cheen", "impact" for "inspect", "port" for
 "put"). Used only where the right-hand word is in the cell's vocabulary and the heard
 word is not: in the weld cell "tack" is a verb and stays one."""
+MISHEARD_BEFORE = {("well", "at"): "weld", ("well", "position"): "weld"}
+"""Confusions that depend on the next word: "well" is a filler, but "well at position 1" is
+tiny.en's "weld at position 1" (applied only where the right-hand word is in the vocabulary)."""
 COUNT_MISHEARD = {"free": 3.0, "tree": 3.0}
 """tiny.en hears "three layers" as "free layers": a count only right before "layer(s)"."""
 POSITION_MISHEARD = {"to": 2, "too": 2, "for": 4, "fore": 4, "won": 1, "tree": 3, "free": 3}
