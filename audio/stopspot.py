@@ -97,7 +97,12 @@ class StopSpotter:
         if segment is None:
             return None
         began = time.perf_counter()
-        text = await asyncio.to_thread(self._decode, segment)
+        try:
+            text = await asyncio.to_thread(self._decode, segment)
+        except Exception:
+            # The normal path still hears the stop; the spotter must never stop the listening.
+            log.exception("stop spotter failed")
+            return None
         seconds = time.perf_counter() - began
         log.debug("stop spotter", text=text, seconds=round(seconds, 4))
         if not text or not self.is_stop(text):

@@ -127,3 +127,14 @@ async def test_early_transcription_is_dropped_when_speech_goes_on(
     heard = [normalize(e.text) for e in events if isinstance(e, Heard)]
     assert heard == ["computer add bread"]
     assert len(counted.calls) >= 2  # the guess at "computer" was made and thrown away
+
+
+async def test_a_failing_spotter_leaves_the_normal_path(
+    session: Path, whisper: WhisperTranscriber
+) -> None:
+    settings = AudioSettings()
+    broken = spotter(settings)
+    broken.stt = SttSettings(model="/nonexistent/model")
+    events = await run(session, whisper, settings, broken)
+    assert not [e for e in events if isinstance(e, Spotted)]
+    assert [normalize(e.text) for e in events if isinstance(e, Heard)][-1] == "stop"
