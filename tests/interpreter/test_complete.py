@@ -50,3 +50,15 @@ def test_complete_offline(cell: str, text: str, complete: bool, tmp_path: Path) 
 def test_a_continuation_has_no_verb_of_its_own(text: str, continues: bool, tmp_path: Path) -> None:
     interpreter = _interpreter("sandwich", tmp_path)
     assert interpreter.continues_offline(text, interpreter.cell.initial_scene, []) is continues
+
+
+async def test_a_cue_word_in_long_talk_is_no_creative_command(tmp_path: Path) -> None:
+    interpreter = _interpreter("sandwich", tmp_path)
+    scene = interpreter.cell.initial_scene
+    talk = ("The lamp burned until the 1920s, when an engineer arrived with a generator and "
+            "a creative glass.")  # fmt: skip
+    understood = await interpreter.interpret(talk, scene, [], None)
+    assert not understood.interpretation.sequence
+    assert not interpreter.complete_offline(talk, scene, [])
+    short = await interpreter.interpret("make me something creative", scene, [], None)
+    assert short.interpretation.is_creative and short.interpretation.sequence

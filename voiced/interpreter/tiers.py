@@ -56,6 +56,8 @@ DANGLING = frozenset(
      "from", "by", "for", "under", "over")
 )  # fmt: skip
 """Words a command does not end on: the operator has paused mid-sentence."""
+CREATIVE_MAX_WORDS = 15
+"""Longer utterances with a creative cue word are conversation, not creative commands."""
 PLACING = frozenset(("put", "place", "move", "set", "stack", "lay"))
 """Verbs whose destination may still be coming ("put meat ... on the left")."""
 DESTINATION = frozenset(("on", "onto", "to", "at", "in", "into", "under", "over", "left", "right"))
@@ -94,6 +96,16 @@ class Interpreter:
     def online(self) -> bool:
         return self.llm is not None
 
+    def _creative_request(self, text: str) -> bool:
+        """A creative command ("make something fancy") for a cell the generator supports. A long
+        stretch of speech is talk, not a command, even when a cue word is in it: the spoken
+        benchmark built a sandwich from prose in always-listen mode ("... a creative glass")."""
+        return (
+            creative.is_creative(text)
+            and len(text.split()) <= CREATIVE_MAX_WORDS
+            and supported(self.cell)
+        )
+
     def continues_offline(
         self, text: str, scene: Scene, last_sequence: Sequence[SequenceStep]
     ) -> bool:
@@ -121,7 +133,7 @@ class Interpreter:
             return False
         if words[0] in PLACING and not DESTINATION.intersection(words):
             return False
-        if creative.is_creative(text) and supported(self.cell):
+        if self._creative_request(text):
             return True
         arranged = parse_arrangement(text, self.cell, scene)
         if arranged is not None:
@@ -137,7 +149,7 @@ class Interpreter:
         last_sequence: Sequence[SequenceStep],
         correlation_id: str | None,
     ) -> Understood:
-        if creative.is_creative(text) and supported(self.cell):
+        if self._creative_request(text):
             return Understood(await self._creative(text, scene, correlation_id))
         arranged = parse_arrangement(text, self.cell, scene)
         if arranged is not None:
