@@ -1,6 +1,11 @@
 """Running the real daemon (`python -m voiced run ...`) in a subprocess on one audio file or text
 session, with what the benchmark needs from the outside: the events, the child's peak RSS
-(from wait4's rusage) and, on request, its CPU time sampled from /proc/<pid>/stat."""
+(VmHWM sampled from /proc/<pid>/status) and, on request, its CPU time sampled from
+/proc/<pid>/stat.
+
+Not wait4's ru_maxrss: on Linux the child inherits, at exec, the high-water mark of the memory
+it was forked from, so every daemon reported the benchmark process's own size once that was
+larger (a constant 493 MB in one full run while a daemon peaks at 250-300 MB)."""
 
 from __future__ import annotations
 
@@ -75,19 +80,23 @@ def _execute(
                                 stderr=err, env=env)  # fmt: skip
         cpu: list[tuple[float, float]] = []
         sampler = _sampler(proc.pid, began, cpu) if sample_cpu else None
+        hwm: list[int] = []
+        memory = _memory_sampler(proc.pid, hwm)
         assert proc.stdin is not None
         proc.stdin.write((text or "").encode())
         proc.stdin.close()
         status, rusage = _wait(proc, timeout)
         if sampler is not None:
             sampler.join()
+        memory.join()
+        rusage = max(hwm, default=rusage)
         err.seek(0)
         tail = err.read()[-2000:].decode(errors="replace")
     return Run(_read_events(events), status, time.monotonic() - began, rusage, tail, cpu)
 
 
 def _wait(proc: subprocess.Popen[bytes], timeout: float) -> tuple[int, int]:
-    """Exit status and peak RSS (kB) of the child; wait4 gives the rusage of that one child."""
+    """Exit status and wait4's ru_maxrss (kB) of the child: an upper bound only (see above)."""
     deadline = time.monotonic() + timeout
     while True:
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -111,6 +120,32 @@ def _sampler(pid: int, began: float, out: list[tuple[float, float]]) -> threadin
     thread = threading.Thread(target=loop, daemon=True)
     thread.start()
     return thread
+
+
+def _memory_sampler(pid: int, out: list[int]) -> threading.Thread:
+    """Appends the process's VmHWM (kB) every 0.1 s until it has gone; VmHWM only grows, so
+    the last sample is the peak up to 0.1 s before exit."""
+
+    def loop() -> None:
+        while (kb := peak_rss_kb(pid)) is not None:
+            out.append(kb)
+            time.sleep(0.1)
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    return thread
+
+
+def peak_rss_kb(pid: int) -> int | None:
+    """VmHWM of `pid` in kB, None once it has gone (a zombie has no memory lines)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="ascii")
+    except OSError:
+        return None
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return None
 
 
 def cpu_seconds(pid: int) -> float | None:

@@ -11,10 +11,24 @@ from pathlib import Path
 
 import pytest
 
-from bench import metrics
+from bench import daemon_run, metrics
 from tests.audio.clips import HAVE_TOOLS
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def test_peak_rss_is_the_processs_own_high_water_mark() -> None:
+    script = "print(flush=True); import time; time.sleep(5)"
+    child = subprocess.Popen([sys.executable, "-c", script],
+                             stdout=subprocess.PIPE)  # fmt: skip
+    try:
+        assert child.stdout is not None and child.stdout.readline()  # it is running Python
+        kb = daemon_run.peak_rss_kb(child.pid)
+        assert kb is not None and 1_000 < kb < 100_000  # a bare interpreter, not this process
+    finally:
+        child.kill()
+        child.wait()
+    assert daemon_run.peak_rss_kb(child.pid) is None
 
 
 def test_word_error_rate_counts_edits_over_normalised_words() -> None:
