@@ -45,9 +45,14 @@ def typical_commands(cell: Cell, wake_word: str) -> list[str]:
     items, zones = list(cell.items()), list(cell.zone_aliases)
     said: list[str] = []
     if cell.composite("add_layer"):
-        said += [f"{wake_word} add {item}" for item in items]
-        said += [f"put {item} on the {zones[i % len(zones)] if zones else 'stack'}"
-                 for i, item in enumerate(items)]  # fmt: skip
+        # The forms the grammar knows, each once, before the plain list: counts, pairs, every
+        # stack and places (single-word zone names read naturally after "on the").
+        places = [z for z in zones if " " not in z] or ["stack"]
+        first, second = (items + items)[:2]
+        said += [f"{wake_word} add {items[0]}", f"add {second} and {items[-1]}",
+                 f"three layers of {items[2 % len(items)]}", f"{first} on every stack"]  # fmt: skip
+        said += [f"put {item} on the {places[i % len(places)]}" for i, item in enumerate(items)]
+        said += [f"{wake_word} add {item}" for item in items[1:]]
         said += ["put it back", "start over"]
     if cell.composite("run_routine_at") or cell.composite("move_to_position"):
         positions = [p.name.replace("_", " ").lower() for p in cell.poses.values()]

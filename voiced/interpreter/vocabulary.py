@@ -161,7 +161,8 @@ HEARD_AS = {
     "attack": "stack", "tack": "stack", "stock": "stack", "stuck": "stack", "meet": "meat",
     "bred": "bread", "read": "red", "blew": "blue", "tomahto": "tomato", "tomatos": "tomato",
     "welled": "weld", "inspector": "inspect", "ad": "add",
-    "cheat": "cheese", "cheen": "cheese", "chees": "cheese", "cheeses": "cheese",
+    "cheat": "cheese", "cheen": "cheese", "cheem": "cheese", "instax": "inspect",
+    "instac": "inspect", "chees": "cheese", "cheeses": "cheese",
     "impact": "inspect", "expect": "inspect", "port": "put", "putt": "put",
 }  # fmt: skip
 """Known speech-to-text confusions (FIELD-NOTES: "cheese" came out "team"/"key", "stack"
