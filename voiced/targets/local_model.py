@@ -31,7 +31,7 @@ from voiced.targets.base import (
     succeeded,
 )
 from voiced.targets.note import save_note
-from voiced.targets.retry import HttpFailure, RetryPolicy, Sleep, post_json
+from voiced.targets.retry import HttpFailure, JsonPoster, RetryPolicy, Sleep
 
 log = structlog.get_logger(__name__)
 
@@ -121,9 +121,7 @@ class LocalModelTarget:
     ) -> None:
         self.settings = settings
         self.notes = notes
-        self.policy = policy
-        self._sleep = sleep
-        self._rand = rand
+        self._poster = JsonPoster(policy, sleep, rand)
 
     @property
     def name(self) -> str:
@@ -153,13 +151,8 @@ class LocalModelTarget:
     async def _ask(self, text: str) -> tuple[str, dict[str, Any]] | str:
         """(the tidied text, detail) or why there is none."""
         url = endpoint(self.settings.url, self.settings.kind)
-        outcome = await post_json(
-            url,
-            request_body(self.settings, text),
-            timeout=self.settings.timeout,
-            policy=self.policy,
-            sleep=self._sleep,
-            rand=self._rand,
+        outcome = await self._poster.post(
+            url, request_body(self.settings, text), self.settings.timeout
         )
         if isinstance(outcome, HttpFailure):
             return outcome.reason

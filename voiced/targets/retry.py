@@ -166,3 +166,19 @@ def _failure(url: str, outcome: httpx2.Response | str, attempt: int) -> HttpFail
     status = f"HTTP {outcome.status_code} {outcome.reason_phrase}".rstrip()
     body = outcome.content[:300].decode("utf-8", errors="replace")
     return HttpFailure(f"{where(url)} answered {status}{after}", outcome.status_code, attempt, body)
+
+
+@dataclass(frozen=True)
+class JsonPoster:
+    """`post_json` with one target's retry policy (and, in tests, its clock and dice)."""
+
+    policy: RetryPolicy
+    sleep: Sleep = asyncio.sleep
+    rand: Callable[[], float] = random.random
+
+    async def post(
+        self, url: str, payload: dict[str, Any], timeout: float
+    ) -> HttpReply | HttpFailure:
+        return await post_json(
+            url, payload, timeout=timeout, policy=self.policy, sleep=self.sleep, rand=self.rand
+        )

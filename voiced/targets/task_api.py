@@ -21,7 +21,7 @@ from voiced.targets.base import (
     nothing_to_submit,
     succeeded,
 )
-from voiced.targets.retry import HttpFailure, RetryPolicy, Sleep, post_json
+from voiced.targets.retry import HttpFailure, JsonPoster, RetryPolicy, Sleep
 
 SENT = "Sent to the task list."
 """What the operator hears when the task list accepted the text."""
@@ -44,9 +44,7 @@ class TaskApiTarget:
     ) -> None:
         self.url = url
         self.timeout = timeout
-        self.policy = policy
-        self._sleep = sleep
-        self._rand = rand
+        self._poster = JsonPoster(policy, sleep, rand)
         self._clock = clock
 
     @property
@@ -65,14 +63,7 @@ class TaskApiTarget:
             "timestamp": self._clock().isoformat(timespec="milliseconds"),
             "source": PAYLOAD_SOURCE,
         }
-        outcome = await post_json(
-            self.url,
-            payload,
-            timeout=self.timeout,
-            policy=self.policy,
-            sleep=self._sleep,
-            rand=self._rand,
-        )
+        outcome = await self._poster.post(self.url, payload, self.timeout)
         if isinstance(outcome, HttpFailure):
             return _failed(self.url, outcome)
         return succeeded(SENT, url=self.url, status=outcome.status, attempts=outcome.attempts)
