@@ -16,9 +16,12 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 FAST_SIM = "[simulator]\ntime_scale = 0.02\n"
 """Motion 50x faster than real time: the accuracy and latency runs only need the arm to finish,
@@ -79,16 +82,18 @@ def _execute(
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                 stderr=err, env=env)  # fmt: skip
         cpu: list[tuple[float, float]] = []
-        sampler = _sampler(proc.pid, began, cpu) if sample_cpu else None
         hwm: list[int] = []
-        memory = _memory_sampler(proc.pid, hwm)
+        # VmHWM only grows, so its last sample is the peak up to 0.1 s before exit.
+        samplers = [_poll(lambda: peak_rss_kb(proc.pid), hwm.append, 0.1)]
+        if sample_cpu:
+            stamped = lambda c: cpu.append((time.monotonic() - began, c))  # noqa: E731
+            samplers.append(_poll(lambda: cpu_seconds(proc.pid), stamped, 0.5))
         assert proc.stdin is not None
         proc.stdin.write((text or "").encode())
         proc.stdin.close()
         status, rusage = _wait(proc, timeout)
-        if sampler is not None:
+        for sampler in samplers:
             sampler.join()
-        memory.join()
         rusage = max(hwm, default=rusage)
         err.seek(0)
         tail = err.read()[-2000:].decode(errors="replace")
@@ -108,28 +113,15 @@ def _wait(proc: subprocess.Popen[bytes], timeout: float) -> tuple[int, int]:
         time.sleep(0.05)
 
 
-def _sampler(pid: int, began: float, out: list[tuple[float, float]]) -> threading.Thread:
-    def loop() -> None:
-        while True:
-            ticks = cpu_seconds(pid)
-            if ticks is None:
-                return
-            out.append((time.monotonic() - began, ticks))
-            time.sleep(0.5)
-
-    thread = threading.Thread(target=loop, daemon=True)
-    thread.start()
-    return thread
-
-
-def _memory_sampler(pid: int, out: list[int]) -> threading.Thread:
-    """Appends the process's VmHWM (kB) every 0.1 s until it has gone; VmHWM only grows, so
-    the last sample is the peak up to 0.1 s before exit."""
+def _poll(read: Callable[[], T | None], keep: Callable[[T], object], period: float
+          ) -> threading.Thread:  # fmt: skip
+    """A thread that keeps `read()` every `period` seconds until it gives None (the process
+    has gone)."""
 
     def loop() -> None:
-        while (kb := peak_rss_kb(pid)) is not None:
-            out.append(kb)
-            time.sleep(0.1)
+        while (value := read()) is not None:
+            keep(value)
+            time.sleep(period)
 
     thread = threading.Thread(target=loop, daemon=True)
     thread.start()
