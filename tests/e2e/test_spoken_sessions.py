@@ -69,3 +69,30 @@ def test_the_daemons_own_voice_is_not_dispatched(tmp_path: Path) -> None:
     events, _ = run_audio(tmp_path, "sandwich", wav, "--mode", "always")
     heard = [e["text"] for e in events if e["event"] == "utterance"]
     assert len(heard) == 1 and "avocado" in heard[0], heard
+
+
+@pytest.mark.slow
+def test_stop_while_the_arm_moves_is_spotted_and_stops_it_once(tmp_path: Path) -> None:
+    """The stop spotter through the real daemon: the arm moves at real speed (time_scale 1),
+    "stop" is heard in the pause after it, the arm stops once, and the segment's full
+    transcript is not dispatched as a second stop."""
+    wav = tmp_path / "stop.wav"
+    render_session(["computer weld at position 1 and 2", "", "stop", ""], wav, pause_s=1.0)
+    config = tmp_path / "config.toml"
+    config.write_text("[simulator]\ntime_scale = 1.0\n", encoding="utf-8")
+    cmd = voiced("run", "--config", str(config), "--cell", "weld", "--audio", str(wav), "--fast",
+                 "--controller", "sim", "--events", "-")  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=voiced_env(tmp_path),
+                          timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    events = parse_events(proc.stdout)
+    spotted = [e for e in events if e["event"] == "spotted"]
+    assert len(spotted) == 1 and "stop" in spotted[0]["text"].lower()
+    assert spotted[0]["audio_t"] - spotted[0]["speech_end"] < 0.2
+    by_operator = [e for e in events
+                   if e["event"] == "stopped" and e["reason"].startswith("operator")]  # fmt: skip
+    assert len(by_operator) == 1
+    # "Stopping." mutes the input, which drops the rest of the segment; were it transcribed
+    # all the same, it would be marked and not dispatched (one stop above).
+    heard = [e for e in events if e["event"] == "utterance" and "stop" in e["text"].lower()]
+    assert all(e.get("spotted") is True for e in heard)
