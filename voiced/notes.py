@@ -11,7 +11,6 @@ what was said, "zero zero zero" and command words included.
 from __future__ import annotations
 
 import builtins
-import errno
 import json
 import os
 import secrets
@@ -23,7 +22,7 @@ from typing import Any
 
 import structlog
 
-from voiced.paths import DATA_DIR_MODE, NEW_FILE_MODE
+from voiced.paths import DATA_DIR_MODE, NEW_FILE_MODE, fsync_directory
 
 log = structlog.get_logger(__name__)
 
@@ -117,7 +116,7 @@ class NoteStore:
         finally:
             os.close(fd)
         if created:
-            _fsync_directory(self.directory)
+            fsync_directory(self.directory)
 
     def _read(self) -> Iterator[Note]:
         try:
@@ -153,15 +152,3 @@ def _write_all(fd: int, data: bytes) -> None:
     while view:
         written = os.write(fd, view)
         view = view[written:]
-
-
-def _fsync_directory(directory: Path) -> None:
-    # The new file's directory entry must survive a power cut too.
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    except OSError as error:
-        if error.errno not in (errno.EINVAL, errno.ENOTSUP):
-            raise
-    finally:
-        os.close(fd)

@@ -175,7 +175,7 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
-    _fsync_directory(target.parent)
+    fsync_directory(target.parent)
 
 
 def atomic_write_json(path: str | os.PathLike[str], obj: Any, *, indent: int = 2) -> None:
@@ -192,7 +192,8 @@ def _mode_to_keep(target: Path) -> int:
         return NEW_FILE_MODE
 
 
-def _fsync_directory(directory: Path) -> None:
+def fsync_directory(directory: Path) -> None:
+    """Make a new or renamed entry in `directory` survive a power cut."""
     fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
     try:
         os.fsync(fd)
