@@ -18,7 +18,7 @@ import structlog
 
 from audio import silero
 from audio.convert import Pcm
-from audio.segmenter import Activity, Dropped, Segment, Segmenter, SegmenterEvent
+from audio.segmenter import Activity, Dropped, PauseWatch, Segment, Segmenter, SegmenterEvent
 from audio.settings import SAMPLE_RATE, AudioSettings
 from audio.source import AudioSource, MicSource
 from audio.stopspot import Spotted, StopSpotter
@@ -132,6 +132,8 @@ class Listener:
         self.sink = sink
         self.spotter = spotter
         self._early: tuple[tuple[float, float], Judged] | None = None
+        early_ms = self.settings.early_transcribe_ms
+        self._early_watch = PauseWatch(early_ms) if early_ms > 0 else None
         self.segmenter = Segmenter(self.settings)
         self._frame = self.segmenter.frame
         self._tick_frames = max(1, round(TICK_S * SAMPLE_RATE) // self._frame)
@@ -270,18 +272,11 @@ class Listener:
         """In a pause of `early_transcribe_ms`, judge the open segment now; `_segment` uses the
         result if the segment then ends with no more speech. Not with a wake detector, which
         cuts the segment only when it closes."""
-        wait = self.settings.early_transcribe_ms
-        if wait <= 0 or (self.wake_gate is not None and self.wake_required()):
+        if self._early_watch is None or (self.wake_gate is not None and self.wake_required()):
             return
-        pause = self.segmenter.pause()
-        if pause is None or pause.silence_ms < wait or not pause.long_enough:
-            return
-        key = (pause.start, pause.speech_end)
-        if self._early is not None and self._early[0] == key:
-            return
-        segment = self.segmenter.so_far()
+        segment = self._early_watch.due(self.segmenter)
         if segment is not None:
-            self._early = (key, await self._judge(segment))
+            self._early = ((segment.start, segment.vad.speech_end), await self._judge(segment))
 
     def _take_early(self, segment: Segment) -> Judged | None:
         early, self._early = self._early, None

@@ -271,6 +271,27 @@ class Segmenter:
         )
 
 
+class PauseWatch:
+    """Hands out the open segment once per pause of at least `ms` (a pause is known by where its
+    speech started and ended), for work that starts before the hangover ends it."""
+
+    def __init__(self, ms: int, max_speech_s: float = float("inf")) -> None:
+        self.ms = ms
+        self.max_speech_s = max_speech_s
+        """Speech longer than this before the pause is left alone."""
+        self._seen: tuple[float, float] | None = None
+
+    def due(self, segmenter: Segmenter) -> Segment | None:
+        pause = segmenter.pause()
+        if pause is None or pause.silence_ms < self.ms or not pause.long_enough:
+            return None
+        key = (pause.start, pause.speech_end)
+        if key == self._seen or pause.speech_end - pause.start > self.max_speech_s:
+            return None
+        self._seen = key
+        return segmenter.so_far()
+
+
 class _Open:
     """Bookkeeping of the segment in progress (absolute sample indices)."""
 

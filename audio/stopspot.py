@@ -22,7 +22,7 @@ import numpy as np
 import structlog
 
 from audio.convert import to_float
-from audio.segmenter import Segment, Segmenter
+from audio.segmenter import PauseWatch, Segment, Segmenter
 from audio.settings import AudioSettings, SttSettings
 from audio.whisper_window import DecodeOptions, decode_window
 
@@ -65,35 +65,21 @@ class StopSpotter:
         is_stop: Callable[[str], bool],
         armed: Callable[[], bool],
     ) -> None:
-        self.gap_ms = settings.stop_gap_ms
-        self.max_s = settings.stop_max_ms / 1000
+        self._watch = PauseWatch(settings.stop_gap_ms, settings.stop_max_ms / 1000)
         self.stt = stt
         self.is_stop = is_stop
         """Whether a text is a stop command (the router's global rule)."""
         self.armed = armed
         """Whether anything is moving or queued; the spotter does nothing otherwise."""
-        self._looked: tuple[float, float] | None = None
         self._spotted_start: float | None = None
 
     def spotted(self, segment: Segment) -> bool:
         """Whether a stop was already spotted in `segment` (so its transcript is not another)."""
         return self._spotted_start is not None and abs(segment.start - self._spotted_start) < 1e-6
 
-    def _due(self, segmenter: Segmenter) -> Segment | None:
-        pause = segmenter.pause()
-        if pause is None or pause.silence_ms < self.gap_ms or not pause.long_enough:
-            return None
-        key = (pause.start, pause.speech_end)
-        if key == self._looked or pause.speech_end - pause.start > self.max_s:
-            return None
-        if not self.armed():
-            return None
-        self._looked = key
-        return segmenter.so_far()
-
     async def check(self, segmenter: Segmenter) -> Spotted | None:
         """Spot the open segment if it is due; None when it is not or is no stop."""
-        segment = self._due(segmenter)
+        segment = self._watch.due(segmenter) if self.armed() else None
         if segment is None:
             return None
         began = time.perf_counter()
@@ -111,16 +97,10 @@ class StopSpotter:
         return Spotted(text, segment.end, segment.vad.speech_end, round(seconds, 4))
 
     def _decode(self, segment: Segment) -> str:
-        from audio.whisper import default_model_path, load_model
+        from audio.whisper import WhisperTranscriber
 
-        path = self.stt.model or str(default_model_path())
-        model = load_model(path, self.stt.compute_type, self.stt.cpu_threads).model
+        # The same model object the transcriber uses (loaded once per process).
+        model = WhisperTranscriber(self.stt).model()
         audio = to_float(segment.samples).astype(np.float32)
         decoded = decode_window(model, audio, SPOT_OPTIONS)
-        if decoded is None:
-            return ""
-        silent = (
-            decoded.no_speech_prob > SPOT_OPTIONS.no_speech_threshold
-            and decoded.avg_logprob < SPOT_OPTIONS.logprob_threshold
-        )
-        return "" if silent else decoded.text
+        return "" if decoded is None or decoded.silent(SPOT_OPTIONS) else decoded.text

@@ -40,6 +40,13 @@ class Decoded:
     avg_logprob: float
     """Mean log-probability per token."""
 
+    def silent(self, options: DecodeOptions) -> bool:
+        """No speech: a likely no-speech token and an unlikely text."""
+        return (
+            self.no_speech_prob > options.no_speech_threshold
+            and self.avg_logprob < options.logprob_threshold
+        )
+
 
 def compression_ratio(text: str) -> float:
     data = text.encode("utf-8")
@@ -111,10 +118,7 @@ def decode_window(
         decoded = Decoded(text, float(result.no_speech_prob), avg)
         if best is None or decoded.avg_logprob > best.avg_logprob:
             best = decoded
-        silent = (
-            decoded.no_speech_prob > options.no_speech_threshold and avg < options.logprob_threshold
-        )
-        if silent:
+        if decoded.silent(options):
             return decoded
         if compression_ratio(text) <= COMPRESSION_RATIO_LIMIT and avg >= options.logprob_threshold:
             return decoded
