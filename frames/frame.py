@@ -36,8 +36,9 @@ class Services(Protocol):
         """Hand accumulated text to a dispatch target ("robot", "note", ...); `source` names
         the frame it came from."""
 
-    async def stop(self, reason: str) -> None:
-        """Stop the robot now: the global stop."""
+    async def stop(self, reason: str, unsent: Sequence[str] = ()) -> None:
+        """Stop the robot now: the global stop. `unsent` is what the frames held that a stop
+        discards (a half-said query), so the operator hears that it was dropped too."""
 
 
 class Frame:
@@ -72,6 +73,10 @@ class Frame:
     def help(self) -> str:
         """What the operator can say in this frame (for "what can I say")."""
         return ""
+
+    def unsent(self) -> str | None:
+        """A command this frame holds that has not been submitted yet (None: nothing)."""
+        return None
 
     @property
     def exclusive(self) -> bool:

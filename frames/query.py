@@ -121,6 +121,9 @@ class QueryFrame(Frame):
     def _read(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         router.services.speak(f"You said: {self.text}" if self.parts else "Nothing yet.")
 
+    def unsent(self) -> str | None:
+        return self.text if self.parts else None
+
     def help(self) -> str:
         return (
             'Say your command, then "go" or pause to send it. "Read back" repeats it, '

@@ -14,10 +14,12 @@ STOP_WORDS = ("stop", "halt", "freeze", "emergency stop")
 
 
 async def _stop(router: CommandRouter, utterance: Utterance, match: Match) -> None:
+    dropped = [f for f in router.stack[1:] if f.dropped_by_stop]
+    unsent = [text for f in dropped if (text := f.unsent())]
     # The arm first: popping frames can wait a few microseconds, the robot cannot.
-    await router.services.stop(f'operator said "{utterance.text}"')
-    for frame in reversed(router.stack[1:]):
-        if frame.dropped_by_stop and frame in router.stack:
+    await router.services.stop(f'operator said "{utterance.text}"', unsent)
+    for frame in reversed(dropped):
+        if frame in router.stack:
             router.pop(frame)
 
 

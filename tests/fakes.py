@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +14,8 @@ class FakeServices:
     spoken: list[str] = field(default_factory=list)
     submitted: list[tuple[str, str]] = field(default_factory=list)
     stops: list[str] = field(default_factory=list)
+    unsent: list[str] = field(default_factory=list)
+    """What the frames said a stop discarded."""
     voice: str = "Alex"
     voice_names: tuple[str, ...] = ("Alex", "Annie", "Michael")
 
@@ -38,8 +41,9 @@ class FakeServices:
     ) -> None:
         self.submitted.append((target, text))
 
-    async def stop(self, reason: str) -> None:
+    async def stop(self, reason: str, unsent: Sequence[str] = ()) -> None:
         self.stops.append(reason)
+        self.unsent.extend(unsent)
 
 
 @dataclass

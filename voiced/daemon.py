@@ -46,6 +46,7 @@ from voiced.llm.classifier import AnthropicClassifier
 from voiced.llm.client import LlmClient
 from voiced.logs import correlation
 from voiced.paths import DataDir, atomic_write_json, offline
+from voiced.pending import Withdraw
 from voiced.pipeline import RobotPipeline
 from voiced.sdnotify import Notifier, run_watchdog, watchdog_interval
 from voiced.services import DaemonServices
@@ -244,15 +245,22 @@ class Daemon:
         question: str,
         answered: Callable[[str], None],
         revised: Callable[[str], None],
-    ) -> None:
+    ) -> Withdraw:
         if self.session.assume_yes:
             log.info("approved beforehand", question=question)
             self.events.emit("feedback", {"text": f"{question} Yes (approved beforehand)."})
             answered("yes")
-            return
+            return lambda: None
         timeout = self.config.query.confirm_timeout
         classifier = AnthropicClassifier(self.llm_client) if self.llm_client else None
-        router.push(ReviewFrame(question, answered, revised, timeout, classifier))
+        frame = ReviewFrame(question, answered, revised, timeout, classifier)
+        router.push(frame)
+
+        def withdraw() -> None:
+            if frame in router.stack:
+                router.pop(frame)
+
+        return withdraw
 
     def _announce_status(self, mode: str) -> None:
         self.notifier.status(f"listening: {mode} mode, cell {self.session.cell.name}")
@@ -327,11 +335,12 @@ class Daemon:
         return False
 
     async def _stop_motion(self, pipeline: RobotPipeline) -> None:
-        if not pipeline.moving:
-            return
-        await pipeline.stop("shutdown")
+        """Nothing said before SIGTERM moves after it: pending work is dropped, motion stops."""
+        moving = pipeline.moving
+        await pipeline.shutdown()
         await pipeline.wait_idle()
-        log.warning("stopped for shutdown", state=self._final_state())
+        if moving:
+            log.warning("stopped for shutdown", state=self._final_state())
 
     async def _feed(self, router: CommandRouter) -> None:
         if self.session.queue:

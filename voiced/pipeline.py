@@ -37,6 +37,7 @@ from voiced.interpreter.learning import LearningRefused
 from voiced.interpreter.result import Interpretation, SequenceStep, as_sequence, unknown
 from voiced.interpreter.tiers import Interpreter, Understood
 from voiced.logs import correlation
+from voiced.pending import Outcome, PendingWork, Ticket, Withdraw, dropped_sentence
 from voiced.questions import Questions, is_question
 from voiced.review import read_back, revise
 from voiced.sequence_builder import build
@@ -47,31 +48,32 @@ log = structlog.get_logger(__name__)
 RECONNECT_ATTEMPTS = 5
 """Attempts (with backoff, about 6 s in all) to reach a lost controller before giving up."""
 
-Ask = Callable[[str, Callable[[str], None], Callable[[str], None]], None]
+Ask = Callable[[str, Callable[[str], None], Callable[[str], None]], Withdraw]
 """Read a plan back to the operator: the first callback gets "yes", "no" or "timeout", the
-second the words of a revision ("skip position 2")."""
-
-
-Outcome = asyncio.Future[TargetResult]
-"""What became of a submitted command: ran to completion (ok), or why not."""
+second the words of a revision ("skip position 2"). Returns how to take the question back."""
 
 
 @dataclass(frozen=True)
 class Job:
     """One accepted command, waiting to run."""
 
-    text: str
-    correlation_id: str | None
+    ticket: Ticket
+    """What was said, its outcome, its history row and its stop epoch."""
     interpretation: Interpretation
     program: Program
-    outcome: Outcome
-    run_id: str | None = None
-    """Its row in the history."""
     goals: tuple[SequenceStep, ...] = ()
     """What the operator asked for, before navigation and tool changes were added: what is
     read back, revised, recorded and replayed."""
     understood: Understood | None = None
     """How it was understood (a verb the LLM resolved is learned once the job has run)."""
+
+    @property
+    def text(self) -> str:
+        return self.ticket.text
+
+    @property
+    def correlation_id(self) -> str | None:
+        return self.ticket.correlation_id
 
 
 class RobotPipeline:
@@ -106,14 +108,15 @@ class RobotPipeline:
         self.review = review or ReviewConfig()
         self.questions = Questions(cell, history)
         self.interpreter = interpreter
+        self.pending = PendingWork()
         self._last_goals: tuple[SequenceStep, ...] = ()
         self._queue: asyncio.Queue[Job] = asyncio.Queue()
-        self._inbox: asyncio.Queue[tuple[str, str | None, Outcome]] = asyncio.Queue()
-        self._interpreting = False
+        self._inbox: asyncio.Queue[Ticket] = asyncio.Queue()
+        self._interpreting: asyncio.Task[None] | None = None
         self._accepted = asyncio.Event()
         self._accepted.set()
         self._running = False
-        self._asking = 0
+        self._asking: set[Ticket] = set()
         self._idle = asyncio.Event()
         self._idle.set()
         self.runs = 0
@@ -127,25 +130,37 @@ class RobotPipeline:
         outcome: Outcome = asyncio.get_running_loop().create_future()
         self._accepted.clear()
         self._idle.clear()
-        self._inbox.put_nowait((text, correlation_id, outcome))
+        self._inbox.put_nowait(self.pending.issue(text, correlation_id, outcome))
         return outcome
 
     async def accept(self) -> None:
         """The acceptance worker: interpret, validate, then queue or ask, one command at a
         time and in order. Interpretation may wait on a language model; motion never waits on
-        it, and neither does the global stop."""
+        it, and neither does the global stop, which cancels it."""
         while True:
-            text, correlation_id, outcome = await self._inbox.get()
-            self._interpreting = True
-            with correlation(correlation_id):
+            ticket = await self._inbox.get()
+            if self.pending.current(ticket):
+                task = asyncio.create_task(self._accept_one(ticket), name="interpretation")
+                self._interpreting = task
                 try:
-                    await self._accept(text, correlation_id, outcome)
-                except Exception as exc:  # one bad command must never take the daemon down
-                    _settle(outcome, False, self._report_failure(text, exc))
-            self._interpreting = False
+                    await asyncio.wait({task})
+                except asyncio.CancelledError:
+                    task.cancel()
+                    await asyncio.wait({task})
+                    raise
+                finally:
+                    self._interpreting = None
             if self._inbox.empty():
                 self._accepted.set()
             self._settle_idle()
+
+    async def _accept_one(self, ticket: Ticket) -> None:
+        with correlation(ticket.correlation_id):
+            try:
+                await self._accept(ticket)
+            except Exception as exc:  # one bad command must never take the daemon down
+                self.pending.release(ticket)
+                _settle(ticket.outcome, False, self._report_failure(ticket.text, exc))
 
     def is_complete(self, text: str) -> bool:
         """Whether `text` is already a whole command the offline tiers understand."""
@@ -159,8 +174,9 @@ class RobotPipeline:
         """Until every submitted command has been interpreted (and queued, asked or refused)."""
         await self._accepted.wait()
 
-    async def _accept(self, text: str, correlation_id: str | None, outcome: Outcome) -> None:
-        if is_question(text) and self._answer(text, outcome):
+    async def _accept(self, ticket: Ticket) -> None:
+        text, correlation_id = ticket.text, ticket.correlation_id
+        if is_question(text) and self._answer(ticket):
             return
         understood = (
             Understood(replay)
@@ -171,9 +187,11 @@ class RobotPipeline:
                 )
             )
         )
+        if not self.pending.current(ticket):
+            return  # a stop came while it was being interpreted; the stop settled it
         meant = understood.interpretation
         if is_learning(meant):
-            self._confirm_learning(text, meant, outcome)
+            self._confirm_learning(ticket, meant)
             return
         checked = self._plan(meant)
         result = checked.interpretation
@@ -185,12 +203,12 @@ class RobotPipeline:
                 issues = [issue.message for issue in checked.compiled.errors]
                 self.events.emit("error", {"kind": "validation", "issues": issues})
             feedback = result.user_feedback or "I could not make sense of that."
-            self._record(text, meant, "rejected", feedback)
-            _settle(outcome, False, feedback)
+            self._record(ticket, meant, "rejected", feedback)
+            self.pending.release(ticket)
+            _settle(ticket.outcome, False, feedback)
             return
-        run_id = self._record(text, meant, "planned")
-        job = Job(text, correlation_id, result, checked.compiled.program, outcome, run_id,
-                  meant.sequence, understood)  # fmt: skip
+        self._record(ticket, meant, "planned")
+        job = Job(ticket, result, checked.compiled.program, meant.sequence, understood)
         if self._needs_review(job):
             self._ask_first(job)
         else:
@@ -199,15 +217,17 @@ class RobotPipeline:
     def _plan(self, meant: Interpretation) -> Checked:
         return plan(self.cell, self.planned, meant)
 
-    def _answer(self, text: str, outcome: Outcome) -> bool:
+    def _answer(self, ticket: Ticket) -> bool:
         """Seed 001's question branch: answered from the cell, scene and history; no motion."""
+        text = ticket.text
         answer = self.questions.answer(text, self.planned)
         if answer is None:
             return False
         self.events.emit("answer", {"question": text, "brief": answer.brief, "full": answer.full,
                                     "topic": answer.topic})  # fmt: skip
         self.speak(answer.brief)
-        _settle(outcome, True, answer.brief)
+        self.pending.release(ticket)
+        _settle(ticket.outcome, True, answer.brief)
         return True
 
     def _needs_review(self, job: Job) -> bool:
@@ -226,29 +246,54 @@ class RobotPipeline:
             or (low and result.confidence < review.strict_threshold)
         )
 
+    def _put_question(
+        self,
+        ticket: Ticket,
+        question: str,
+        answered: Callable[[str], None],
+        revised: Callable[[str], None],
+    ) -> None:
+        """Ask the operator about `ticket`. The callbacks run only while no stop has come since
+        it was said: a stop takes the question back and settles the ticket itself."""
+
+        def on_answer(answer: str) -> None:
+            if self._closed(ticket):
+                with correlation(ticket.correlation_id):
+                    answered(answer)
+                self._settle_idle()
+
+        def on_revise(feedback: str) -> None:
+            if self._closed(ticket):
+                with correlation(ticket.correlation_id):
+                    revised(feedback)
+                self._settle_idle()
+
+        self._asking.add(ticket)
+        self._idle.clear()
+        ticket.withdraw = self.ask(question, on_answer, on_revise)
+
+    def _closed(self, ticket: Ticket) -> bool:
+        """The question about `ticket` is answered: True if it still counts."""
+        self._asking.discard(ticket)
+        ticket.withdraw = None
+        return self.pending.current(ticket)
+
     def _ask_first(self, job: Job) -> None:
         """Read the plan back; it runs only on a yes, and a revision is read back again."""
-        self._asking += 1
-        self._idle.clear()
 
         def answered(answer: str) -> None:
-            self._asking -= 1
-            with correlation(job.correlation_id):
-                self.events.emit("confirmation", {"question": job.text, "answer": answer})
-                if answer == "yes":
-                    self._enqueue(job)
-                else:
-                    log.info("not confirmed", answer=answer, text=job.text)
-                    self._finish(job, "declined", f"Not confirmed ({answer}).")
-                    self._settle_idle()
+            self.events.emit("confirmation", {"question": job.text, "answer": answer})
+            if answer == "yes":
+                self._enqueue(job)
+            else:
+                log.info("not confirmed", answer=answer, text=job.text)
+                self._finish(job.ticket, "declined", f"Not confirmed ({answer}).")
 
         def revised(feedback: str) -> None:
-            self._asking -= 1
-            with correlation(job.correlation_id):
-                self._ask_first(self._revised(job, feedback))
+            self._ask_first(self._revised(job, feedback))
 
         plan = [step.to_dict() for step in job.goals or job.interpretation.sequence]
-        self.ask(f"{read_back(self.cell, plan)} Proceed?", answered, revised)
+        self._put_question(job.ticket, f"{read_back(self.cell, plan)} Proceed?", answered, revised)
 
     def _revised(self, job: Job, feedback: str) -> Job:
         """The job with its plan changed as the operator said, or unchanged (and told why)."""
@@ -267,32 +312,27 @@ class RobotPipeline:
             self.speak(f"I cannot change it that way: {checked.interpretation.user_feedback}")
             return job
         self.events.emit("interpretation", checked.interpretation.to_dict())
-        if self.history is not None and job.run_id is not None:
-            self.history.replan(job.run_id, plan)
-        return Job(job.text, job.correlation_id, checked.interpretation,
-                   checked.compiled.program, job.outcome, job.run_id, meant.sequence,
+        if self.history is not None and job.ticket.run_id is not None:
+            self.history.replan(job.ticket.run_id, plan)
+        return Job(job.ticket, checked.interpretation, checked.compiled.program, meant.sequence,
                    job.understood)  # fmt: skip
 
-    def _confirm_learning(self, text: str, meant: Interpretation, outcome: Outcome) -> None:
+    def _confirm_learning(self, ticket: Ticket, meant: Interpretation) -> None:
         """Seed 000's secondary commands: spoken confirmation, then the memory writer; the
         sequence is learned, not run."""
-        self._asking += 1
-        self._idle.clear()
         phrase = (meant.composite_name or "").replace("_", " ")
         plan = [step.to_dict() for step in meant.sequence]
 
         def answered(answer: str) -> None:
-            self._asking -= 1
-            with correlation(meant.correlation_id):
-                self.events.emit("confirmation", {"question": text, "answer": answer})
-                _settle(outcome, *self._learn(meant, phrase, answer))
-                self._settle_idle()
+            self.events.emit("confirmation", {"question": ticket.text, "answer": answer})
+            self.pending.release(ticket)
+            _settle(ticket.outcome, *self._learn(meant, phrase, answer))
 
         def revised(feedback: str) -> None:
             answered("no")
 
         question = f'Shall I remember "{phrase}" as: {read_back(self.cell, plan)[7:-1]}?'
-        self.ask(question, answered, revised)
+        self._put_question(ticket, question, answered, revised)
 
     def _learn(self, meant: Interpretation, phrase: str, answer: str) -> tuple[bool, str]:
         if answer != "yes":
@@ -322,6 +362,9 @@ class RobotPipeline:
         """The worker: forever take the next accepted command and carry it out."""
         while True:
             job = await self._queue.get()
+            if not self.pending.current(job.ticket):
+                self._settle_idle()  # withdrawn by a stop while it waited; the stop settled it
+                continue
             self._running = True
             try:
                 with correlation(job.correlation_id):
@@ -334,8 +377,8 @@ class RobotPipeline:
         try:
             await self._execute(job)
         except Exception as exc:  # one bad command must never take the daemon down
-            self._finish(job, "failed", self._report_failure(job.text, exc))
-            self._drop_queued("a command failed")
+            self._finish(job.ticket, "failed", self._report_failure(job.text, exc))
+            self._after_fault(job, "a command failed")
 
     async def _execute(self, job: Job) -> None:
         # Re-checked against the real scene: it differs from the planned one only if something
@@ -346,34 +389,41 @@ class RobotPipeline:
             issues = [issue.message for issue in compiled.errors]
             self.events.emit("error", {"kind": "validation", "issues": issues})
             self.speak(f"I can no longer do that: {issues[0]}")
-            self._finish(job, "failed", f"I can no longer do that: {issues[0]}")
-            self._drop_queued("the scene changed")
+            self._finish(job.ticket, "failed", f"I can no longer do that: {issues[0]}")
+            self._after_fault(job, "the scene changed")
             return
-        await self._ready_controller()
-        self._update(job, "running")
+        if not await self._ready_controller(job.ticket):
+            return  # a stop came while the link was being readied; the stop settled it
+        # No await between this check and the first line: a stop now interrupts the run.
+        self.pending.release(job.ticket)
+        self._update(job.ticket, "running")
         self.runs += 1
         trace = self.trace_dir / f"tcp_commands-{self.runs:04d}.json" if self.trace_dir else None
         report = await self.link.run(compiled.program.primitives, trace_path=trace)
         self._track(compiled.program, report)
         if report.complete:
-            self._finish(job, "completed", "Done.", ok=True)
+            self._finish(job.ticket, "completed", "Done.", ok=True)
             if job.understood is not None:
                 self.interpreter.used(job.understood)
         else:
-            self._finish(job, "stopped" if report.stopped else "failed", _why_cut_short(report))
-            await self._after_cut_short(report)
+            self._finish(job.ticket, "stopped" if report.stopped else "failed",
+                         _why_cut_short(report))  # fmt: skip
+            await self._after_cut_short(job, report)
 
-    async def _ready_controller(self) -> None:
+    async def _ready_controller(self, ticket: Ticket) -> bool:
         """Before a new command: reconnect a lost link and clear a halt (STOP, heartbeat loss,
         disconnect). This is the operator's new command, not the old plan coming back: what was
-        cut short stays cut short."""
+        cut short stays cut short. False if a stop came meanwhile (then the halt stays)."""
         if not self.link.connected:
             self.speak("Reconnecting to the controller.")
             await self.link.reconnect(max_attempts=RECONNECT_ATTEMPTS)
         state = await self.link.state()
+        if not self.pending.current(ticket):
+            return False
         if state.status == "halted":
             log.info("resuming the halted controller for a new command")
             await self.link.resume()
+        return self.pending.current(ticket)
 
     def _track(self, program: Program, report: RunReport) -> None:
         if report.complete:
@@ -382,14 +432,23 @@ class RobotPipeline:
             self.scene = scene_after_partial_run(self.cell, self.scene, program, report.completed)
         self.save_scene(self.scene)
 
-    async def _after_cut_short(self, report: RunReport) -> None:
+    async def _after_cut_short(self, job: Job, report: RunReport) -> None:
+        dropped = self._after_fault(job, "the last command did not finish")
         if report.error is not None:
             self.events.emit("error", {"kind": "controller", **report.to_dict()})
-            self.speak(f"The controller refused: {report.error.reason}")
+            self.speak(dropped_sentence(dropped, f"The controller refused: {report.error.reason}."))
         elif report.lost:
-            self.speak("I lost the controller link. The rest of the command was not run.")
-        self._drop_queued("the last command did not finish")
+            lead = "I lost the controller link. The rest of the command was not run."
+            self.speak(dropped_sentence(dropped, lead))
         await self._refresh_pose()
+
+    def _after_fault(self, job: Job, reason: str) -> list[str]:
+        """A run that failed or was cut short: what was said before it was planned on a scene
+        that no longer exists. Unless a stop already withdrew it (then what is pending now was
+        said after the stop and stands). Returns what was dropped."""
+        if not self.pending.current(job.ticket):
+            return []
+        return self._drop(self._withdraw(), reason)
 
     async def _refresh_pose(self) -> None:
         """After a cut-short run the arm stopped part-way: ask the controller where it is."""
@@ -407,24 +466,46 @@ class RobotPipeline:
 
     # -- stopping ----------------------------------------------------------------------------
 
-    async def stop(self, reason: str) -> RunReport | None:
-        """Stop the arm now and drop every queued command; nothing resumes by itself."""
-        dropped = self._drop_queued(reason)
-        report = await self.link.stop()
-        log.warning("robot stopped", reason=reason, dropped_commands=dropped)
-        self.events.emit("stopped", {"reason": reason, "dropped_commands": dropped})
-        return report
+    async def stop(self, reason: str, unsent: Sequence[str] = ()) -> list[str]:
+        """Stop the arm now and withdraw everything said before: nothing of it moves, nothing
+        resumes by itself. `unsent` is what the frames dropped before it reached here (a
+        half-said query). Returns what was dropped, oldest first."""
+        withdrawn = self._withdraw()
+        await self.link.stop()
+        dropped = self._drop(withdrawn, reason) + list(unsent)
+        log.warning("robot stopped", reason=reason, dropped_commands=len(dropped))
+        self.events.emit("stopped", {"reason": reason, "dropped_commands": len(dropped),
+                                     "dropped": dropped})  # fmt: skip
+        return dropped
 
-    def _drop_queued(self, reason: str) -> int:
-        count = 0
-        while not self._queue.empty():
-            job = self._queue.get_nowait()
-            self.events.emit("dropped", {"text": job.text, "reason": reason})
-            self._finish(job, "dropped", f"Dropped: {reason}.")
-            count += 1
+    async def shutdown(self) -> list[str]:
+        """For SIGTERM: withdraw everything not yet moving, and stop the arm if it moves."""
+        if self.moving:
+            return await self.stop("shutdown")
+        dropped = self._drop(self._withdraw(), "shutdown")
+        if dropped:
+            self.events.emit("stopped", {"reason": "shutdown", "dropped_commands": len(dropped),
+                                         "dropped": dropped})  # fmt: skip
+        return dropped
+
+    def _withdraw(self) -> list[Ticket]:
+        """A new epoch, synchronously: the interpretation in progress is cancelled, questions
+        are taken back, and no older ticket can start to move from here on (the workers skip
+        what is left of them in the inbox and the queue)."""
+        withdrawn = self.pending.withdraw_all()
+        if self._interpreting is not None:
+            self._interpreting.cancel()
+        self._asking.clear()
         self.planned = self.scene
+        return withdrawn
+
+    def _drop(self, tickets: list[Ticket], reason: str) -> list[str]:
+        """Settle withdrawn tickets as dropped; what was said, oldest first."""
+        for ticket in tickets:
+            self.events.emit("dropped", {"text": ticket.text, "reason": reason})
+            self._finish(ticket, "dropped", f"Dropped: {reason}.")
         self._settle_idle()
-        return count
+        return [ticket.text for ticket in tickets]
 
     # -- state -------------------------------------------------------------------------------
 
@@ -432,8 +513,8 @@ class RobotPipeline:
     def busy(self) -> bool:
         return (
             self._running
-            or self._interpreting
-            or self._asking > 0
+            or self._interpreting is not None
+            or bool(self._asking)
             or not self._queue.empty()
             or not self._inbox.empty()
         )
@@ -482,24 +563,25 @@ class RobotPipeline:
         return matches[0]
 
     def _record(
-        self, text: str, result: Interpretation, status: str, feedback: str | None = None
-    ) -> str | None:
+        self, ticket: Ticket, result: Interpretation, status: str, feedback: str | None = None
+    ) -> None:
         if self.history is None:
-            return None
+            return
         plan = [step.to_dict() for step in result.sequence]
-        return self.history.record(
-            text, plan, cell=self.cell.name, status=status, source=result.source,
+        ticket.run_id = self.history.record(
+            ticket.text, plan, cell=self.cell.name, status=status, source=result.source,
             correlation_id=result.correlation_id, feedback=feedback,
         )  # fmt: skip
 
-    def _update(self, job: Job, status: str, feedback: str | None = None) -> None:
-        if self.history is not None and job.run_id is not None:
-            self.history.update(job.run_id, status, feedback)
+    def _update(self, ticket: Ticket, status: str, feedback: str | None = None) -> None:
+        if self.history is not None and ticket.run_id is not None:
+            self.history.update(ticket.run_id, status, feedback)
 
-    def _finish(self, job: Job, status: str, message: str, ok: bool = False) -> None:
-        """Record how a job ended and settle its outcome."""
-        self._update(job, status, message)
-        _settle(job.outcome, ok, message)
+    def _finish(self, ticket: Ticket, status: str, message: str, ok: bool = False) -> None:
+        """Record how a command ended and settle its outcome."""
+        self.pending.release(ticket)
+        self._update(ticket, status, message)
+        _settle(ticket.outcome, ok, message)
 
     def _report_failure(self, text: str, exc: Exception) -> str:
         if isinstance(exc, VoicedError):

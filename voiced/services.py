@@ -10,6 +10,7 @@ import structlog
 from audio.tts import Speaker
 from voiced.events import EventLog
 from voiced.logs import correlation
+from voiced.pending import dropped_sentence
 from voiced.pipeline import RobotPipeline
 from voiced.targets import SubmitTarget, TargetResult
 from voiced.targets.base import NOTE
@@ -110,6 +111,6 @@ class DaemonServices:
     def pending(self) -> int:
         return len(self._tasks)
 
-    async def stop(self, reason: str) -> None:
-        self.speak("Stopping.")
-        await self.pipeline.stop(reason)
+    async def stop(self, reason: str, unsent: Sequence[str] = ()) -> None:
+        dropped = await self.pipeline.stop(reason, unsent)
+        self.speak(dropped_sentence(dropped))

@@ -120,6 +120,10 @@ class MessagesApi:
         self.queue: deque[Reply] = deque(replies)
         self.responder = responder
         self.requests: list[Recorded] = []
+        self.hung_up: list[Recorded] = []
+        """Requests whose client closed the connection before the (delayed) reply: cancelled."""
+        self.received = asyncio.Event()
+        """Set whenever a request arrives (clear it to wait for the next one)."""
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
         self._handlers: set[asyncio.Task[None]] = set()
@@ -179,8 +183,9 @@ class MessagesApi:
                 if request is None:
                     return
                 self.requests.append(request)
+                self.received.set()
                 reply = self._next(request)
-                if reply.delay and await self._closed_within(reply.delay):
+                if reply.delay and await self._waited(reply.delay, reader, request):
                     return
                 writer.write(_response(reply))
                 await writer.drain()
@@ -194,13 +199,22 @@ class MessagesApi:
             if task is not None:
                 self._handlers.discard(task)
 
-    async def _closed_within(self, seconds: float) -> bool:
-        """Wait `seconds` (a slow server), or less if the server is stopped meanwhile."""
-        try:
-            await asyncio.wait_for(self._closing.wait(), seconds)
-        except TimeoutError:
-            return False
-        return True
+    async def _waited(
+        self, seconds: float, reader: asyncio.StreamReader, request: Recorded
+    ) -> bool:
+        """Wait `seconds` (a slow server); True if the server stopped or the client hung up
+        meanwhile (then there is no one to answer)."""
+        closing = asyncio.create_task(self._closing.wait())
+        eof = asyncio.create_task(reader.read(1))
+        done, _ = await asyncio.wait({closing, eof}, timeout=seconds,
+                                     return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+        for task in (closing, eof):
+            task.cancel()
+        await asyncio.wait({closing, eof})
+        if eof in done and not eof.cancelled() and eof.result() == b"":
+            self.hung_up.append(request)
+            return True
+        return closing in done
 
 
 async def _read_request(reader: asyncio.StreamReader) -> Recorded | None:

@@ -1,0 +1,53 @@
+"""The ledger of what was said and has not moved yet, and what a stop says about it."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from voiced.pending import PendingWork, dropped_sentence
+from voiced.targets.base import TargetResult
+
+
+async def test_a_stop_withdraws_every_pending_ticket_in_order_and_starts_an_epoch() -> None:
+    work = PendingWork()
+    loop = asyncio.get_running_loop()
+    first = work.issue("add bread", "a", loop.create_future())
+    second = work.issue("add cheese", "b", loop.create_future())
+    taken_back: list[str] = []
+    second.withdraw = lambda: taken_back.append("question about add cheese")
+    assert work.current(first) and len(work) == 2
+    assert work.withdraw_all() == [first, second]
+    assert taken_back == ["question about add cheese"] and second.withdraw is None
+    assert not work.current(first) and not work.current(second) and len(work) == 0
+    later = work.issue("go home", "c", loop.create_future())
+    assert work.current(later), "what is said after the stop stands"
+
+
+async def test_started_and_settled_tickets_are_not_withdrawn() -> None:
+    work = PendingWork()
+    loop = asyncio.get_running_loop()
+    moving = work.issue("add bread", None, loop.create_future())
+    answered = work.issue("where are you", None, loop.create_future())
+    waiting = work.issue("add cheese", None, loop.create_future())
+    work.release(moving)
+    answered.outcome.set_result(TargetResult(True, "at home"))
+    assert work.withdraw_all() == [waiting]
+
+
+@pytest.mark.parametrize(
+    ("texts", "lead", "said"),
+    [
+        ([], "Stopped.", "Stopped."),
+        (["add bread"], "Stopped.", "Stopped. I dropped: add bread."),
+        (["add bread", "go home"], "Stopped.",
+         "Stopped. I dropped 2 commands: add bread; go home."),
+        (["a", "b", "c", "d", "e"], "Stopped.",
+         "Stopped. I dropped 5 commands: a; b; c; and 2 more."),
+        (["add cheese"], "I lost the controller link.",
+         "I lost the controller link. I dropped: add cheese."),
+    ],
+)  # fmt: skip
+def test_what_the_operator_hears(texts: list[str], lead: str, said: str) -> None:
+    assert dropped_sentence(texts, lead) == said
