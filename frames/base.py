@@ -129,12 +129,16 @@ class BaseFrame(Frame):
         return query
 
     async def _wake(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
-        self._query(router)
+        query = self._query(router)
         rest = _rest_as_said(utterance.text, match)
         if rest:
             # The rest goes through the stack like any utterance, so "computer start dictation"
             # or "computer always listen" work in one breath; plain words land in the query.
             await router.dispatch(Utterance(rest, utterance.t, utterance.correlation_id))
+            if router.top is query and not query.parts:
+                # Something else answered it ("computer mode query"): the wake word was for
+                # that, and an empty query would only time out into "I didn't hear a command".
+                router.pop(query)
 
     def _open_with_all(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         self._query(router).append(utterance.text, utterance, router)
@@ -156,11 +160,11 @@ class BaseFrame(Frame):
 
     def _always(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         router.set_mode("always")
-        router.services.speak("Always listen mode. I will act on everything I hear.")
+        router.services.speak("Always listening.")
 
     def _wake_mode(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         router.set_mode("wake")
-        router.services.speak(f"Wake word mode. Say {self.wake_word} first.")
+        router.services.speak(f"Say {self.wake_word} first.")
 
     def _help(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         router.services.speak(router.top.help() or self.help())

@@ -2,13 +2,16 @@
 
 It is the one rule that bypasses the frame stack (see `CommandRouter`). It matches the word
 anywhere in an utterance ("computer stop", "stop stop stop", "oh no stop it"): a false stop is
-safe, a missed one is not.
+safe, a missed one is not. A word joined to another by a hyphen is not a stop ("non-stop",
+"stop-gap"), nor is a longer word ("stopwatch", "stopped").
 """
 
 from __future__ import annotations
 
+import re
+
 from frames.router import CommandRouter
-from rules import Match, Pattern, Rule, Utterance
+from rules import NO_MATCH, Handled, Match, Rule, RuleResult, Utterance
 
 STOP_WORDS = ("stop", "halt", "freeze", "emergency stop")
 
@@ -23,5 +26,25 @@ async def _stop(router: CommandRouter, utterance: Utterance, match: Match) -> No
             router.pop(frame)
 
 
+STOP_PATTERN = re.compile(
+    r"(?<![\w-])(?<!\bnon )(?:emergency stop|stop|halt|freeze)(?![\w-])(?! watch)"
+)
+"""On the text as written, lower case: normalising would turn "non-stop" into "non stop". The
+transcriber writes those words apart too ("non stop", "stop watch"): neither is a stop."""
+
+
+class StopWords:
+    """The stop words in an utterance, as the transcriber wrote it."""
+
+    name = "global_stop"
+
+    def match(self, utterance: Utterance) -> RuleResult:
+        found = STOP_PATTERN.search(utterance.text.lower())
+        if found is None:
+            return NO_MATCH
+        why = f'stop word "{found.group(0)}"'
+        return Handled(Match(self.name, found.group(0), why, {}), _stop)
+
+
 def stop_rule() -> Rule:
-    return Pattern("global_stop", r"\b(?:emergency stop|stop|halt|freeze)\b", _stop)
+    return StopWords()

@@ -136,6 +136,20 @@ async def test_wake_word_again_continues_the_open_query() -> None:
     assert router.top.text == "add bread add cheese"
 
 
+@pytest.mark.parametrize(
+    ("said", "stops"),
+    [("stop", True), ("computer stop", True), ("halt!", True), ("freeze", True),
+     ("emergency stop", True), ("Stop it, stop!", True), ("the bus stop", True),
+     ("it ran non-stop all week", False), ("a stop-gap", False), ("where is the stopwatch", False),
+     ("I stopped by the shop", False), ("put it on top", False), ("it ran non stop", False),
+     ("nonstop", False), ("check the stop watch", False), ("stop, watch out", True)],
+)  # fmt: skip
+async def test_what_is_a_stop(said: str, stops: bool) -> None:
+    router, services, _ = make_router("always")
+    await router.dispatch(Utterance(said, 1.0))
+    assert len(services.stops) == int(stops)
+
+
 @pytest.mark.parametrize("said", ["stop", "computer stop", "halt!", "freeze", "emergency stop"])
 async def test_global_stop_from_a_query(said: str) -> None:
     router, services, _ = make_router()
@@ -287,3 +301,11 @@ async def test_the_rest_after_the_wake_word_never_loops(heard: str, query: str) 
     await say(router, heard, 1.0)
     assert isinstance(router.top, QueryFrame)
     assert router.top.text == query
+
+
+async def test_a_wake_word_for_a_mode_word_leaves_no_empty_query_behind() -> None:
+    router, services, _ = make_router()
+    await say(router, "computer mode query", 1.0)
+    await router.tick(1.0 + LISTEN + 1.0)
+    assert services.spoken == ["I am in wake word mode."]
+    assert len(router.stack) == 1
