@@ -1,10 +1,13 @@
-"""Spoken feedback that the daemon never hears itself say.
+"""Spoken feedback on the playback timeline, and cutting it off.
 
 `say()` is synchronous (frames call `services.speak` from their rules): it takes a hold on the
-listener at once, so no audio after this point is processed until the phrase's end is known,
-then `run()` speaks the phrases in order and releases each hold with "mute until the end of the
-phrase plus the tail". On a file this is exact on the audio clock; on the microphone the hold
-starts at the newest captured sample and covers the phrase while it plays.
+listener at once, so the phrase starts at the audio-clock position where it was decided. `run()`
+synthesises the phrases in order, puts each on the playback timeline (`audio.playback`) and
+releases its hold. The loudspeaker plays the timeline; the listener keeps listening and knows
+what it is hearing of itself (`audio.duplex`).
+
+`interrupt()` is the barge-in and the stop: what is being said ends at the given position and
+nothing queued is said.
 """
 
 from __future__ import annotations
@@ -15,60 +18,91 @@ from dataclasses import dataclass
 
 import structlog
 
-from audio.listener import MuteHold
+from audio.listener import SpeechHold
+from audio.playback import Playback
+from audio.settings import SAMPLE_RATE
 from audio.tts import Speaker
 
 log = structlog.get_logger(__name__)
 
 
 @dataclass(frozen=True)
-class _Phrase:
+class _Queued:
     text: str
-    hold: MuteHold | None
+    hold: SpeechHold | None
 
 
 class SpokenFeedback:
-    """Queues phrases for one speaker and mutes the listener while they are spoken."""
+    """Queues phrases for one speaker and places them on the playback timeline."""
 
     def __init__(
-        self, speaker: Speaker, hold: Callable[[], MuteHold] | None, tail_s: float = 0.3
+        self,
+        speaker: Speaker,
+        playback: Playback,
+        hold: Callable[[], SpeechHold] | None,
+        position: Callable[[], int] = lambda: 0,
+        lead_s: float = 0.0,
     ) -> None:
         self.speaker = speaker
+        self.playback = playback
+        self.lead = round(lead_s * SAMPLE_RATE)
+        """Samples between deciding a phrase and playing it."""
         self._hold = hold
-        self.tail_s = tail_s
-        self._queue: asyncio.Queue[_Phrase] = asyncio.Queue()
-        self._busy_until = 0.0
+        self._position = position
+        """Where the input is now (used when there is no listener to hold)."""
+        self._queue: asyncio.Queue[_Queued] = asyncio.Queue()
+        self._generation = 0
         self.spoken: list[tuple[str, float, float]] = []
-        """(text, start, end) on the audio clock, for logs and tests."""
+        """(text, start, end) on the audio clock of every phrase placed, for logs and tests."""
 
     def say(self, text: str) -> None:
-        """Queue `text`; input is held from now until its end is known."""
-        self._queue.put_nowait(_Phrase(text, self._hold() if self._hold else None))
+        """Queue `text`; the listener is held from now until the phrase is placed."""
+        self._queue.put_nowait(_Queued(text, self._hold() if self._hold else None))
 
     async def run(self) -> None:
         """Speak queued phrases until cancelled (the daemon owns this task)."""
         while True:
-            phrase = await self._queue.get()
+            queued = await self._queue.get()
             try:
-                await self._speak(phrase)
+                await self._place(queued)
             finally:
+                if queued.hold is not None:
+                    queued.hold.release()
                 self._queue.task_done()
 
     async def drain(self) -> None:
-        """Wait until everything queued has been spoken."""
+        """Wait until everything queued has been placed on the timeline."""
         await self._queue.join()
 
-    async def _speak(self, phrase: _Phrase) -> None:
-        seconds = 0.0
+    def interrupt(self, position: int, why: str) -> list[str]:
+        """Stop talking at input position `position`: the phrase playing there ends there, and
+        nothing queued or placed later is said. Returns the texts cut short or never said."""
+        self._generation += 1
+        unsaid: list[str] = []
+        while not self._queue.empty():
+            queued = self._queue.get_nowait()
+            if queued.hold is not None:
+                queued.hold.release()
+            unsaid.append(queued.text)
+            self._queue.task_done()
+        cut = [phrase.text for phrase in self.playback.cut(position)]
+        if cut or unsaid:
+            log.info("speech interrupted", why=why, cut=cut, unsaid=unsaid,
+                     t=round(position / SAMPLE_RATE, 3))  # fmt: skip
+        return cut + unsaid
+
+    async def _place(self, queued: _Queued) -> None:
+        generation = self._generation
         try:
-            seconds = await self.speaker.speak(phrase.text)
+            pcm = await asyncio.to_thread(self.speaker.synthesize, queued.text)
         except Exception as exc:
             # A broken speaker must not leave the operator unheard.
-            log.error("speech failed", text=phrase.text, error=str(exc))
-        finally:
-            if phrase.hold is not None:
-                # Phrases queued together play back to back, not on top of each other.
-                start = max(phrase.hold.t0, self._busy_until)
-                self._busy_until = start + seconds
-                self.spoken.append((phrase.text, start, self._busy_until))
-                phrase.hold.release(self._busy_until + self.tail_s)
+            log.error("speech failed", text=queued.text, error=str(exc))
+            return
+        if generation != self._generation or len(pcm) == 0:
+            return  # interrupted while it was synthesised, or nothing to play
+        at = queued.hold.position if queued.hold is not None else self._position()
+        phrase = self.playback.schedule(queued.text, pcm, at + self.lead)
+        self.spoken.append(
+            (queued.text, phrase.start / SAMPLE_RATE, (phrase.start + len(pcm)) / SAMPLE_RATE)
+        )

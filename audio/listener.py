@@ -1,10 +1,16 @@
-"""The listener: source -> ring buffer + segmenter -> (wake gate) -> Silero gate -> transcriber.
+"""The listener: source -> (echo) -> ring buffer + segmenter -> (wake gate) -> Silero gate ->
+transcriber.
 
 It yields events on the audio clock. Audio is processed one VAD frame at a time and nothing
 else advances while the consumer handles an event, so the same audio gives the same events at
-real-time pace and as fast as possible, including the effect of `mute_until` and `hold` calls the
-consumer makes in response. Transcription is one segment at a time; while it runs, the source
-buffers (the microphone's queue is bounded and drops its oldest audio, with a warning).
+real-time pace and as fast as possible, including the effect of the `hold` calls the consumer
+makes in response (a phrase to say is placed on the playback timeline before another input
+frame is processed). Transcription is one segment at a time; while it runs, the source buffers
+(the microphone's queue is bounded and drops its oldest audio, with a warning).
+
+The listener never stops listening while the daemon speaks (`audio.duplex`): speech that starts
+during a reply yields `BargeIn` (the reply is cut off by whoever listens), and words that are
+the reply's own echo are taken out of what is heard, or the segment is rejected as "own voice".
 """
 
 from __future__ import annotations
@@ -17,7 +23,9 @@ import numpy as np
 import structlog
 
 from audio import silero
-from audio.convert import Pcm
+from audio.convert import Pcm, rms
+from audio.duplex import Duplex
+from audio.ownvoice import OwnVoice
 from audio.segmenter import Activity, Dropped, PauseWatch, Segment, Segmenter, SegmenterEvent
 from audio.settings import SAMPLE_RATE, AudioSettings
 from audio.source import AudioSource, MicSource
@@ -29,6 +37,9 @@ log = structlog.get_logger(__name__)
 
 TICK_S = 0.1
 """Ticks come at least this often on the audio clock."""
+MAX_YIELD_S = 1.5
+"""A reply waits at most this long for a stirring of speech to become speech or die away (in
+steady voiced noise it would wait for ever)."""
 HOLD_TIMEOUT_S = 60.0
 """A hold never released (a speaker that hung) stops blocking the input after this long."""
 
@@ -77,6 +88,18 @@ class Tick:
 
 
 @dataclass(frozen=True)
+class BargeIn:
+    """The operator started speaking while the daemon spoke."""
+
+    t: float
+    """Audio clock where the speech started."""
+    position: int
+    """Input sample position to cut the reply at (the newest sample played)."""
+    phrase: str
+    """The reply being said."""
+
+
+@dataclass(frozen=True)
 class Rejected:
     """Audio that produced nothing to dispatch, and why."""
 
@@ -88,23 +111,28 @@ class Rejected:
     """The engine's raw text when there was a transcription."""
 
 
-ListenerEvent = Heard | Activity | Tick | Rejected | Spotted
+ListenerEvent = Heard | Activity | Tick | Rejected | Spotted | BargeIn
 SegmentSink = Callable[[Segment, Transcript | None, str | None], None]
 """Receives every segment with its transcript (None if never transcribed) and the rejection
 reason (None if heard); the debug viewer's `publish` fits."""
 
 
-class MuteHold:
-    """Keeps the listener from processing audio after `t0` until released (see `Listener.hold`)."""
+class SpeechHold:
+    """Keeps the listener from processing audio until released (see `Listener.hold`)."""
 
-    def __init__(self, listener: Listener, t0: float) -> None:
-        self.t0 = t0
-        """Audio clock when the hold was taken."""
+    def __init__(self, listener: Listener, position: int) -> None:
+        self.position = position
+        """Input sample position where the phrase is to start playing."""
         self._listener = listener
 
-    def release(self, until: float) -> None:
-        """Resume, with the input muted up to audio time `until`."""
-        self._listener._release(self, until)
+    @property
+    def t0(self) -> float:
+        """Audio clock where the phrase is to start."""
+        return self.position / SAMPLE_RATE
+
+    def release(self) -> None:
+        """The phrase is on the timeline (or will not be said): listen on."""
+        self._listener._release(self)
 
 
 class Listener:
@@ -121,6 +149,8 @@ class Listener:
         wake_required: Callable[[], bool] = lambda: False,
         sink: SegmentSink | None = None,
         spotter: StopSpotter | None = None,
+        duplex: Duplex | None = None,
+        barge_in_ms: int | None = 150,
     ) -> None:
         self.source = source
         self.transcriber = transcriber
@@ -131,6 +161,10 @@ class Listener:
         self.wake_required = wake_required
         self.sink = sink
         self.spotter = spotter
+        self.duplex = duplex
+        """What the daemon is saying; None when it says nothing (text sessions, tests)."""
+        self.barge_in_ms = barge_in_ms
+        """Speech over a reply after which it yields `BargeIn`; None: never."""
         self._early: tuple[tuple[float, float], Judged] | None = None
         early_ms = self.settings.early_transcribe_ms
         self._early_watch = PauseWatch(early_ms) if early_ms > 0 else None
@@ -138,8 +172,9 @@ class Listener:
         self._frame = self.segmenter.frame
         self._tick_frames = max(1, round(TICK_S * SAMPLE_RATE) // self._frame)
         self._position = 0
-        self._mute_until = 0
-        self._holds: set[MuteHold] = set()
+        self._barged: float | None = None
+        """Start of the segment that last cut a reply off (one barge-in per segment)."""
+        self._holds: set[SpeechHold] = set()
         self._released = asyncio.Event()
 
     @property
@@ -148,28 +183,23 @@ class Listener:
         return self._position / SAMPLE_RATE
 
     @property
-    def muted_until(self) -> float:
-        """Audio clock up to which input is ignored."""
-        return self._mute_until / SAMPLE_RATE
-
-    def mute_until(self, t: float) -> None:
-        """Ignore input up to audio time `t` (the daemon's own speech plus a tail)."""
-        self._mute_until = max(self._mute_until, round(t * SAMPLE_RATE))
-
-    def hold(self) -> MuteHold:
-        """Stop processing input until the returned hold is released with the end of the
-        speech. Take it synchronously when speech is decided, so no audio slips through while
-        the speaker synthesises. For the microphone the hold starts at the newest captured
-        sample, since the listener may lag behind the device by a transcription."""
-        t0 = self.now
+    def play_position(self) -> int:
+        """The input sample position that is playing now: where the listener is for a file;
+        the newest captured sample for the microphone, which the listener may lag behind by a
+        transcription."""
         if isinstance(self.source, MicSource):
-            t0 = max(t0, self.source.head_seconds)
-        held = MuteHold(self, t0)
+            return max(self._position, self.source.head_samples)
+        return self._position
+
+    def hold(self) -> SpeechHold:
+        """Stop processing input until the returned hold is released, once the phrase is on the
+        playback timeline. Take it synchronously when speech is decided, so the phrase starts
+        at the audio-clock position of that decision, whatever the pace of the input."""
+        held = SpeechHold(self, self.play_position)
         self._holds.add(held)
         return held
 
-    def _release(self, held: MuteHold, until: float) -> None:
-        self.mute_until(until)
+    def _release(self, held: SpeechHold) -> None:
         self._holds.discard(held)
         self._released.set()
 
@@ -199,21 +229,31 @@ class Listener:
 
     async def _process(self, frame: Pcm) -> AsyncIterator[ListenerEvent]:
         start = self._position
-        if start < self._mute_until:
-            frame = frame.copy()
-            frame[: self._mute_until - start] = 0
-            for segmenter_event in self.segmenter.abort("muted (speaking)"):
-                async for event in self._handle(segmenter_event):
-                    yield event
+        if self.duplex is not None:
+            frame, self.segmenter.echo_floor = self.duplex.input(
+                frame, start, self.settings.frame_ms
+            )
         if self.wake_gate is not None:
             self.wake_gate.feed(frame, start, listening=self.wake_required())
         self._position += len(frame)
         for segmenter_event in self.segmenter.feed(frame):
             async for event in self._handle(segmenter_event):
                 yield event
-        if self.spotter is not None and (spotted := await self.spotter.check(self.segmenter)):
-            log.warning("stop spotted", text=spotted.text, t=spotted.t, seconds=spotted.seconds)
-            yield spotted
+        if self.duplex is not None and self.segmenter.echo_floor > 0 and not self.segmenter.active:
+            self.duplex.gate.learn(rms(frame))
+        if (barge := self._barge_in()) is not None:
+            yield barge
+        else:
+            self._yield_floor()
+        if self.spotter is not None:
+            settled = self.duplex.gate.settled if self.duplex is not None else 0.0
+            self.spotter.feed(frame, settled)
+        if self.spotter is not None and (spotted := await self.spotter.check()):
+            if self._own(spotted.text, spotted.start, spotted.speech_end).all_own:
+                log.info("own voice: not a stop", text=spotted.text, t=spotted.t)
+            else:
+                log.warning("stop spotted", text=spotted.text, t=spotted.t, seconds=spotted.seconds)
+                yield spotted
         await self._transcribe_early()
         if (self._position // self._frame) % self._tick_frames == 0:
             yield Tick(self.now)
@@ -243,6 +283,12 @@ class Listener:
         if judged.rejected is not None or transcript is None:
             return self._reject(segment, transcript, judged.rejected or "not transcribed")
         text = gate.deliver(transcript.text) if gate is not None else transcript.text
+        own = self._own(text, segment.start, segment.end)
+        if own.all_own:
+            return self._reject(segment, transcript, f"own voice ({' '.join(own.removed)})")
+        if own.removed:
+            log.info("own words removed", heard=text, kept=own.text, removed=own.removed)
+            text = own.text
         self._publish(segment, transcript, None)
         log.info("heard", text=text, t=segment.end, seconds=transcript.seconds)
         spotted = self.spotter is not None and self.spotter.spotted(segment)
@@ -283,6 +329,45 @@ class Listener:
         if early is not None and early[0] == (segment.start, segment.vad.speech_end):
             return early[1]
         return None
+
+    def _own(self, text: str, start: float, end: float) -> OwnVoice:
+        """`text` heard between `start` and `end` without the daemon's own words."""
+        if self.duplex is None:
+            return OwnVoice(text, ())
+        return self.duplex.own_words(text, round(start * SAMPLE_RATE), round(end * SAMPLE_RATE))
+
+    def _barge_in(self) -> BargeIn | None:
+        """Speech while a reply plays, or is about to start, once there is `barge_in_ms` of
+        it: the operator is talking over it, or still has the floor (a reply due in the next
+        frame is dropped before a sample of it plays)."""
+        if self.barge_in_ms is None or self.duplex is None:
+            return None
+        speech = self.segmenter.speech_so_far()
+        if speech is None or speech[0] == self._barged:
+            return None
+        start, seconds = speech
+        if seconds * 1000 < self.barge_in_ms:
+            return None
+        position = self.play_position
+        due = self.duplex.playback.during(position, position + self._frame)
+        if not due:
+            return None
+        phrase = due[0]
+        self._barged = start
+        log.info("barge-in", t=start, phrase=phrase.text)
+        return BargeIn(start, position, phrase.text)
+
+    def _yield_floor(self) -> None:
+        """A reply due to start while speech may be starting waits a frame: the operator keeps
+        the floor, and if it becomes speech the reply is dropped before a sample of it plays."""
+        if self.barge_in_ms is None or self.duplex is None or not self.segmenter.stirring:
+            return
+        position = self.play_position
+        for phrase in self.duplex.playback.during(position, position + self._frame):
+            waited = phrase.start - phrase.decided
+            if phrase.start >= position and waited < MAX_YIELD_S * SAMPLE_RATE:
+                self.duplex.playback.postpone(phrase, self._frame)
+                return
 
     def _wake_word_alone(self, segment: Segment, gate: WakeGate) -> Heard:
         """The detector heard the wake phrase and nothing followed: no transcription needed."""

@@ -124,6 +124,13 @@ class NoiseFloor:
         self._levels: deque[float] = deque(maxlen=max(1, window_frames))
         self.level: float | None = None
         """The estimate (int16 RMS units); None until a non-silent frame was seen."""
+        self.spread_db = 0.0
+        """Median over floor, in dB: small for steady noise, large for talk in the room."""
+
+    @property
+    def frames(self) -> int:
+        """Frame levels in the window."""
+        return len(self._levels)
 
     def update(self, frame_rms: float) -> float | None:
         """Take one frame's RMS; returns the floor before it (what the frame is judged by)."""
@@ -131,14 +138,41 @@ class NoiseFloor:
         # Digital silence (muted input, padded files) says nothing about the room's noise.
         if frame_rms > 0:
             self._levels.append(frame_rms)
-            self.level = float(np.percentile(self._levels, self.PERCENTILE))
+            floor, median = np.percentile(self._levels, [self.PERCENTILE, 50.0])
+            self.level = float(floor)
+            self.spread_db = float(20 * np.log10(median / floor)) if floor > 0 else 0.0
         return before
+
+
+@dataclass(frozen=True)
+class AdaptiveMargin:
+    """A speech margin over the noise floor that grows with the spread of the room's levels:
+    `factor` x (median - floor) in dB, between `low_db` and `high_db`. Steady noise has a
+    narrow spread and keeps the low margin; background talk (babble) a wide one, and the larger
+    margin brings back the gaps between the operator's words that webrtcvad hears as speech."""
+
+    factor: float = 2.5
+    low_db: float = 6.0
+    high_db: float = 12.0
+    min_frames: int = 10
+    """Frames of history before it applies (until then: `low_db`)."""
+
+    def margin_db(self, noise: NoiseFloor, frames: int) -> float:
+        """The margin for the next frame."""
+        if frames < self.min_frames:
+            return self.low_db
+        return min(self.high_db, max(self.low_db, self.factor * noise.spread_db))
 
 
 class Segmenter:
     """Feed samples in, get segments and activity changes out."""
 
-    def __init__(self, settings: AudioSettings, is_voiced: VoicedTest | None = None) -> None:
+    def __init__(
+        self,
+        settings: AudioSettings,
+        is_voiced: VoicedTest | None = None,
+        adaptive: AdaptiveMargin | None = None,
+    ) -> None:
         self.settings = settings
         self.frame = SAMPLE_RATE * settings.frame_ms // 1000
         self.preroll = SAMPLE_RATE * settings.preroll_ms // 1000
@@ -148,6 +182,7 @@ class Segmenter:
         self._vad = webrtcvad.Vad(settings.vad_aggressiveness)
         self._is_voiced = is_voiced or self._webrtc_voiced
         self._margin = 10 ** (settings.noise_margin_db / 20)
+        self._adaptive = adaptive
         self.noise = NoiseFloor(round(settings.noise_window_s * 1000 / settings.frame_ms))
         # Room for a whole segment plus its pre-roll plus the start window.
         capacity = self.preroll + self._max + self.frame * (settings.start_window + 2)
@@ -155,6 +190,9 @@ class Segmenter:
         self._pending = np.zeros(0, dtype=np.int16)
         self._window: deque[tuple[int, bool]] = deque(maxlen=settings.start_window)
         self._open: _Open | None = None
+        self.echo_floor = 0.0
+        """The next frame must be louder than this (int16 RMS) to be voiced: the daemon's own
+        voice as it arrives at the microphone (see `audio.duplex.EchoGate`)."""
 
     @property
     def active(self) -> bool:
@@ -188,10 +226,13 @@ class Segmenter:
 
     def _webrtc_voiced(self, frame: Pcm) -> bool:
         level = rms(frame)
+        margin = self._margin
+        if self._adaptive is not None:
+            margin = 10 ** (self._adaptive.margin_db(self.noise, self.noise.frames) / 20)
         floor = self.noise.update(level)
-        if level < self.settings.rms_gate:
+        if level < self.settings.rms_gate or level < self.echo_floor:
             return False
-        if floor is not None and self.settings.noise_margin_db > 0 and level < floor * self._margin:
+        if floor is not None and self.settings.noise_margin_db > 0 and level < floor * margin:
             return False
         return bool(self._vad.is_speech(frame.tobytes(), SAMPLE_RATE))
 
@@ -220,6 +261,18 @@ class Segmenter:
         if current.silent_run >= self._hangover:
             return self._close("silence")
         return []
+
+    @property
+    def stirring(self) -> bool:
+        """Speech may be starting: a segment is open, or a recent frame was voiced."""
+        return self._open is not None or any(v for _, v in list(self._window)[-2:])
+
+    def speech_so_far(self) -> tuple[float, float] | None:
+        """The open segment's (start, seconds of speech up to its last voiced frame)."""
+        current = self._open
+        if current is None:
+            return None
+        return current.start / SAMPLE_RATE, (current.speech_end - current.start) / SAMPLE_RATE
 
     def pause(self) -> Pause | None:
         """The open segment when its last frame was unvoiced: where its speech started and

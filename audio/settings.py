@@ -225,13 +225,37 @@ class AudioSettings:
     """Transcription starts at this pause and is kept if the segment then ends: the end of
     speech to transcript delay becomes this plus the decode instead of the hangover plus the
     decode. A pause that turns out to be inside a command costs one wasted decode."""
+    echo_cancel: str = setting(
+        "speex",
+        "Take the daemon's own voice out of the input while it speaks, fed what is being "
+        'played, so the operator can talk over it: "speex" (a linear filter that leaves the '
+        'operator alone), "webrtc" (AEC3: cancels deeper, but takes the operator\'s first '
+        'words when both talk), "off".',
+        choices=("speex", "webrtc", "off"),
+    )
+    """Acoustic echo cancellation (`audio.aec`)."""
+    echo_residual_db: float = setting(
+        -20.0,
+        "While the daemon speaks, what is left of its voice after cancellation is taken to be "
+        "at least this loud (dB relative to what is played), even when it has sounded quieter: "
+        "the canceller leaks at sudden sounds. The operator must be clearly louder.",
+        max=0.0,
+    )
+    """Lower bound of the echo path the gate assumes (`audio.duplex.EchoGate`)."""
     stop_spotter: bool = setting(
         True,
-        'While the arm moves, listen for "stop" in the first short pause after it instead of '
-        "waiting for the end of the segment (always with the local Whisper model).",
+        'While the arm moves or the daemon speaks, listen for "stop" in the first short pause '
+        "after it instead of waiting for the end of the segment (always with the local Whisper "
+        "model).",
     )
     """The fast stop path (`audio.stopspot`): about 150 ms from the end of "stop" to STOP
     instead of about 600 ms."""
+    stop_spotter_always: bool = setting(
+        False,
+        "Spot stops at all times, not only while the arm moves or the daemon speaks (every short "
+        "burst of speech is decoded once more; the benchmark's false-stop runs use it).",
+    )
+    """Arm the spotter whatever the robot is doing."""
     stop_gap_ms: int = setting(
         90,
         "Milliseconds of silence after a short burst of speech before the stop spotter looks "
@@ -398,12 +422,13 @@ class TtsSettings:
     """[tts]: spoken feedback."""
 
     engine: str = setting(
-        "pyttsx3",
-        '"pyttsx3": speak with espeak-ng; "file": no sound, speech is only timed (for audio '
-        'file sessions); "null": silent.',
-        choices=("pyttsx3", "file", "null"),
+        "espeak",
+        '"espeak": speak with espeak-ng through the microphone\'s sound device ("pyttsx3" is '
+        'its older name); "file": the same speech, timed but never played; "null": say nothing.',
+        choices=("espeak", "pyttsx3", "file", "null"),
     )
-    """"pyttsx3" (espeak-ng), "file" (no sound; durations only, for file sessions) or "null"."""
+    """"espeak" (espeak-ng; "pyttsx3" is accepted as its older name), "file" (timed, not
+    played) or "null"."""
     voice: str = setting("Alex", "The voice spoken with (one of voices).", nonempty=True)
     """The espeak-ng variant spoken with (one of `voices`)."""
     voices: tuple[str, ...] = setting(
@@ -420,10 +445,34 @@ class TtsSettings:
     """Words per minute."""
     tail_ms: int = setting(
         300,
-        "Milliseconds the input stays muted after speech ends (room echo, the end of playback).",
+        "Milliseconds after a phrase ends during which its echo may still be heard (room, "
+        "sound card latency): what is heard then is still checked against what was said.",
         min=0,
     )
-    """Input stays muted this long after speech ends (room echo, the end of playback)."""
+    """After a phrase ends its echo may still be heard this long; heard words are still
+    checked against it."""
+    barge_in: bool = setting(
+        True,
+        "Speech that starts while the daemon talks cuts the reply off and is heard as the next "
+        "utterance (a stop word always cuts it off). false: the reply plays to its end.",
+    )
+    """Whether the operator's speech cuts a reply off."""
+    barge_in_ms: int = setting(
+        150,
+        "Milliseconds of speech over a reply before it is cut off (0: at the first sign of "
+        "speech). Shorter hears more of the operator's first word; longer is surer it is not "
+        "the reply's own echo.",
+        min=0,
+    )
+    """Speech needed over a reply before it is cut off."""
+    lead_ms: int = setting(
+        300,
+        "Milliseconds between deciding a reply and starting it. An operator who goes on talking "
+        "within this time is not talked over: the reply is dropped (with barge_in).",
+        min=0,
+        max=2000,
+    )
+    """Silence before a reply starts: the operator's chance to keep the floor."""
 
     def __post_init__(self) -> None:
         _validate(self)

@@ -21,6 +21,7 @@ import numpy as np
 import structlog
 
 from audio.convert import Pcm, Resampler, read_audio
+from audio.playback import Playback
 from audio.settings import SAMPLE_RATE
 from voiced.errors import AudioError
 
@@ -148,7 +149,12 @@ class MicSource:
 
     Opens the device at 16 kHz when it can, else at its default rate with resampling. The
     PortAudio callback only copies the block and hands it to the loop; the queue is bounded
-    (`queue_seconds`) and drops the oldest block when the listener falls behind."""
+    (`queue_seconds`): when the listener falls behind, the oldest audio is replaced by silence
+    of the same length, so the audio clock stays the device's clock.
+
+    With a `playback` timeline (the daemon speaks through this device) the stream is duplex:
+    the callback plays the timeline at the very sample positions it captures, so what was
+    played and what was heard line up sample for sample (the echo canceller's reference)."""
 
     def __init__(
         self,
@@ -157,21 +163,24 @@ class MicSource:
         block_ms: int = 20,
         queue_seconds: float = 10.0,
         backend: Any = None,
+        playback: Playback | None = None,
     ) -> None:
         self.device = sounddevice_device(device)
         """What sounddevice is given: None (the default device), an index or a name substring."""
         self.block_ms = block_ms
         self.queue_seconds = queue_seconds
+        self.playback = playback
+        """What the daemon says, played on this device; None: input only."""
         self._backend = backend
         """A module with sounddevice's API; None imports sounddevice itself."""
         self.overflows = 0
         """PortAudio input overflows (samples lost in the driver)."""
         self.dropped_blocks = 0
-        """Blocks dropped because the listener fell behind."""
-        self._queue: deque[Pcm] = deque()
+        """Blocks replaced by silence because the listener fell behind."""
+        self._queue: deque[Pcm | int] = deque()
         self._ready = asyncio.Event()
         self._max_blocks = max(1, int(queue_seconds * 1000 / block_ms))
-        self._captured = 0.0
+        self._head = 0
 
     def _sounddevice(self) -> Any:
         if self._backend is None:
@@ -195,6 +204,22 @@ class MicSource:
             log.info("microphone cannot do 16 kHz; resampling", rate=rate, reason=str(exc))
             return rate
 
+    def _can_play(self, sd: Any, rate: int) -> bool:
+        """Whether the output device takes 16 kHz mono int16 (duplex needs one clock)."""
+        if self.playback is None:
+            return False
+        if rate != SAMPLE_RATE:
+            log.warning("no speech output: the microphone cannot run at 16 kHz for duplex")
+            return False
+        try:
+            sd.check_output_settings(
+                device=self.device, channels=1, dtype="int16", samplerate=SAMPLE_RATE
+            )
+        except Exception as exc:
+            log.warning("no speech output: the output device refuses 16 kHz", reason=str(exc))
+            return False
+        return True
+
     def _unusable(self, error: Exception) -> str:
         which = "the default input device" if self.device in (None, "") else f"{self.device!r}"
         return (
@@ -211,16 +236,22 @@ class MicSource:
         self._open_rate(sd)
 
     @property
-    def head_seconds(self) -> float:
-        """Audio-clock time of the newest sample captured (queued ones included)."""
-        return self._captured
+    def head_samples(self) -> int:
+        """Audio-clock position of the newest sample captured (queued ones included): where
+        the loudspeaker is playing now."""
+        return self._head
 
     def _push(self, block: Pcm, rate: int) -> None:
-        """On the loop thread: enqueue, dropping the oldest block when full."""
-        self._captured += len(block) / rate
+        """On the loop thread: enqueue; when full the oldest block becomes a gap of silence."""
         if len(self._queue) >= self._max_blocks:
-            # Dropped audio never reaches the audio clock, so it leaves the head too.
-            self._captured -= len(self._queue.popleft()) / rate
+            gap = 0
+            if isinstance(head := self._queue[0], int):
+                self._queue.popleft()
+                gap = head
+            if self._queue and not isinstance(oldest := self._queue[0], int):
+                self._queue.popleft()
+                gap += len(oldest)
+            self._queue.appendleft(gap)
             self.dropped_blocks += 1
             if self.dropped_blocks == 1 or self.dropped_blocks % 100 == 0:
                 log.warning("listener behind the microphone", dropped_blocks=self.dropped_blocks)
@@ -233,30 +264,42 @@ class MicSource:
         rate = self._open_rate(sd)
         blocksize = max(1, rate * self.block_ms // 1000)
         resampler = Resampler(rate, 1) if rate != SAMPLE_RATE else None
+        playback = self.playback if self._can_play(sd, rate) else None
 
-        def callback(indata: Any, frames: int, time: Any, status: Any) -> None:
+        def captured(indata: Any, status: Any) -> None:
             # PortAudio's thread: copy and hand over, nothing else.
             if status and getattr(status, "input_overflow", False):
                 loop.call_soon_threadsafe(self._count_overflow)
+            self._head += round(len(indata) * SAMPLE_RATE / rate)
             loop.call_soon_threadsafe(self._push, indata[:, 0].copy(), rate)
 
-        stream = sd.InputStream(
-            device=self.device,
-            channels=1,
-            samplerate=rate,
-            dtype="int16",
-            blocksize=blocksize,
-            callback=callback,
+        def duplex(indata: Any, outdata: Any, frames: int, time: Any, status: Any) -> None:
+            assert playback is not None
+            outdata[:, 0] = playback.render(self._head, frames)
+            captured(indata, status)
+
+        def input_only(indata: Any, frames: int, time: Any, status: Any) -> None:
+            captured(indata, status)
+
+        options = dict(device=self.device, channels=1, samplerate=rate, dtype="int16",
+                       blocksize=blocksize)  # fmt: skip
+        stream = (
+            sd.Stream(callback=duplex, **options)
+            if playback is not None
+            else sd.InputStream(callback=input_only, **options)
         )
         start = 0
         with stream:
-            log.info("microphone open", device=self.device, rate=rate)
+            log.info("microphone open", device=self.device, rate=rate, duplex=bool(playback))
             while True:
                 await self._ready.wait()
                 self._ready.clear()
                 while self._queue:
-                    block = self._queue.popleft()
-                    samples = resampler.convert(block) if resampler else block
+                    item = self._queue.popleft()
+                    if isinstance(item, int):
+                        samples = np.zeros(round(item * SAMPLE_RATE / rate), dtype=np.int16)
+                    else:
+                        samples = resampler.convert(item) if resampler else item
                     if len(samples):
                         yield AudioChunk(samples, start)
                         start += len(samples)
@@ -280,11 +323,19 @@ def sounddevice_device(device: str | int | None) -> str | int | None:
 
 
 def open_source(
-    source: str, *, device: str, realtime: bool, block_ms: int, queue_seconds: float
+    source: str,
+    *,
+    device: str,
+    realtime: bool,
+    block_ms: int,
+    queue_seconds: float,
+    playback: Playback | None = None,
 ) -> AudioSource:
-    """The source named by `[audio] source`: "mic", "stdin" or a file path."""
+    """The source named by `[audio] source`: "mic", "stdin" or a file path. `playback` is what
+    the microphone's device is to play (the daemon's speech)."""
     if source == "mic":
-        return MicSource(device, block_ms=block_ms, queue_seconds=queue_seconds)
+        return MicSource(device, block_ms=block_ms, queue_seconds=queue_seconds,
+                         playback=playback)  # fmt: skip
     if source == "stdin":
         return StdinPcmSource(block_ms)
     return WavSource(source, realtime=realtime, block_ms=block_ms)

@@ -1,11 +1,16 @@
-"""Hears "stop" in the first pause after it, before the segment ends (issue 9: stop time).
+"""Hears "stop" in the first pause after it, before the segment ends.
 
 The normal path hears "stop" only after the hangover (300 ms) and a full Whisper decode
-(~300 ms). While the arm moves, the spotter looks at every short burst of speech as soon as
-`stop_gap_ms` of silence follow it, and decodes it with the bundled tiny.en model in a 5 s
-encoder window with a few tokens at most (~50 ms here). If the text is a stop command (the
-router's global rule decides), the listener yields `Spotted` at once; the full transcript of
-the same segment later is not dispatched a second time.
+(~300 ms). While the arm moves or the daemon speaks, the spotter looks at every short burst of
+speech as soon as `stop_gap_ms` of silence follow it, and decodes it with the bundled tiny.en
+model in a 5 s encoder window with a few tokens at most (~50 ms here). If the text is a stop
+command (the router's global rule decides), the listener yields `Spotted` at once; the full
+transcript of the same speech later is not dispatched a second time.
+
+It finds its bursts with a segmenter of its own whose speech margin grows with the spread of
+the room's levels (`audio.segmenter.AdaptiveMargin`): in the babble of other people talking the
+fixed margin hears one endless segment and never the pause after "stop" (measured on the
+development corpus: a burst for 14 % of stops at 10 dB babble, 96 % with the adaptive margin).
 
 The spotter always runs on the local model, whatever `[stt] engine` says, so the fast stop
 does not depend on the network. A false stop is safe; it only halts the arm.
@@ -21,8 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 import structlog
 
-from audio.convert import to_float
-from audio.segmenter import PauseWatch, Segment, Segmenter
+from audio.convert import Pcm, to_float
+from audio.segmenter import AdaptiveMargin, PauseWatch, Segment, Segmenter
 from audio.settings import AudioSettings, SttSettings
 from audio.whisper_window import DecodeOptions, decode_window
 
@@ -34,11 +39,12 @@ SPOT_OPTIONS = DecodeOptions(
     temperatures=(0.0,),
     logprob_threshold=-1.0,
     no_speech_threshold=0.6,
-    initial_prompt="Stop!",
+    initial_prompt="Stop! Halt! Freeze!",
     max_new_tokens=10,
 )
-"""A 5 s window encodes in ~15 ms; the prompt leans towards the word; a short burst needs a
-few tokens (and a cap stops the loops short windows fall into)."""
+"""A 5 s window encodes in ~15 ms; the prompt leans towards the stop words (all three: with
+"Stop!" alone "freeze" was heard 71 times in 130, with all three 110); a short burst needs a few
+tokens (and a cap stops the loops short windows fall into)."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,8 @@ class Spotted:
 
     text: str
     """What the spotter decoded."""
+    start: float
+    """Audio clock where the burst of speech started."""
     t: float
     """Audio clock when it was spotted."""
     speech_end: float
@@ -65,21 +73,29 @@ class StopSpotter:
         is_stop: Callable[[str], bool],
         armed: Callable[[], bool],
     ) -> None:
+        self.segmenter = Segmenter(settings, adaptive=AdaptiveMargin())
+        """Its own bursts (see the module)."""
         self._watch = PauseWatch(settings.stop_gap_ms, settings.stop_max_ms / 1000)
         self.stt = stt
         self.is_stop = is_stop
         """Whether a text is a stop command (the router's global rule)."""
         self.armed = armed
         """Whether anything is moving or queued; the spotter does nothing otherwise."""
-        self._spotted_start: float | None = None
+        self._spotted_end: float | None = None
+
+    def feed(self, frame: Pcm, echo_floor: float) -> None:
+        """One input frame (as the listener hears it, with its echo floor)."""
+        self.segmenter.echo_floor = echo_floor
+        self.segmenter.feed(frame)
 
     def spotted(self, segment: Segment) -> bool:
         """Whether a stop was already spotted in `segment` (so its transcript is not another)."""
-        return self._spotted_start is not None and abs(segment.start - self._spotted_start) < 1e-6
+        end = self._spotted_end
+        return end is not None and segment.start - 0.1 <= end <= segment.end
 
-    async def check(self, segmenter: Segmenter) -> Spotted | None:
-        """Spot the open segment if it is due; None when it is not or is no stop."""
-        segment = self._watch.due(segmenter) if self.armed() else None
+    async def check(self) -> Spotted | None:
+        """Spot the open burst if it is due; None when it is not or is no stop."""
+        segment = self._watch.due(self.segmenter) if self.armed() else None
         if segment is None:
             return None
         began = time.perf_counter()
@@ -93,8 +109,8 @@ class StopSpotter:
         log.debug("stop spotter", text=text, seconds=round(seconds, 4))
         if not text or not self.is_stop(text):
             return None
-        self._spotted_start = segment.start
-        return Spotted(text, segment.end, segment.vad.speech_end, round(seconds, 4))
+        self._spotted_end = segment.vad.speech_end
+        return Spotted(text, segment.start, segment.end, segment.vad.speech_end, round(seconds, 4))
 
     def _decode(self, segment: Segment) -> str:
         from audio.whisper import WhisperTranscriber

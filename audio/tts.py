@@ -1,11 +1,14 @@
-"""Spoken feedback: the `Speaker` seam and its three implementations.
+"""Spoken feedback: the `Speaker` seam and its implementations.
 
-- `Pyttsx3Speaker`: espeak-ng through pyttsx3, on one worker thread for the whole process
-  (pyttsx3's espeak driver is a process-wide singleton and `runAndWait` is not thread-safe).
-  On Linux pyttsx3 plays through `aplay` (Debian alsa-utils).
-- `FileSpeaker`: for file sessions; synthesises with espeak-ng only to learn how long the
-  phrase would take, so the audio clock can mute input for that long. Plays nothing.
-- `NullSpeaker`: when no engine exists; feedback is only logged (a warning once).
+A speaker only turns text into 16 kHz PCM; `audio.feedback` puts that PCM on the playback
+timeline (`audio.playback`), from which the loudspeaker plays it and the listener learns what
+it is hearing of itself. So every engine is timed by its samples on the audio clock, the same
+at real-time pace and `--fast`, and a phrase can be cut off at any sample.
+
+- `EspeakSpeaker`: espeak-ng, a subprocess per phrase (about 30 ms here), cached. pyttsx3 drove
+  the same espeak-ng before, but its espeak driver plays through a blocking `aplay` that cannot
+  be interrupted and prints on stdout when it writes a file; full duplex needs the samples.
+- `NullSpeaker`: no engine; feedback is only logged (a warning once), and takes no time.
 
 Voices are espeak-ng variants with names an operator can say ("Alex", "Annie", ...), applied to
 a language: "en-us+Alex".
@@ -13,37 +16,36 @@ a language: "en-us+Alex".
 
 from __future__ import annotations
 
-import asyncio
-import atexit
-import gc
-import importlib.util
 import io
 import shutil
 import subprocess
-import time
 import wave
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Protocol
+from collections import OrderedDict
+from typing import Protocol
 
+import numpy as np
 import structlog
 
+from audio.convert import Pcm, Resampler
 from audio.settings import TtsSettings
 
 log = structlog.get_logger(__name__)
 
 ESPEAK = "espeak-ng"
+CACHE_PHRASES = 64
+"""Synthesised phrases kept (replies repeat: "Stopped.", "Cancelled.", read-backs)."""
 
 
 class Speaker(Protocol):
-    """Speaks feedback to the operator."""
+    """Turns feedback into the samples the daemon plays."""
 
     @property
-    def speaking(self) -> bool:
-        """True while sound is (or would be) coming out."""
+    def audible(self) -> bool:
+        """Whether its samples should come out of a loudspeaker (False: timed only)."""
         ...
 
-    async def speak(self, text: str) -> float:
-        """Say `text`; returns the seconds it took (or would take) to say."""
+    def synthesize(self, text: str) -> Pcm:
+        """16 kHz mono int16 saying `text` (blocking; empty for no sound)."""
         ...
 
     def voices(self) -> list[str]:
@@ -84,24 +86,18 @@ class _Voices:
 class NullSpeaker(_Voices):
     """No speech engine: feedback goes to the log only."""
 
+    audible = False
+
     def __init__(self, settings: TtsSettings | None = None, reason: str = "engine null") -> None:
         super().__init__(settings or TtsSettings())
         self.reason = reason
         self._warned = False
-        self.spoken: list[str] = []
-        """Everything it was asked to say (for tests and logs)."""
 
-    @property
-    def speaking(self) -> bool:
-        return False
-
-    async def speak(self, text: str) -> float:
+    def synthesize(self, text: str) -> Pcm:
         if not self._warned:
             self._warned = True
             log.warning("no speech output; feedback is only logged", reason=self.reason)
-        log.info("feedback not spoken", text=text)
-        self.spoken.append(text)
-        return 0.0
+        return np.zeros(0, dtype=np.int16)
 
 
 def synthesize_wav(text: str, voice_id: str, rate: int) -> bytes:
@@ -117,114 +113,45 @@ def synthesize_wav(text: str, voice_id: str, rate: int) -> bytes:
     return proc.stdout
 
 
-def wav_seconds(data: bytes) -> float:
-    """Duration of a WAV held in memory. espeak-ng writes a streaming header (sizes unset) to
-    stdout, so the length is taken from the bytes after the header instead."""
+def wav_pcm(data: bytes) -> Pcm:
+    """A mono 16-bit WAV held in memory as 16 kHz PCM. espeak-ng writes a streaming header
+    (sizes unset) to stdout, so the samples are the bytes after the 44-byte header."""
     with wave.open(io.BytesIO(data)) as wav:
-        rate, width, channels = wav.getframerate(), wav.getsampwidth(), wav.getnchannels()
-    payload = len(data) - 44
-    return float(max(0, payload) / (rate * width * channels))
+        rate, channels = wav.getframerate(), wav.getnchannels()
+    samples = np.frombuffer(data[44 : 44 + (len(data) - 44) // 2 * 2], dtype="<i2")
+    resampler = Resampler(rate, channels)
+    return np.concatenate([resampler.convert(samples.astype(np.int16)), resampler.flush()])
 
 
-class FileSpeaker(_Voices):
-    """Measures what it would say (espeak-ng), says nothing; for `voiced run --audio FILE`."""
+class EspeakSpeaker(_Voices):
+    """espeak-ng; `audible=False` for a file or a pipe, whose speech is only timed."""
 
-    def __init__(self, settings: TtsSettings | None = None) -> None:
+    def __init__(self, settings: TtsSettings | None = None, *, audible: bool = True) -> None:
         super().__init__(settings or TtsSettings())
-        self._durations: dict[tuple[str, int, str], float] = {}
-        self.spoken: list[tuple[str, float]] = []
-        """(text, seconds) of everything said."""
+        self.audible = audible
+        self._cache: OrderedDict[tuple[str, int, str], Pcm] = OrderedDict()
 
-    @property
-    def speaking(self) -> bool:
-        # Nothing is played; the listener's hold covers the phrase on the audio clock.
-        return False
+    def synthesize(self, text: str) -> Pcm:
+        key = (self.voice_id, self.settings.rate, text)
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key]
+        pcm = wav_pcm(synthesize_wav(text, self.voice_id, self.settings.rate))
+        self._cache[key] = pcm
+        if len(self._cache) > CACHE_PHRASES:
+            self._cache.popitem(last=False)
+        return pcm
 
     def duration(self, text: str) -> float:
-        """Seconds espeak-ng takes to say `text` with the current voice (cached)."""
-        key = (self.voice_id, self.settings.rate, text)
-        if key not in self._durations:
-            data = synthesize_wav(text, self.voice_id, self.settings.rate)
-            self._durations[key] = round(wav_seconds(data), 3)
-        return self._durations[key]
-
-    async def speak(self, text: str) -> float:
-        seconds = await asyncio.to_thread(self.duration, text)
-        self.spoken.append((text, seconds))
-        return seconds
+        """Seconds espeak-ng takes to say `text` with the current voice."""
+        return len(self.synthesize(text)) / 16000
 
 
-_WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pyttsx3")
-"""The one thread pyttsx3 ever runs on."""
-_engine: Any = None
-
-
-def _engine_on_worker() -> Any:
-    global _engine
-    if _engine is None:
-        import pyttsx3  # type: ignore[import-untyped]
-
-        _engine = pyttsx3.init("espeak")
-        atexit.register(_drop_engine)
-    return _engine
-
-
-def _drop_engine() -> None:
-    # pyttsx3's finaliser fails if it runs during interpreter teardown (its module globals are
-    # gone by then), so the engine is released while the interpreter is still whole.
-    global _engine
-    _engine = None
-    gc.collect()
-
-
-class Pyttsx3Speaker(_Voices):
-    """espeak-ng through pyttsx3; phrases are spoken one at a time."""
-
-    def __init__(self, settings: TtsSettings | None = None) -> None:
-        super().__init__(settings or TtsSettings())
-        self._speaking = False
-        self._lock = asyncio.Lock()
-        if shutil.which("aplay") is None:
-            log.warning("aplay not found (Debian alsa-utils); pyttsx3 will synthesise silently")
-
-    @property
-    def speaking(self) -> bool:
-        return self._speaking
-
-    async def load(self) -> None:
-        """Initialise the engine now (fails here, not on the first phrase, if espeak is missing)."""
-        await asyncio.get_running_loop().run_in_executor(_WORKER, _engine_on_worker)
-
-    def _say(self, text: str, voice_id: str, rate: int) -> float:
-        engine = _engine_on_worker()
-        engine.setProperty("voice", voice_id)
-        engine.setProperty("rate", rate)
-        began = time.perf_counter()
-        engine.say(text)
-        engine.runAndWait()
-        return time.perf_counter() - began
-
-    async def speak(self, text: str) -> float:
-        async with self._lock:
-            self._speaking = True
-            try:
-                loop = asyncio.get_running_loop()
-                seconds: float = await loop.run_in_executor(
-                    _WORKER, self._say, text, self.voice_id, self.settings.rate
-                )
-                return seconds
-            finally:
-                self._speaking = False
-
-
-def make_speaker(settings: TtsSettings) -> Pyttsx3Speaker | FileSpeaker | NullSpeaker:
-    """The speaker `[tts] engine` names; NullSpeaker when that engine is not available."""
+def make_speaker(settings: TtsSettings, *, audible: bool = True) -> EspeakSpeaker | NullSpeaker:
+    """The speaker `[tts] engine` names; NullSpeaker when that engine is not available.
+    `audible=False` when nothing is to be played (the input is a file or a pipe)."""
     if settings.engine == "null":
         return NullSpeaker(settings)
     if shutil.which(ESPEAK) is None:
         return NullSpeaker(settings, reason="espeak-ng not installed")
-    if settings.engine == "file":
-        return FileSpeaker(settings)
-    if importlib.util.find_spec("pyttsx3") is None:
-        return NullSpeaker(settings, reason="pyttsx3 not installed")
-    return Pyttsx3Speaker(settings)
+    return EspeakSpeaker(settings, audible=audible and settings.engine != "file")

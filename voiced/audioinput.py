@@ -1,10 +1,11 @@
 """`voiced run --audio mic|FILE|-`: the audio front end, owned by the daemon.
 
-Builds the listener (source, segmenter, wake gate, transcriber), the speaker and the spoken
-feedback that mutes the input while the daemon talks, and the optional debug viewer, from the
-configuration. The vocabulary bias comes from the live cell: its words, the phrase bank, the
-frame keywords and the wake word. Utterances enter the frame router exactly as typed lines do;
-every timer runs on the audio clock.
+Builds the listener (source, segmenter, wake gate, transcriber), the speaker, the playback
+timeline the daemon's speech goes on (played by the microphone's device, and heard past by the
+listener: full duplex), and the optional debug viewer, from the configuration. The vocabulary
+bias comes from the live cell: its words, the phrase bank, the frame keywords and the wake word.
+Utterances enter the frame router exactly as typed lines do; every timer runs on the audio
+clock.
 """
 
 from __future__ import annotations
@@ -16,13 +17,17 @@ from dataclasses import replace
 
 import structlog
 
+from audio.aec import make_canceller
+from audio.duplex import Duplex, EchoGate
 from audio.feedback import SpokenFeedback
-from audio.listener import Heard, Listener, ListenerEvent, Rejected, Tick
+from audio.listener import BargeIn, Heard, Listener, ListenerEvent, Rejected, Tick
+from audio.playback import Playback
+from audio.room import RoomEcho, RoomSettings
 from audio.segmenter import Activity, Segment
 from audio.source import MicSource, open_source
 from audio.stopspot import Spotted, StopSpotter
 from audio.transcribe import BiasVocabulary, Transcript, make_transcriber
-from audio.tts import FileSpeaker, Speaker, make_speaker
+from audio.tts import NullSpeaker, Speaker, make_speaker
 from audio.viewer import AudioViewer
 from audio.wake import make_wake_gate
 from robot.cell import Cell
@@ -97,6 +102,7 @@ class AudioFrontEnd:
         *,
         is_stop: Callable[[str], bool] | None = None,
         moving: Callable[[], bool] = lambda: False,
+        room_echo_db: float | None = None,
     ) -> None:
         self.config = config
         self.events = events
@@ -104,29 +110,43 @@ class AudioFrontEnd:
         audio = replace(config.audio, source=self.spec, realtime=not fast)
         self.transcriber = make_transcriber(config.stt)
         self.viewer = AudioViewer(config.debug_viewer) if config.debug_viewer.enabled else None
+        # A file or a pipe runs on its own clock: its speech is timed on that clock, not played.
+        self.speaker: Speaker = make_speaker(config.tts, audible=self.spec == "mic")
+        self.playback = Playback()
+        room = RoomEcho(RoomSettings(gain_db=room_echo_db)) if room_echo_db is not None else None
+        speaks = not isinstance(self.speaker, NullSpeaker)
+        canceller = make_canceller(audio.echo_cancel) if speaks else None
+        gate = EchoGate(residual_db=audio.echo_residual_db)
+        self.duplex = Duplex(self.playback, config.tts.tail_ms / 1000.0, room, canceller, gate)
         self.listener = Listener(
             open_source(self.spec, device=audio.device, realtime=audio.realtime,
-                        block_ms=audio.block_ms, queue_seconds=audio.queue_seconds),
+                        block_ms=audio.block_ms, queue_seconds=audio.queue_seconds,
+                        playback=self.playback if self.speaker.audible else None),
             self.transcriber,
             audio,
             bias=bias,
             wake_gate=make_wake_gate(config.wake, config.daemon.wake_word),
             wake_required=wake_required,
             sink=self._publish if self.viewer else None,
-            spotter=StopSpotter(audio, config.stt, is_stop, moving)
+            spotter=StopSpotter(audio, config.stt, is_stop,
+                                lambda: audio.stop_spotter_always or moving() or self.speaking)
             if is_stop is not None and audio.stop_spotter else None,
+            duplex=self.duplex,
+            barge_in_ms=config.tts.barge_in_ms if config.tts.barge_in else None,
         )  # fmt: skip
-        self.speaker = self._speaker()
         self.feedback = SpokenFeedback(
-            self.speaker, self.listener.hold, config.tts.tail_ms / 1000.0
-        )
+            self.speaker, self.playback, self.listener.hold,
+            lambda: self.listener.play_position, config.tts.lead_ms / 1000,
+        )  # fmt: skip
 
-    def _speaker(self) -> Speaker:
-        # A file or a pipe runs on its own clock: speech is timed by synthesising it, not by
-        # playing it, so the daemon's own words are muted exactly where they would be heard.
-        if self.spec != "mic" and self.config.tts.engine == "pyttsx3":
-            return FileSpeaker(self.config.tts)
-        return make_speaker(self.config.tts)
+    @property
+    def speaking(self) -> bool:
+        """Whether the daemon's own voice (or its echo) reaches the input now."""
+        return bool(self.duplex.speaking(self.listener.play_position))
+
+    def interrupt(self, why: str) -> list[str]:
+        """Stop talking now (a stop, a barge-in); returns what was cut short or never said."""
+        return self.feedback.interrupt(self.listener.play_position, why)
 
     async def start(self, stack: AsyncExitStack) -> None:
         """Check the microphone and load the model (so READY=1 means ready), start the viewer."""
@@ -181,6 +201,7 @@ def spotted_fields(spotted: Spotted) -> dict[str, object]:
 __all__ = [
     "Activity",
     "AudioFrontEnd",
+    "BargeIn",
     "Heard",
     "Spotted",
     "Tick",

@@ -149,6 +149,11 @@ def _add_run_options(run: argparse.ArgumentParser) -> None:
         run.add_argument(option, metavar=meta, help=text)
     run.add_argument("--mode", choices=("wake", "always"), help="listening mode")
     run.add_argument("--fast", action="store_true", help="audio files: as fast as possible")
+    run.add_argument(
+        "--room-echo", metavar="DB", type=float,
+        help="audio files: put the daemon's own speech into the input as a loudspeaker in the "
+        "room would, DB relative to the synthesised level (benchmarks, tests)",
+    )  # fmt: skip
 
 
 def _load_run_config(args: argparse.Namespace) -> tuple[Config, str, str | None]:
@@ -192,6 +197,11 @@ def _cmd_run(
         return 2
     if args.text is None and audio is None and not queue and replay is None:
         audio = "mic"
+    room_echo = getattr(args, "room_echo", None)
+    if room_echo is not None and audio in (None, "mic"):
+        print("error: --room-echo needs --audio FILE or -: a microphone hears the real room",
+              file=sys.stderr)  # fmt: skip
+        return 2
     cell = load_cell(cell_ref)
     data = DataDir(ensure_data_dir(resolve_data_dir(args.data_dir, os.environ)))
     scene = _starting_scene(config, cell, scene_ref, data)
@@ -199,7 +209,7 @@ def _cmd_run(
         events = EventLog(stream)
         session = Session(
             config, cell, scene, data, args.text, events, queue, replay, assume_yes,
-            audio, bool(getattr(args, "fast", False)),
+            audio, bool(getattr(args, "fast", False)), room_echo,
         )  # fmt: skip
         return asyncio.run(Daemon(session).run())
 

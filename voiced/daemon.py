@@ -30,6 +30,7 @@ from rules import Utterance
 from voiced.audioinput import (
     Activity,
     AudioFrontEnd,
+    BargeIn,
     Heard,
     Spotted,
     Tick,
@@ -79,6 +80,9 @@ class Session:
     """Listen to audio: "mic", a file path, or "-" (raw 16 kHz s16le on stdin)."""
     fast: bool = False
     """Audio files only: as fast as possible instead of real-time pace."""
+    room_echo_db: float | None = None
+    """Audio files only: mix the daemon's own speech into the input as a loudspeaker in the
+    room would, at this level (dB) relative to the synthesised speech (see `audio.room`)."""
 
 
 class Daemon:
@@ -219,9 +223,10 @@ class Daemon:
             wake_required=lambda: router.mode == "wake" and router.top is base,
             is_stop=lambda text: router.is_global(Utterance(text, router.now)),
             moving=lambda: pipeline.busy,
+            room_echo_db=self.session.room_echo_db,
         )  # fmt: skip
         await front.start(self._stack)
-        services.attach_voice(front.say, front.speaker)
+        services.attach_voice(front.say, front.speaker, front.interrupt)
         self.front = front
         return front
 
@@ -395,6 +400,9 @@ class Daemon:
                 with correlation() as cid:
                     self.events.emit("spotted", spotted_fields(event))
                     await router.dispatch(Utterance(event.text, event.speech_end, cid))
+            elif isinstance(event, BargeIn):
+                cut = self.front.feedback.interrupt(event.position, "barge-in")
+                self.events.emit("barge_in", {"audio_t": round(event.t, 3), "cut": cut})
             elif isinstance(event, Activity):
                 router.activity(event.t, event.voiced)
             elif isinstance(event, Tick):

@@ -163,8 +163,11 @@ class RobotPipeline:
                 _settle(ticket.outcome, False, self._report_failure(ticket.text, exc))
 
     def is_complete(self, text: str) -> bool:
-        """Whether `text` is already a whole command the offline tiers understand."""
-        return self.interpreter.complete_offline(text, self.planned, self._last_goals)
+        """Whether `text` is already a whole command the offline tiers understand, or a
+        question (answered at once, even while the arm moves)."""
+        return is_question(text) or self.interpreter.complete_offline(
+            text, self.planned, self._last_goals
+        )
 
     def continues(self, text: str) -> bool:
         """Whether `text` is a whole command without a verb of its own (a continuation)."""
@@ -466,16 +469,19 @@ class RobotPipeline:
 
     # -- stopping ----------------------------------------------------------------------------
 
-    async def stop(self, reason: str, unsent: Sequence[str] = ()) -> list[str]:
+    async def stop(
+        self, reason: str, unsent: Sequence[str] = (), *, silenced: Sequence[str] = ()
+    ) -> list[str]:
         """Stop the arm now and withdraw everything said before: nothing of it moves, nothing
         resumes by itself. `unsent` is what the frames dropped before it reached here (a
-        half-said query). Returns what was dropped, oldest first."""
+        half-said query); `silenced` the speech the stop cut off. Returns what was dropped,
+        oldest first."""
         withdrawn = self._withdraw()
         await self.link.stop()
         dropped = self._drop(withdrawn, reason) + list(unsent)
         log.warning("robot stopped", reason=reason, dropped_commands=len(dropped))
         self.events.emit("stopped", {"reason": reason, "dropped_commands": len(dropped),
-                                     "dropped": dropped})  # fmt: skip
+                                     "dropped": dropped, "silenced": list(silenced)})  # fmt: skip
         return dropped
 
     async def shutdown(self) -> list[str]:

@@ -45,12 +45,19 @@ class DaemonServices:
         self._tasks: set[asyncio.Task[TargetResult]] = set()
         self._say: Callable[[str], None] | None = None
         self._speaker: Speaker | None = None
+        self._interrupt: Callable[[str], list[str]] = lambda why: []
 
-    def attach_voice(self, say: Callable[[str], None], speaker: Speaker) -> None:
-        """Speak through `say` from now on (the audio front end's feedback, which mutes the
-        input while it talks) and pick voices from `speaker`."""
+    def attach_voice(
+        self,
+        say: Callable[[str], None],
+        speaker: Speaker,
+        interrupt: Callable[[str], list[str]],
+    ) -> None:
+        """Speak through `say` from now on (the audio front end's playback), cut it off with
+        `interrupt`, and pick voices from `speaker`."""
         self._say = say
         self._speaker = speaker
+        self._interrupt = interrupt
         self._voices = tuple(speaker.voices()) or self._voices
 
     def speak(self, text: str) -> None:
@@ -111,6 +118,12 @@ class DaemonServices:
     def pending(self) -> int:
         return len(self._tasks)
 
+    def interrupt(self, why: str) -> list[str]:
+        """Stop talking at once; returns what was cut short or never said."""
+        return self._interrupt(why)
+
     async def stop(self, reason: str, unsent: Sequence[str] = ()) -> None:
-        dropped = await self.pipeline.stop(reason, unsent)
+        # Silence first: the operator said stop, and that means the voice too.
+        silenced = self.interrupt("stop")
+        dropped = await self.pipeline.stop(reason, unsent, silenced=silenced)
         self.speak(dropped_sentence(dropped))

@@ -1,5 +1,5 @@
-"""The listener end to end on real audio: the same events at real-time pace and fast, muting
-while the daemon speaks, the micro wake-word gate."""
+"""The listener end to end on real audio: the same events at real-time pace and fast, hearing
+past the daemon's own voice, the micro wake-word gate."""
 
 from __future__ import annotations
 
@@ -9,13 +9,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from audio.aec import WebRtcEchoCanceller
+from audio.convert import read_audio
+from audio.duplex import Duplex
 from audio.feedback import SpokenFeedback
-from audio.listener import Heard, Listener, ListenerEvent, Rejected, Tick
+from audio.listener import BargeIn, Heard, Listener, ListenerEvent, Rejected, Tick
+from audio.playback import Playback
+from audio.room import RoomEcho, RoomSettings
 from audio.segmenter import Activity, Segment, Segmenter
 from audio.settings import AudioSettings, TtsSettings
 from audio.source import ArraySource, AudioSource, WavSource
 from audio.transcribe import BiasVocabulary, Transcript, TranscriptionError
-from audio.tts import FileSpeaker, espeak_voice
+from audio.tts import EspeakSpeaker
 from audio.wake import MicroWakeDetector, WakeGate
 from audio.whisper import WhisperTranscriber
 from rules.normalize import normalize
@@ -106,53 +111,65 @@ async def test_a_minute_of_silence_or_noise_dispatches_nothing(
     print(kind, silero_gate, [(e.reason, e.raw) for e in rejected])
 
 
-def echo_session(clips: Clips, tts: TtsSettings) -> tuple[Path, float]:
-    """Operator command, then the daemon's own "Adding bread." starting as the command is
-    heard (as a loudspeaker would put it into the microphone), then another command."""
-    command = samples_of(clips.concat([clips.silence(0.5), clips.speech("computer add bread")]))
-    lead = np.concatenate([command, np.zeros(16000, dtype=np.int16)])
-    segmenter = Segmenter(AudioSettings())
-    closed = [e for e in segmenter.feed(lead) if isinstance(e, Segment)]
-    heard_at = round(closed[0].end * 16000) + 800  # playback starts 50 ms after
-    voice = espeak_voice(tts.language, tts.voice)
-    echo = samples_of(clips.convert(clips.speech("Adding bread.", voice, tts.rate), 16000, 1))
-    after = samples_of(
-        clips.concat([clips.silence(0.6), clips.speech("go home"), clips.silence(1)])
-    )
-    audio = np.concatenate([lead[:heard_at], echo, after])
-    return write_wav(clips.root / "echo-session.wav", audio), len(echo) / 16000
+REPLY = "Adding bread. I have bread, meat and cheese."
+ROOM = RoomSettings(gain_db=0.0)
+"""The reply reaches the microphone as loud as the operator's voice."""
 
 
-@pytest.mark.parametrize("mute", [True, False])
+def command_then_command(clips: Clips) -> Path:
+    """ "computer add bread", a pause the daemon's reply fills, then "go home"."""
+    parts = [clips.silence(0.5), clips.speech("computer add bread"), clips.silence(3.0),
+             clips.speech("go home"), clips.silence(1.0)]  # fmt: skip
+    return clips.concat(parts)
+
+
+def with_echo(clips: Clips, path: Path, reply: np.ndarray) -> Path:
+    """The session as the microphone hears it when the reply starts where the daemon starts it
+    (the end of the first segment), through the same room: the control's input."""
+    audio = read_audio(path)
+    first = next(e for e in Segmenter(AudioSettings()).feed(audio) if isinstance(e, Segment))
+    at = round(first.end * 16000)
+    reference = np.zeros(len(audio), dtype=np.int16)
+    reference[at : at + len(reply)] = reply[: len(audio) - at]
+    room, frame = RoomEcho(ROOM), 480
+    mixed = [room.mix(audio[i : i + frame], reference[i : i + frame])
+             for i in range(0, len(audio), frame)]  # fmt: skip
+    return write_wav(clips.root / "echoed.wav", np.concatenate(mixed))
+
+
 async def test_the_daemons_own_speech_is_not_heard(
-    clips: Clips,
-    whisper: WhisperTranscriber,
-    sandwich_bias: BiasVocabulary,
-    mute: bool,
+    clips: Clips, whisper: WhisperTranscriber, sandwich_bias: BiasVocabulary
 ) -> None:
-    tts = TtsSettings(engine="file", tail_ms=300)
-    path, echo_seconds = echo_session(clips, tts)
-    listener = Listener(WavSource(path, realtime=False), whisper, bias=sandwich_bias)
-    speaker = FileSpeaker(tts)
-    feedback = SpokenFeedback(speaker, listener.hold if mute else None, tts.tail_ms / 1000)
+    """Its reply reaches the input through the room at the operator's level while it keeps
+    listening; the echo canceller and the own-voice check keep it from being heard."""
+    playback = Playback()
+    duplex = Duplex(playback, 0.3, RoomEcho(ROOM), WebRtcEchoCanceller())
+    listener = Listener(WavSource(command_then_command(clips), realtime=False), whisper,
+                        bias=sandwich_bias, duplex=duplex)  # fmt: skip
+    feedback = SpokenFeedback(EspeakSpeaker(TtsSettings(), audible=False), playback, listener.hold)
     speaking = asyncio.create_task(feedback.run(), name="feedback")
     events: list[ListenerEvent] = []
     try:
         async for event in listener.events():
             events.append(event)
             if isinstance(event, Heard) and normalize(event.text) == "computer add bread":
-                feedback.say("Adding bread.")
+                feedback.say(REPLY)
     finally:
         speaking.cancel()
-    assert speaker.spoken == [("Adding bread.", pytest.approx(echo_seconds, abs=0.01))]
-    if mute:
-        assert heard(events) == ["computer add bread", "go home"]
-        (_, start, end) = feedback.spoken[0]
-        assert listener.muted_until == pytest.approx(end + 0.3)
-        assert start == pytest.approx(next(e.t for e in events if isinstance(e, Heard)))
-    else:
-        # The control: the same audio without muting does dispatch the echo.
-        assert "adding bread" in heard(events)
+    (_, start, _end) = feedback.spoken[0]
+    assert start == pytest.approx(next(e.t for e in events if isinstance(e, Heard)))
+    assert heard(events) == ["computer add bread", "go home"]
+    assert not [e for e in events if isinstance(e, BargeIn)], "no barge-in by its own voice"
+
+
+async def test_the_control_without_defences_hears_the_echo(
+    clips: Clips, whisper: WhisperTranscriber, sandwich_bias: BiasVocabulary
+) -> None:
+    reply = EspeakSpeaker(TtsSettings(), audible=False).synthesize(REPLY)
+    path = with_echo(clips, command_then_command(clips), reply)
+    events = await collect(Listener(WavSource(path, realtime=False), whisper,
+                                    bias=sandwich_bias))  # fmt: skip
+    assert any("bread" in text for text in heard(events)[1:]), heard(events)
 
 
 async def test_micro_wake_word_gates_transcription(

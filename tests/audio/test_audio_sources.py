@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from audio.convert import AudioFileError, Resampler, read_audio
+from audio.playback import Playback
 from audio.source import (
     AudioChunk,
     MicSource,
@@ -192,19 +193,92 @@ async def test_microphone_at_48k_is_resampled_and_overflows_counted() -> None:
             break
     await chunks.aclose()  # type: ignore[attr-defined]
     assert mic.overflows == 1
-    assert mic.head_seconds >= received / 16000 - 0.02
+    assert mic.head_samples >= received - 320
 
 
-async def test_microphone_queue_drops_the_oldest_when_the_listener_falls_behind() -> None:
+async def test_microphone_queue_turns_the_oldest_into_silence_when_the_listener_falls_behind() -> (
+    None
+):
     mic = MicSource(queue_seconds=0.1, block_ms=20, backend=FakeSoundDevice())  # 5 blocks
     chunks = mic.chunks()
     first = await anext(chunks)
     await asyncio.sleep(0.6)  # the listener is busy; the device delivers 200 blocks meanwhile
-    await chunks.aclose()  # type: ignore[attr-defined]
+    # (the 48 kHz resampler holds back a few samples of the last block)
+    rest = [chunk async for chunk in _until(chunks, 200 * 320 - 100)]
     assert first.start == 0
     assert 190 <= mic.dropped_blocks <= 195  # 200 blocks, at most 5 + the first one kept
-    # Dropped audio never reaches the audio clock, so the capture head leaves it out too.
-    assert mic.head_seconds == pytest.approx((200 - mic.dropped_blocks) * 0.02)
+    # What was dropped comes back as silence: the audio clock stays the device's clock, so
+    # timers and the playback timeline stay where the device is.
+    assert mic.head_samples == 200 * 320
+    assert rest[-1].end >= 200 * 320 - 100
+    silent = sum(len(c.samples) for c in rest if not c.samples.any())
+    assert silent >= (mic.dropped_blocks - 2) * 320
+
+
+async def _until(chunks: Any, end: int) -> Any:
+    async for chunk in chunks:
+        yield chunk
+        if chunk.end >= end:
+            break
+    await chunks.aclose()
+
+
+class FakeDuplexDevice:
+    """A device that runs at 16 kHz both ways; records what it was told to play."""
+
+    def __init__(self) -> None:
+        self.played: list[np.ndarray] = []
+
+    def check_input_settings(self, **_: Any) -> None:
+        return None
+
+    def check_output_settings(self, **_: Any) -> None:
+        return None
+
+    def Stream(self, *, blocksize: int, callback: Any, **_: Any) -> FakeDuplexStream:
+        return FakeDuplexStream(blocksize, callback, self.played)
+
+
+class FakeDuplexStream:
+    """PortAudio's duplex callback from its own thread: a block of input, a block to fill."""
+
+    def __init__(self, blocksize: int, callback: Any, played: list[np.ndarray]) -> None:
+        self.blocksize, self.callback, self.played = blocksize, callback, played
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run)
+
+    def _run(self) -> None:
+        for n in range(100):
+            if self._stop.is_set():
+                return
+            indata = np.full((self.blocksize, 1), n, dtype=np.int16)
+            outdata = np.zeros((self.blocksize, 1), dtype=np.int16)
+            self.callback(indata, outdata, self.blocksize, None, FakeStatus(False))
+            self.played.append(outdata[:, 0].copy())
+            time.sleep(0.0005)
+
+    def __enter__(self) -> FakeDuplexStream:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+async def test_a_duplex_microphone_plays_the_timeline_at_the_positions_it_captures() -> None:
+    playback = Playback()
+    reply = np.arange(1, 1001, dtype=np.int16)
+    playback.schedule("Adding bread.", reply, at=640)  # from the third 20 ms block on
+    device = FakeDuplexDevice()
+    mic = MicSource(block_ms=20, backend=device, playback=playback)
+    got = [chunk async for chunk in _until(mic.chunks(), 100 * 320)]
+    played = np.concatenate(device.played)
+    assert not played[:640].any()
+    np.testing.assert_array_equal(played[640:1640], reply)
+    assert not played[1640:].any()
+    # What was captured at a position is what the listener gets at that position.
+    assert [int(c.samples[0]) for c in got[:3]] == [0, 1, 2]
 
 
 def test_sounddevice_is_imported_only_when_a_microphone_starts() -> None:

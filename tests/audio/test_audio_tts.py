@@ -1,5 +1,5 @@
-"""Speakers: the null speaker, file-session durations, pyttsx3 on its one worker thread, and
-spoken feedback that mutes the listener."""
+"""Speakers (null, espeak-ng to 16 kHz samples) and spoken feedback on the playback timeline:
+phrases placed where they were decided, back to back, and cut off by an interrupt."""
 
 from __future__ import annotations
 
@@ -12,19 +12,14 @@ import numpy as np
 import pytest
 from structlog.testing import capture_logs
 
+from audio.convert import Pcm, read_audio
 from audio.feedback import SpokenFeedback
 from audio.listener import Listener
+from audio.playback import Playback
 from audio.settings import TtsSettings
 from audio.source import ArraySource
 from audio.transcribe import BiasVocabulary, Transcript
-from audio.tts import (
-    FileSpeaker,
-    NullSpeaker,
-    Pyttsx3Speaker,
-    Speaker,
-    espeak_voice,
-    make_speaker,
-)
+from audio.tts import EspeakSpeaker, NullSpeaker, Speaker, espeak_voice, make_speaker
 
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng missing")
 
@@ -41,15 +36,23 @@ class NeverTranscribes:
         raise AssertionError("no segment expected")
 
 
-async def test_null_speaker_logs_once_and_says_nothing() -> None:
+class Tones(NullSpeaker):
+    """A speaker whose phrases are one second of a constant per phrase (no espeak needed)."""
+
+    audible = False
+
+    def synthesize(self, text: str) -> Pcm:
+        return np.full(16000, len(text), dtype=np.int16)
+
+
+def test_null_speaker_logs_once_and_says_nothing() -> None:
     speaker = NullSpeaker(TtsSettings(engine="null"), reason="no engine here")
     with capture_logs() as logs:
-        assert await speaker.speak("Adding bread.") == 0.0
-        assert await speaker.speak("Done.") == 0.0
+        assert len(speaker.synthesize("Adding bread.")) == 0
+        assert len(speaker.synthesize("Done.")) == 0
     warnings = [e for e in logs if e["log_level"] == "warning"]
     assert len(warnings) == 1 and warnings[0]["reason"] == "no engine here"
-    assert speaker.spoken == ["Adding bread.", "Done."]
-    assert not speaker.speaking
+    assert not speaker.audible
 
 
 def test_voices_are_espeak_variants_picked_by_name() -> None:
@@ -63,69 +66,78 @@ def test_voices_are_espeak_variants_picked_by_name() -> None:
 
 
 @needs_espeak
-def test_make_speaker_follows_the_engine_setting() -> None:
+def test_make_speaker_follows_the_engine_and_whether_anything_is_played() -> None:
     assert isinstance(make_speaker(TtsSettings(engine="null")), NullSpeaker)
-    assert isinstance(make_speaker(TtsSettings(engine="file")), FileSpeaker)
-    assert isinstance(make_speaker(TtsSettings(engine="pyttsx3")), Pyttsx3Speaker)
+    for engine in ("espeak", "pyttsx3"):  # pyttsx3 is the older name
+        speaker = make_speaker(TtsSettings(engine=engine))
+        assert isinstance(speaker, EspeakSpeaker) and speaker.audible
+    assert not make_speaker(TtsSettings(engine="file")).audible
+    assert not make_speaker(TtsSettings(), audible=False).audible  # a file session
 
 
 @needs_espeak
-async def test_file_speaker_duration_is_what_espeak_would_take(tmp_path: Path) -> None:
-    speaker = FileSpeaker(TtsSettings(engine="file", voice="Annie", rate=160))
-    seconds = await speaker.speak("I don't have avocado.")
+def test_espeak_speaker_gives_what_espeak_says_at_16k(tmp_path: Path) -> None:
+    speaker = EspeakSpeaker(TtsSettings(voice="Annie", rate=160))
+    pcm = speaker.synthesize("I don't have avocado.")
     wav = tmp_path / "said.wav"
     subprocess.run(
         ["espeak-ng", "-v", "en-us+Annie", "-s", "160", "-w", str(wav), "I don't have avocado."],
         check=True,
     )
-    expected = float(subprocess.run(["soxi", "-D", str(wav)], capture_output=True, text=True,
-                                    check=True).stdout)  # fmt: skip
-    assert seconds == pytest.approx(expected, abs=0.002)
-    assert speaker.spoken == [("I don't have avocado.", seconds)]
+    reference = read_audio(wav)
+    assert pcm.dtype == np.int16 and abs(len(pcm) - len(reference)) <= 16
+    n = min(len(pcm), len(reference))
+    assert np.corrcoef(pcm[:n].astype(float), reference[:n].astype(float))[0, 1] > 0.99
+    assert speaker.synthesize("I don't have avocado.") is pcm  # cached
     speaker.set_voice("Michael")
-    assert await speaker.speak("I don't have avocado.") != seconds  # another voice, another length
+    assert len(speaker.synthesize("I don't have avocado.")) != len(pcm)
 
 
-@needs_espeak
-async def test_pyttsx3_speaks_on_its_worker_thread() -> None:
-    speaker = Pyttsx3Speaker(TtsSettings(voice="Linda"))
-    await speaker.load()
-    task = asyncio.create_task(speaker.speak("Stopping."))
-    await asyncio.sleep(0)
-    assert speaker.speaking
-    seconds = await task
-    assert seconds >= 0.0
-    assert not speaker.speaking
-    # Two at once are spoken one after the other (pyttsx3 is not thread-safe).
-    both = await asyncio.gather(speaker.speak("One."), speaker.speak("Two."))
-    assert all(s >= 0.0 for s in both)
-
-
-@needs_espeak
-async def test_feedback_mutes_the_listener_for_each_phrase_back_to_back() -> None:
+async def test_phrases_go_on_the_timeline_back_to_back_from_where_they_were_decided() -> None:
     listener = Listener(ArraySource(np.zeros(16000, dtype=np.int16)), NeverTranscribes())
-    speaker = FileSpeaker(TtsSettings(engine="file"))
-    feedback = SpokenFeedback(speaker, listener.hold, tail_s=0.3)
+    playback = Playback()
+    feedback = SpokenFeedback(Tones(), playback, listener.hold)
     runner = asyncio.create_task(feedback.run())
     try:
         feedback.say("Adding bread.")
-        feedback.say("Adding cheese.")
+        feedback.say("Done.")
         await asyncio.wait_for(feedback.drain(), 10)
     finally:
         runner.cancel()
-    (_, s1, e1), (_, s2, e2) = feedback.spoken
-    assert s1 == 0.0 and s2 == pytest.approx(e1)
-    assert e2 - s2 == pytest.approx(speaker.duration("Adding cheese."))
-    assert listener.muted_until == pytest.approx(e2 + 0.3)
+    assert feedback.spoken == [("Adding bread.", 0.0, 1.0), ("Done.", 1.0, 2.0)]
+    assert playback.render(15990, 20).tolist() == [13] * 10 + [5] * 10
+    assert playback.playing(32000) is None
+
+
+async def test_interrupt_cuts_the_phrase_playing_and_drops_what_is_queued() -> None:
+    playback = Playback()
+    feedback = SpokenFeedback(Tones(), playback, None, position=lambda: 0)
+    runner = asyncio.create_task(feedback.run())
+    try:
+        feedback.say("Always listen mode.")
+        await asyncio.wait_for(feedback.drain(), 10)
+        feedback.say("I will act on everything I hear.")
+        await asyncio.wait_for(feedback.drain(), 10)
+        cut = feedback.interrupt(8000, "barge-in")
+        feedback.say("Stopped.")
+        await asyncio.wait_for(feedback.drain(), 10)
+    finally:
+        runner.cancel()
+    assert cut == ["Always listen mode.", "I will act on everything I hear."]
+    phrases = playback.during(0, 10**9)
+    assert [(p.text, p.start, p.end) for p in phrases] == [
+        ("Always listen mode.", 0, 8000),
+        ("Stopped.", 8000, 24000),
+    ]
 
 
 async def test_a_failing_speaker_still_releases_the_listener() -> None:
     class Broken(NullSpeaker):
-        async def speak(self, text: str) -> float:
-            raise RuntimeError("audio device gone")
+        def synthesize(self, text: str) -> Pcm:
+            raise RuntimeError("espeak-ng gone")
 
     listener = Listener(ArraySource(np.zeros(1600, dtype=np.int16)), NeverTranscribes())
-    feedback = SpokenFeedback(Broken(), listener.hold, tail_s=0.2)
+    feedback = SpokenFeedback(Broken(), Playback(), listener.hold)
     runner = asyncio.create_task(feedback.run())
     try:
         with capture_logs() as logs:
@@ -135,4 +147,4 @@ async def test_a_failing_speaker_still_releases_the_listener() -> None:
         runner.cancel()
     assert any(e["event"] == "speech failed" for e in logs)
     events = [e async for e in listener.events()]  # does not block on the released hold
-    assert events and listener.muted_until == pytest.approx(0.2)
+    assert events and feedback.spoken == []

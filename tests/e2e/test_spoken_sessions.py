@@ -59,16 +59,18 @@ def test_sixty_seconds_of_silence_or_noise_dispatch_nothing(tmp_path: Path, kind
 
 @pytest.mark.slow
 def test_the_daemons_own_voice_is_not_dispatched(tmp_path: Path) -> None:
-    """After "computer add avocado" the daemon says "I don't have avocado — …". The session
-    then contains that very sentence, spoken where the daemon speaks it: it must not come back
-    as an utterance (always-listen mode, so any words would be a command)."""
-    feedback = "I don't have avocado. Available ingredients are bread, meat, cheese."
-    lines = ["add avocado", "", feedback, "", "", ""]
+    """After "add avocado" the daemon says "I don't have avocado — …", and the room brings
+    that sentence back into its input (`--room-echo 0`: as loud as the operator). It keeps
+    listening, yet it must not come back as an utterance (always-listen mode, so any words
+    would be a command)."""
     wav = tmp_path / "echo.wav"
-    render_session(lines, wav, pause_s=1.6)
-    events, _ = run_audio(tmp_path, "sandwich", wav, "--mode", "always")
+    render_session(["add avocado", "", "", "", ""], wav)
+    events, _ = run_audio(tmp_path, "sandwich", wav, "--mode", "always", "--room-echo", "0")
     heard = [e["text"] for e in events if e["event"] == "utterance"]
+    spoken = [e["text"] for e in events if e["event"] == "feedback"]
+    assert any("avocado" in text for text in spoken)
     assert len(heard) == 1 and "avocado" in heard[0], heard
+    assert not [e for e in events if e["event"] == "barge_in"]
 
 
 @pytest.mark.slow
