@@ -18,12 +18,14 @@ from typing import Any
 import numpy as np
 
 from bench import noise
-from bench.sessions import Session
+from bench.sessions import PROSE, Session
 from bench.spoken import RATE, render_session
 
 ROOT = Path(__file__).resolve().parent
 CACHE = ROOT / "results" / "tmp" / "corpus"
 VOICES = ("en-us", "en-gb", "en-gb-x-rp", "en+f3", "en+m3", "en-us+Alex")
+DEV_VOICES = ("en-us-nyc", "en-gb-x-gbcwmd", "en-gb-x-gbclan", "en+f2", "en+m5", "en-us+Storm")
+"""Voices for tuning (`--dev` runs): never the voices figures are reported on."""
 RATES = (140, 160, 180)
 NOISES = ("white", "pink", "brown", "babble")
 SNRS = (20, 10, 5)
@@ -100,16 +102,17 @@ def _render_fresh(session: Session, condition: Condition, wav: Path) -> dict[str
     }
 
 
-def render_filler(name: str, seconds: float, condition: Condition) -> Path:
-    """Non-command audio: espeak-ng reading unrelated text (or nothing, for `condition.voice`
-    == "silence") mixed with noise; used for false activations and idle CPU."""
-    wav = CACHE / f"filler-{name}-{key('v1', name, seconds, condition)}.wav"
+def render_filler(name: str, seconds: float, condition: Condition, text: str = PROSE) -> Path:
+    """Non-command audio: espeak-ng reading unrelated `text` (or nothing, for
+    `condition.voice` == "silence") mixed with noise; for false activations and idle CPU."""
+    version = ("v1",) if text == PROSE else ("v1", text)
+    wav = CACHE / f"filler-{name}-{key(*version, name, seconds, condition)}.wav"
     if wav.exists():
         return wav
     if condition.voice == "silence":
         base = np.zeros(round(seconds * RATE), dtype=np.int16)
     else:
-        base = noise.prose(seconds, condition.voice, condition.rate)
+        base = noise.prose(seconds, condition.voice, condition.rate, text)
     if condition.noise is not None and condition.snr_db is not None:
         base = noise.mix(base, condition.noise, condition.snr_db, seed=int(key(name), 16))
     write_wav(wav, base)

@@ -51,8 +51,9 @@ def run(
     config: str = FAST_SIM,
     sample_cpu: bool = False,
     timeout: float = 900,
+    extra: tuple[str, ...] = (),
 ) -> Run:
-    """One daemon run; audio file or text session (exactly one)."""
+    """One daemon run; audio file or text session (exactly one); `extra` more arguments."""
     with tempfile.TemporaryDirectory(prefix="voiced-bench-") as tmp:
         cfg = Path(tmp) / "config.toml"
         cfg.write_text(config, encoding="utf-8")
@@ -62,6 +63,7 @@ def run(
         cmd += ["--audio", str(audio)] if audio is not None else ["--text", "-"]
         cmd += ["--fast"] if fast and audio is not None else []
         cmd += ["--mode", mode] if mode else []
+        cmd += list(extra)
         return _execute(cmd, _env(Path(tmp)), text, events, sample_cpu, timeout)
 
 

@@ -8,6 +8,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from frames.stop import STOP_PATTERN as STOP_WORDS
 from rules.normalize import normalize
 
 Event = dict[str, Any]
@@ -74,15 +75,13 @@ def latency_parts(events: Sequence[Event], origin: float) -> list[tuple[float, f
 
 
 def stop_times(events: Sequence[Event], origin: float, truth: dict[str, Any]) -> list[float]:
-    """For each "stop" in the ground truth: STOP sent on the control channel minus the end of
-    the word, counted only if the arm was moving then (a primitive had gone out and not every
-    one sent had been answered DONE or ERR on the motion channel)."""
+    """For each stop said and heard (see `stop_detections`): the STOP sent on the control
+    channel for it minus the end of the word, counted only if the arm was moving then (a
+    primitive had gone out and not every one sent had been answered DONE or ERR)."""
     out: list[float] = []
-    for utt in truth["utterances"]:
-        if normalize(utt["text"]) != "stop":
-            continue
-        said = origin + utt["speech_end"]
-        sent = [e["t"] for e in events if _is_stop(e) and e["t"] >= said - 0.5]
+    for line, trigger in _heard_stops(events, truth).items():
+        said = origin + truth["utterances"][line]["speech_end"]
+        sent = [e["t"] for e in events if _is_stop(e) and e["t"] >= trigger["t"] - 0.001]
         if _moving(events, said) and sent:
             out.append(sent[0] - said)
     return out
@@ -125,3 +124,76 @@ def quantile(values: Sequence[float], p: float) -> float | None:
         return None
     ordered = sorted(values)
     return ordered[max(1, math.ceil(p / 100 * len(ordered))) - 1]
+
+
+def _said(truth: dict[str, Any]) -> list[tuple[float, float, str]]:
+    return [(u["start"], u["speech_end"], u["text"]) for u in truth["utterances"]]
+
+
+def operator_speaking(truth: dict[str, Any], t: float, before: float = 0.15,
+                      after: float = 0.0) -> bool:  # fmt: skip
+    """Whether audio time `t` falls inside one of the operator's utterances (give or take)."""
+    return any(start - before <= t <= end + after for start, end, _ in _said(truth))
+
+
+def self_triggers(events: Sequence[Event], truth: dict[str, Any]) -> dict[str, int]:
+    """What the daemon did on its own voice (or anything but the operator's):
+    - `barge_ins`: a reply cut off while the operator was not speaking;
+    - `phantoms`: an utterance whose speech ended where the operator said nothing;
+    - `stops`: an operator stop where the operator never said a stop word."""
+    said_stop = any(STOP_WORDS.search(u["text"].lower()) for u in truth["utterances"])
+    barge = [e for e in events if e["event"] == "barge_in"]
+    heard = [e for e in events if e["event"] == "utterance" and "speech_end" in e]
+    stops = [e for e in events if e["event"] == "stopped"
+             and str(e.get("reason", "")).startswith("operator")]  # fmt: skip
+    return {
+        "barge_ins": sum(not operator_speaking(truth, e["audio_t"]) for e in barge),
+        "phantoms": sum(not operator_speaking(truth, e["speech_end"], after=0.3) for e in heard),
+        "stops": 0 if said_stop else len(stops),
+    }
+
+
+def replies(events: Sequence[Event]) -> int:
+    """Phrases the daemon said."""
+    return sum(e["event"] == "feedback" for e in events)
+
+
+def _stop_triggers(events: Sequence[Event]) -> list[Event]:
+    """Utterances and spotted stops that set off an operator stop (same correlation id)."""
+    stopped = {e.get("correlation_id") for e in events if e["event"] == "stopped"
+               and str(e.get("reason", "")).startswith("operator")}  # fmt: skip
+    return [e for e in events if e["event"] in ("utterance", "spotted")
+            and e.get("correlation_id") in stopped and "speech_end" in e]  # fmt: skip
+
+
+def _said_line(truth: dict[str, Any], speech_end: float) -> int | None:
+    """The line whose speech ended at `speech_end` (give or take)."""
+    for i, u in enumerate(truth["utterances"]):
+        if u["start"] - 0.2 <= speech_end <= u["speech_end"] + 0.5:
+            return i
+    return None
+
+
+def _heard_stops(events: Sequence[Event], truth: dict[str, Any]) -> dict[int, Event]:
+    """Each line with a stop word that was heard, and the first event that stopped for it."""
+    heard: dict[int, Event] = {}
+    for e in _stop_triggers(events):
+        line = _said_line(truth, e["speech_end"])
+        if line is not None and STOP_WORDS.search(truth["utterances"][line]["text"].lower()):
+            heard.setdefault(line, e)
+    return heard
+
+
+def stop_detections(events: Sequence[Event], truth: dict[str, Any]) -> dict[str, int]:
+    """Which stops said were heard: a `stopped` event by the operator, set off (same
+    correlation id) by an utterance or a spotted stop whose speech ended within a said line.
+    `said`/`heard_stops`/`missed`: the lines with a stop word; `spotted`: heard first by the
+    spotter; `false_stops`: stops set off by anything else."""
+    heard = _heard_stops(events, truth)
+    said = sum(bool(STOP_WORDS.search(u["text"].lower())) for u in truth["utterances"])
+    triggers = _stop_triggers(events)
+    false = sum(1 for e in triggers if e not in heard.values()
+                and _said_line(truth, e["speech_end"]) not in heard)  # fmt: skip
+    return {"said": said, "heard_stops": len(heard),
+            "spotted": sum(e["event"] == "spotted" for e in heard.values()),
+            "missed": said - len(heard), "false_stops": false}  # fmt: skip

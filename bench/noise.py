@@ -67,19 +67,19 @@ def mix(speech: np.ndarray, kind: str, snr_db: float, seed: int = 0) -> np.ndarr
     return out.astype(np.int16)
 
 
-_PROSE_CACHE: dict[tuple[str, int], np.ndarray] = {}
+_PROSE_CACHE: dict[tuple[str, int, str], np.ndarray] = {}
 
 
-def _prose_clip(voice: str, rate: int) -> np.ndarray:
-    if (voice, rate) not in _PROSE_CACHE:
-        _PROSE_CACHE[(voice, rate)] = speak(PROSE, voice, rate)
-    return _PROSE_CACHE[(voice, rate)]
+def _prose_clip(voice: str, rate: int, text: str = PROSE) -> np.ndarray:
+    if (voice, rate, text) not in _PROSE_CACHE:
+        _PROSE_CACHE[(voice, rate, text)] = speak(text, voice, rate)
+    return _PROSE_CACHE[(voice, rate, text)]
 
 
-def prose(seconds: float, voice: str, rate: int) -> np.ndarray:
-    """`seconds` of the prose read by one voice, with a 1-3 s pause between sentences' runs
-    (tiled: the text is about a minute long)."""
-    clip = _prose_clip(voice, rate)
+def prose(seconds: float, voice: str, rate: int, text: str = PROSE) -> np.ndarray:
+    """`seconds` of `text` read by one voice, with a 2 s pause between runs (tiled: the text
+    is about a minute long)."""
+    clip = _prose_clip(voice, rate, text)
     gap = np.zeros(2 * RATE, dtype=np.int16)
     unit = np.concatenate([clip, gap])
     n = round(seconds * RATE)

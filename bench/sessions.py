@@ -55,6 +55,116 @@ STOPS: tuple[Session, ...] = (
        kind="stop"),
 )  # fmt: skip
 
+STOP_RUNS: tuple[Session, ...] = (
+    _s("weld", "stops", "computer weld at position 1 and 2", "", "stop", "",
+       "computer go to position 3", "", "halt", "", "computer inspect all positions", "",
+       "stop it", "", kind="stop"),
+    _s("sandwich", "stops", "computer add bread, cheese and tomato", "", "stop", "",
+       "computer put meat on the left", "", "freeze", "", "computer add lettuce and bread", "",
+       "computer stop", "", kind="stop"),
+    _s("blocks", "stops", "computer stack the blue cube on the red cube", "", "stop", "",
+       "computer build a tower red green blue", "", "emergency stop", "",
+       "computer go home", "", "stop stop", "", kind="stop"),
+)  # fmt: skip
+"""The stop benchmark (bench/stops.py): each stop is said while the arm moves, the command
+before it clears the halt. Test data: nothing is tuned on it."""
+
+STOP_RUNS_DEV: tuple[Session, ...] = (
+    _s("weld", "dev-stops", "computer weld at position 2 and 3", "", "stop now", "",
+       "computer go to position 1", "", "freeze", "", "computer inspect position 2", "",
+       "halt", "", kind="stop"),
+    _s("sandwich", "dev-stops", "computer add meat, lettuce and tomato", "", "stop", "",
+       "computer put cheese on the right", "", "computer halt", "",
+       "computer add bread and cheese", "", "stop!", "", kind="stop"),
+)  # fmt: skip
+"""The stop path is tuned on these (`bench.stops --dev`), with the development voices."""
+
+WARM_UP = {
+    "sandwich": ("computer add avocado", "", "", ""),
+    "blocks": ("computer add avocado", "", "", ""),
+    "weld": ("computer what positions are available", "", "", ""),
+}
+"""A command with a long answer first: at a running cell the echo canceller has heard the
+daemon before (about 5 s here)."""
+
+
+def _over(cell: str, name: str, *lines: str, warm: bool = True) -> Session:
+    return _s(cell, name, *(WARM_UP[cell] if warm else ()), *lines)
+
+
+TALK_OVER: tuple[Session, ...] = (
+    _over("sandwich", "always", "computer always listen", "add bread", "", "wake word mode", ""),
+    _over("sandwich", "help", "computer where are you", "computer add cheese", ""),
+    _over("sandwich", "confirm", "computer add bread", "", "computer start over", "yes", ""),
+    _over("weld", "where", "computer where are you", "computer go to position 2", ""),
+    _over("weld", "mode", "computer mode query", "computer weld at position 1", ""),
+    _over("blocks", "which", "computer which tool are you holding",
+          "computer stack the blue cube on the red cube", ""),
+)  # fmt: skip
+"""Talking over the daemon (bench/talkover.py): after a warm-up question, each command is said
+0.5 s after the line before it, while the daemon answers that line; the text version's final
+state is the truth."""
+
+FIRST_REPLY: tuple[Session, ...] = (
+    _over("sandwich", "first-always", "computer always listen", "add bread", "", warm=False),
+    _over("weld", "first-where", "computer where are you", "computer go to position 2", "",
+          warm=False),
+)  # fmt: skip
+"""Talking over the first reply after start-up, before the canceller has heard the daemon."""
+
+TALK_OVER_DEV: tuple[Session, ...] = (
+    _over("sandwich", "dev-always", "computer always listen", "put cheese on the left", "",
+          "wake word mode", ""),
+    _over("sandwich", "dev-mode", "computer mode query", "computer add tomato", ""),
+    _over("sandwich", "dev-confirm", "computer add meat", "", "computer start over",
+          "yes please", ""),
+    _over("weld", "dev-positions", "computer what positions are available",
+          "computer go to position 1", ""),
+    _over("blocks", "dev-where", "computer where are you", "computer put the red cube on the left",
+          ""),
+)  # fmt: skip
+"""The same situations in other words, for tuning (`bench.talkover --dev`)."""
+
+REPLIES: tuple[Session, ...] = (
+    _s("sandwich", "replies", "computer where are you", "", "", "computer mode query", "", "",
+       "computer add avocado", "", "", "", "", "computer what did you do", "", "",
+       "computer what is on the left stack", "", "", "computer always listen", "", "",
+       "wake word mode", "", "", "computer which tool are you holding", "", "",
+       "computer what can I say", "", "", "", "", "computer read back", "", "", "",
+       kind="replies"),
+    _s("weld", "replies", "computer what positions are available", "", "", "",
+       "computer where are you", "", "", "computer mode query", "", "",
+       "computer which tool are you holding", "", "", "computer what did you do", "", "",
+       "computer always listen", "", "", "wake word mode", "", "",
+       "computer what can I say", "", "", "", "", kind="replies"),
+)  # fmt: skip
+"""Replies with nobody talking over them: self-triggers (bench/talkover.py)."""
+
+REPLIES_DEV: tuple[Session, ...] = (
+    _s("sandwich", "dev-replies", "computer mode query", "", "", "computer where are you", "", "",
+       "computer add pineapple", "", "", "", "", "computer what is on the right stack", "", "",
+       "computer switch voice", "", "", "", "cancel", "", "", "computer what did you do", "", "",
+       "computer read back", "", "", kind="replies"),
+    _s("blocks", "dev-replies", "computer where are you", "", "", "computer mode query", "", "",
+       "computer what can I say", "", "", "", "", "computer always listen", "", "",
+       "wake word mode", "", "", "computer what did you do", "", "", kind="replies"),
+)  # fmt: skip
+"""The same, other questions and cells, for tuning."""
+
+NEAR_STOP_PROSE = (
+    "Put the spare gripper on top of the cabinet and check the stock of screws before lunch. "
+    "The line in hall two ran non-stop all week, so the night shift topped up the oil twice. "
+    "We should shop for new sensors; the old ones are a stop-gap at best. Step back from the "
+    "conveyor while it moves, and mind the step by the door. The stopwatch on the wall is five "
+    "seconds slow. Stock levels are low on bolts, washers and all that stuff. The top shelf "
+    "holds the gloves, the bottom one the safety glasses. Stopped by the workshop this morning "
+    "and the shop floor was spotless. Tap the screen twice to see the top speed of the belt. "
+    "The stockroom closes at six; drop the parts at the front desk if it is shut. Somebody "
+    "left a mop and a bucket by the loading dock. It stops raining by noon, they say, and the "
+    "trucks can unload on top of the ramp. Top marks to the team for the shipping figures."
+)
+"""Talk full of words near the stop words, without the stop words themselves: false stops."""
+
 PROSE = (
     "The lighthouse on the northern cape was built in eighteen sixty and painted white with a "
     "single red band. Its keeper wrote the weather into a ledger twice a day, noting the wind, "

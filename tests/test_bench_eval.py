@@ -53,16 +53,62 @@ def test_latency_is_first_primitive_after_submit_minus_end_of_speech() -> None:
     assert parts == pytest.approx((0.5, 1.6, 0.2))
 
 
-def test_stop_time_counts_only_stops_during_motion() -> None:
-    truth = {"utterances": [{"text": "computer add bread", "speech_end": 1.0},
-                            {"text": "Stop.", "speech_end": 5.0}]}  # fmt: skip
-    stop = {"event": "controller", "direction": "tx", "channel": "control", "line": "STOP"}
-    moving = [{"event": "primitive", "t": 3.0}, {**stop, "t": 5.4}]
-    assert metrics.stop_times(moving, 0.0, truth) == [pytest.approx(0.4)]
-    assert metrics.stop_times([{**stop, "t": 5.4}], 0.0, truth) == []
+STOP_TX = {"event": "controller", "direction": "tx", "channel": "control", "line": "STOP"}
+STOP_TRUTH = {"utterances": [
+    {"text": "computer add bread", "start": 0.2, "speech_end": 1.0},
+    {"text": "Stop.", "start": 4.6, "speech_end": 5.0},
+    {"text": "computer go home", "start": 8.0, "speech_end": 9.0},
+    {"text": "halt", "start": 12.0, "speech_end": 12.4},
+]}  # fmt: skip
+
+
+def heard_stop(kind: str, cid: str, speech_end: float, t: float) -> list[dict[str, object]]:
+    """A stop heard as `kind` ("utterance" or "spotted") and the daemon stopping for it."""
+    return [{"event": kind, "t": t, "speech_end": speech_end, "correlation_id": cid,
+             "text": "stop"},
+            {**STOP_TX, "t": t + 0.01, "correlation_id": cid},
+            {"event": "stopped", "t": t + 0.02, "reason": 'operator said "stop"',
+             "correlation_id": cid}]  # fmt: skip
+
+
+def test_stop_time_is_the_stop_sent_for_the_word_while_the_arm_moves() -> None:
+    moving = [{"event": "primitive", "t": 3.0}, *heard_stop("spotted", "a", 5.0, 5.3)]
+    assert metrics.stop_times(moving, 0.0, STOP_TRUTH) == [pytest.approx(0.31)]
+    assert metrics.stop_times(heard_stop("spotted", "a", 5.0, 5.3), 0.0, STOP_TRUTH) == []
     done = {"event": "controller", "direction": "rx", "channel": "motion", "line": "1 DONE"}
-    finished = [{"event": "primitive", "t": 3.0}, {**done, "t": 4.0}, {**stop, "t": 5.4}]
-    assert metrics.stop_times(finished, 0.0, truth) == []  # the arm had already stopped
+    finished = [{"event": "primitive", "t": 3.0}, {**done, "t": 4.0},
+                *heard_stop("spotted", "a", 5.0, 5.3)]  # fmt: skip
+    assert metrics.stop_times(finished, 0.0, STOP_TRUTH) == []  # the arm had already stopped
+    # A STOP sent earlier for something else is not this word's.
+    other = [{"event": "primitive", "t": 3.0}, {**STOP_TX, "t": 4.0},
+             *heard_stop("utterance", "b", 5.0, 5.6)]  # fmt: skip
+    assert metrics.stop_times(other, 0.0, STOP_TRUTH) == [pytest.approx(0.61)]
+
+
+def test_stops_are_attributed_to_the_lines_that_said_them() -> None:
+    events = [
+        *heard_stop("spotted", "a", 5.0, 5.1),
+        # the same "stop" transcribed later sets off nothing more (it is marked spotted)
+        {"event": "utterance", "t": 5.5, "speech_end": 5.0, "correlation_id": "c"},
+        *heard_stop("utterance", "d", 9.0, 9.4),
+    ]  # a stop heard in "go home": false
+    found = metrics.stop_detections(events, STOP_TRUTH)
+    assert found == {"said": 2, "heard_stops": 1, "spotted": 1, "missed": 1, "false_stops": 1}
+
+
+def test_self_triggers_are_what_happens_where_the_operator_said_nothing() -> None:
+    truth = {"utterances": [{"text": "computer always listen", "start": 0.5, "speech_end": 1.8},
+                            {"text": "add bread", "start": 2.4, "speech_end": 3.0}]}  # fmt: skip
+    events = [
+        {"event": "utterance", "speech_end": 1.8, "audio_t": 2.1},
+        {"event": "barge_in", "audio_t": 2.45},  # the operator talking over the reply
+        {"event": "utterance", "speech_end": 3.0, "audio_t": 3.3},
+        {"event": "barge_in", "audio_t": 6.0},  # nobody spoke: its own echo
+        {"event": "utterance", "speech_end": 6.5, "audio_t": 6.8},  # ditto
+        {"event": "feedback"}, {"event": "feedback"},
+    ]  # fmt: skip
+    assert metrics.self_triggers(events, truth) == {"barge_ins": 1, "phantoms": 1, "stops": 0}
+    assert metrics.replies(events) == 2
 
 
 def test_idle_cpu_is_the_slope_after_the_warm_up() -> None:
