@@ -144,13 +144,28 @@ _RUN_OPTIONS = (
 )
 
 
+ROOM_ECHO_DB = (-60.0, 20.0)
+
+
+def _room_echo_db(text: str) -> float:
+    """--room-echo: a finite level in a range a loudspeaker could have."""
+    low, high = ROOM_ECHO_DB
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of dB, got {text!r}") from None
+    if not low <= value <= high:  # also refuses nan and inf
+        raise argparse.ArgumentTypeError(f"{text} dB is out of range, expected {low:g} to {high:g}")
+    return value
+
+
 def _add_run_options(run: argparse.ArgumentParser) -> None:
     for option, meta, text in _RUN_OPTIONS:
         run.add_argument(option, metavar=meta, help=text)
     run.add_argument("--mode", choices=("wake", "always"), help="listening mode")
     run.add_argument("--fast", action="store_true", help="audio files: as fast as possible")
     run.add_argument(
-        "--room-echo", metavar="DB", type=float,
+        "--room-echo", metavar="DB", type=_room_echo_db,
         help="audio files: put the daemon's own speech into the input as a loudspeaker in the "
         "room would, DB relative to the synthesised level (benchmarks, tests)",
     )  # fmt: skip
@@ -199,8 +214,8 @@ def _cmd_run(
         audio = "mic"
     room_echo = getattr(args, "room_echo", None)
     if room_echo is not None and audio in (None, "mic"):
-        print("error: --room-echo needs --audio FILE or -: a microphone hears the real room",
-              file=sys.stderr)  # fmt: skip
+        why = "a microphone hears the real room" if audio == "mic" else "typed lines have no sound"
+        print(f"error: --room-echo needs --audio FILE or - ({why})", file=sys.stderr)
         return 2
     cell = load_cell(cell_ref)
     data = DataDir(ensure_data_dir(resolve_data_dir(args.data_dir, os.environ)))

@@ -106,3 +106,29 @@ def test_fast_and_real_time_pace_give_the_same_result(tmp_path: Path) -> None:
     paced, _ = run_audio(tmp_path / "paced", "sandwich", wav, fast=False)
     assert summary(fast) == summary(paced)
     assert final_state(fast) == final_state(paced)
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [("nan", "out of range"), ("inf", "out of range"), ("30", "out of range"),
+     ("loud", "expected a number of dB")],
+)  # fmt: skip
+def test_a_room_echo_that_is_no_level_is_refused(tmp_path: Path, value: str, said: str) -> None:
+    cmd = voiced("run", "--cell", "sandwich", "--audio", str(tmp_path / "none.wav"),
+                 "--controller", "sim", "--room-echo", value)  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=voiced_env(tmp_path), timeout=60)
+    assert proc.returncode == 2
+    assert "--room-echo" in proc.stderr and said in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_room_echo_with_typed_lines_says_why_not(tmp_path: Path) -> None:
+    cmd = voiced("run", "--cell", "sandwich", "--text", "-", "--controller", "sim",
+                 "--room-echo", "0")  # fmt: skip
+    proc = subprocess.run(cmd, input="add bread\n", capture_output=True, text=True,
+                          env=voiced_env(tmp_path), timeout=60)  # fmt: skip
+    assert proc.returncode == 2
+    assert (
+        proc.stderr.strip()
+        == "error: --room-echo needs --audio FILE or - (typed lines have no sound)"
+    )
