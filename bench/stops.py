@@ -14,21 +14,18 @@ Figures only: nothing asserts a target.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
 from typing import Any
 
-from bench import corpus, daemon_run, metrics
+from bench import corpus, corpus_cli, daemon_run, metrics
 from bench.corpus import Condition
 from bench.machine import machine_info
 from bench.sessions import NEAR_STOP_PROSE, PROSE, STOP_RUNS, STOP_RUNS_DEV, Session
 
-RESULTS = corpus.ROOT / "results"
 REAL_TIME = "[simulator]\ntime_scale = 1.0\n"
 """The arm at real speed, so every stop lands while it moves."""
 ARMED = REAL_TIME + "[audio]\nstop_spotter_always = true\n"
@@ -228,18 +225,7 @@ def markdown(fig: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    which = parser.add_mutually_exclusive_group()
-    which.add_argument("--quick", action="store_true", help="two runs, for CI")
-    which.add_argument("--dev", action="store_true", help="the tuning corpus (not reported)")
-    parser.add_argument("--json", type=Path, help="also write the figures here")
-    parser.add_argument(
-        "--out",
-        type=Path,
-        help="report directory (default bench/results; none for --quick and --dev)",
-    )
-    parser.add_argument("--jobs", type=int, default=2)
-    args = parser.parse_args(argv)
+    args = corpus_cli.parser(__doc__ or "").parse_args(argv)
     began = time.monotonic()
     runs, talk = plan(args.quick, args.dev)
     fast = [r for r in runs if not r.realtime]
@@ -249,16 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     # Real-time runs one at a time with nothing else running: their wall clock is the figure.
     stops += [execute_stop(r) for r in runs if r.realtime]
     fig = figures(stops, talked, time.monotonic() - began)
-    print(markdown(fig))
-    if args.json is not None:
-        args.json.write_text(json.dumps(fig, indent=1), encoding="utf-8")
-    out = args.out if args.out is not None else (None if args.quick or args.dev else RESULTS)
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "stops.md").write_text(markdown(fig), encoding="utf-8")
-        (out / "stops.json").write_text(
-            json.dumps({"figures": fig, "stops": stops, "talk": talked}, indent=1), encoding="utf-8"
-        )
+    corpus_cli.write(args, "stops", markdown(fig), {"figures": fig, "stops": stops, "talk": talked})
     return 0
 
 

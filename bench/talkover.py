@@ -12,17 +12,15 @@ is correct when its final state is the text version's. Figures only: nothing ass
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
-from pathlib import Path
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from bench import corpus, daemon_run, metrics
+from bench import corpus, corpus_cli, daemon_run, metrics
 from bench.corpus import Condition
 from bench.evaluate import expected_state
 from bench.machine import machine_info
@@ -35,7 +33,6 @@ from bench.sessions import (
     Session,
 )
 
-RESULTS = corpus.ROOT / "results"
 DAEMON_VOICES = ("Alex", "Annie", "Michael", "Linda", "Andy")
 """The daemon's own voice is varied too: the echo is its voice."""
 
@@ -110,9 +107,17 @@ def config_for(run: Run, settings: tuple[str, ...] = ()) -> str:
     return daemon_run.FAST_SIM + body
 
 
+def one_by_one(session: Session) -> Session:
+    """The text version in which every line is an utterance of its own. The audio says each
+    line while the daemon answers the one before; typed back to back, lines would join one
+    query ("where are you computer add cheese" is a question, and no cheese is added)."""
+    lines = [part for line in session.lines for part in ((line, "") if line else ("",))]
+    return replace(session, lines=tuple(lines))
+
+
 def execute(run: Run, settings: tuple[str, ...] = ()) -> dict[str, Any]:
     session = run.session
-    expected = expected_state(session) if session.kind == "command" else None
+    expected = expected_state(one_by_one(session)) if session.kind == "command" else None
     item = corpus.render(session, run.condition, expected)
     result = daemon_run.run(session.cell, audio=item.wav, config=config_for(run, settings),
                             extra=("--room-echo", f"{run.echo_db:g}"))  # fmt: skip
@@ -122,6 +127,7 @@ def execute(run: Run, settings: tuple[str, ...] = ()) -> dict[str, Any]:
         **asdict(run.condition), "echo_db": run.echo_db, "daemon_voice": run.daemon_voice,
         "returncode": result.returncode,
         "correct": final is not None and final == expected if expected is not None else None,
+        "final_state": final, "expected_state": expected,
         "replies": metrics.replies(result.events),
         "barge_ins": sum(e["event"] == "barge_in" for e in result.events),
         **{f"self_{k}": v for k, v in metrics.self_triggers(result.events, item.truth).items()},
@@ -193,16 +199,9 @@ def markdown(fig: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    which = parser.add_mutually_exclusive_group()
-    which.add_argument("--quick", action="store_true", help="two runs, for CI")
-    which.add_argument("--dev", action="store_true", help="the tuning corpus (not reported)")
+    parser = corpus_cli.parser(__doc__ or "")
     parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
                         help='a setting for every run, e.g. "tts.barge_in_ms=0"')  # fmt: skip
-    parser.add_argument("--json", type=Path, help="also write the figures here")
-    parser.add_argument("--out", type=Path, help="report directory (default bench/results; "
-                        "none for --quick)")  # fmt: skip
-    parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
     began = time.monotonic()
     runs = dev_plan() if args.dev else plan(args.quick)
@@ -210,15 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         records = list(pool.map(lambda run: execute(run, settings), runs))
     fig = figures(records, time.monotonic() - began)
-    print(markdown(fig))
-    if args.json is not None:
-        args.json.write_text(json.dumps({"figures": fig, "runs": records}, indent=1), "utf-8")
-    out = args.out if args.out is not None else (None if args.quick or args.dev else RESULTS)
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "talkover.md").write_text(markdown(fig), encoding="utf-8")
-        (out / "talkover.json").write_text(json.dumps({"figures": fig, "runs": records},
-                                                      indent=1), encoding="utf-8")  # fmt: skip
+    corpus_cli.write(args, "talkover", markdown(fig), {"figures": fig, "runs": records})
     return 0
 
 

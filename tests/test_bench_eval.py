@@ -140,3 +140,39 @@ def test_quick_evaluation_writes_sane_figures(tmp_path: Path) -> None:
     assert f["false_activations"]["audio_min"] >= 0.4
     assert {t["status"] for t in f["targets"]} <= {"MET", "MISSED", "NO DATA"}
     assert not f["failed_runs"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_TOOLS, reason="espeak-ng and sox are not installed")
+def test_quick_talk_over_run_writes_sane_figures(tmp_path: Path) -> None:
+    out = tmp_path / "talkover.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench.talkover", "--quick", "--json", str(out)],
+        cwd=REPO, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    assert "# Talking over the daemon" in proc.stdout
+    report = json.loads(out.read_text(encoding="utf-8"))
+    f, runs = report["figures"], report["runs"]
+    assert len(runs) == 2 and f["failed_runs"] == 0
+    talk = [r for r in runs if r["kind"] == "command"]
+    assert talk and all(r["replies"] >= 1 for r in runs)
+    assert f["replies"] == sum(r["replies"] for r in runs)
+    assert set(f["self_triggers"]) == {"barge_ins", "phantoms", "stops"}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_TOOLS, reason="espeak-ng and sox are not installed")
+def test_quick_stop_run_writes_sane_figures(tmp_path: Path) -> None:
+    out = tmp_path / "stops.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench.stops", "--quick", "--json", str(out)],
+        cwd=REPO, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    assert "# Stop in noise" in proc.stdout
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert len(report["stops"]) == 2 and report["talk"] == []
+    recall = report["figures"]["recall"]
+    assert recall["said"] >= 1 and 0 <= recall["heard"] <= recall["said"]
+    assert report["figures"]["failed_runs"] == 0

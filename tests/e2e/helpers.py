@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -90,3 +91,16 @@ def say_and_wait_for_motion(proc: subprocess.Popen[str], lines: str, timeout: fl
         if json.loads(line)["event"] == "primitive":
             return
     raise AssertionError("no primitive event before the deadline")
+
+
+async def spawn_text_daemon(
+    config: Path, env: dict[str, str], cell: str = "sandwich"
+) -> asyncio.subprocess.Process:
+    """`voiced run --text - --controller sim --events -` with pipes, for tests that talk to
+    it (or to a model server) while it runs."""
+    cmd = voiced("run", "--config", str(config), "--cell", cell, "--text", "-",
+                 "--controller", "sim", "--events", "-")  # fmt: skip
+    return await asyncio.create_subprocess_exec(
+        *cmd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, env=env,
+    )  # fmt: skip

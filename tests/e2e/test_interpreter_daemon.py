@@ -8,7 +8,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.helpers import fast_config, final_state, parse_events, run_text, voiced, voiced_env
+from tests.e2e.helpers import (
+    fast_config,
+    final_state,
+    parse_events,
+    run_text,
+    spawn_text_daemon,
+    voiced_env,
+)
 from tests.llm.messages_api import MessagesApi, Recorded, Reply, json_message
 
 
@@ -66,12 +73,7 @@ def cheesy(request: Recorded) -> Reply:
 async def test_the_llm_tier_through_the_daemon(tmp_path: Path) -> None:
     async with MessagesApi(responder=cheesy) as api:
         env = voiced_env(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=api.url)
-        cmd = voiced("run", "--config", str(fast_config(tmp_path)), "--cell", "sandwich",
-                     "--text", "-", "--controller", "sim", "--events", "-")  # fmt: skip
-        proc = await asyncio.create_subprocess_exec(
-            *cmd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=env,
-        )  # fmt: skip
+        proc = await spawn_text_daemon(fast_config(tmp_path), env)
         session = b"computer give it the cheesy treatment\n\nyes\n"
         stdout, stderr = await asyncio.wait_for(proc.communicate(session), 120)
         requests = api.messages
@@ -90,12 +92,7 @@ async def test_an_unreachable_model_falls_back_to_the_grammars_reason(tmp_path: 
     env = voiced_env(tmp_path, ANTHROPIC_API_KEY="test-key",
                      ANTHROPIC_BASE_URL="http://127.0.0.1:9")  # fmt: skip
     config = fast_config(tmp_path, "[llm]\nretries = 0\ntimeout = 2.0\n")
-    cmd = voiced("run", "--config", str(config), "--cell", "sandwich", "--text", "-",
-                 "--controller", "sim", "--events", "-")  # fmt: skip
-    proc = await asyncio.create_subprocess_exec(
-        *cmd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE, env=env,
-    )  # fmt: skip
+    proc = await spawn_text_daemon(config, env)
     stdout, stderr = await asyncio.wait_for(
         proc.communicate(b"computer give it the cheesy treatment\n\n"), 120
     )

@@ -22,6 +22,7 @@ from tests.e2e.helpers import (
     parse_events,
     run_text,
     say_and_wait_for_motion,
+    spawn_text_daemon,
     start_daemon,
     voiced,
     voiced_env,
@@ -141,12 +142,7 @@ def _slow_resolver(request: Recorded) -> Reply:
 async def test_stop_during_a_model_request_cancels_it(tmp_path: Path) -> None:
     async with MessagesApi(responder=_slow_resolver) as api:
         env = voiced_env(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=api.url)
-        cmd = voiced("run", "--config", str(fast_config(tmp_path)), "--cell", "sandwich",
-                     "--text", "-", "--controller", "sim", "--events", "-")  # fmt: skip
-        proc = await asyncio.create_subprocess_exec(
-            *cmd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=env,
-        )  # fmt: skip
+        proc = await spawn_text_daemon(fast_config(tmp_path), env)
         assert proc.stdin is not None
         proc.stdin.write(b"computer slap cheese on the bread\n\n")
         await proc.stdin.drain()
