@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -117,17 +118,23 @@ def test_idle_cpu_is_the_slope_after_the_warm_up() -> None:
     assert metrics.idle_cpu_percent(samples[:1], 5.0) is None
 
 
+def quick_run(module: str, title: str, tmp_path: Path, timeout: int) -> dict[str, Any]:
+    """`python -m bench.MODULE --quick --json`: it succeeds, prints its report, and the JSON."""
+    out = tmp_path / f"{module}.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", f"bench.{module}", "--quick", "--json", str(out)],
+        cwd=REPO, capture_output=True, text=True, timeout=timeout,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    assert title in proc.stdout
+    report: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    return report
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not HAVE_TOOLS, reason="espeak-ng and sox are not installed")
 def test_quick_evaluation_writes_sane_figures(tmp_path: Path) -> None:
-    out = tmp_path / "figures.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "bench.evaluate", "--quick", "--json", str(out)],
-        cwd=REPO, capture_output=True, text=True, timeout=240,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
-    assert "spoken-command benchmark" in proc.stdout
-    f = json.loads(out.read_text(encoding="utf-8"))
+    f = quick_run("evaluate", "spoken-command benchmark", tmp_path, 240)
     assert f["mode"] == "quick" and f["machine"]["cores"] >= 1
     acc = f["accuracy"]["all"]
     assert acc["runs"] >= 3 and 0.0 <= acc["accuracy"] <= 1.0
@@ -145,14 +152,7 @@ def test_quick_evaluation_writes_sane_figures(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.skipif(not HAVE_TOOLS, reason="espeak-ng and sox are not installed")
 def test_quick_talk_over_run_writes_sane_figures(tmp_path: Path) -> None:
-    out = tmp_path / "talkover.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "bench.talkover", "--quick", "--json", str(out)],
-        cwd=REPO, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
-    assert "# Talking over the daemon" in proc.stdout
-    report = json.loads(out.read_text(encoding="utf-8"))
+    report = quick_run("talkover", "# Talking over the daemon", tmp_path, 300)
     f, runs = report["figures"], report["runs"]
     assert len(runs) == 2 and f["failed_runs"] == 0
     talk = [r for r in runs if r["kind"] == "command"]
@@ -164,14 +164,7 @@ def test_quick_talk_over_run_writes_sane_figures(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.skipif(not HAVE_TOOLS, reason="espeak-ng and sox are not installed")
 def test_quick_stop_run_writes_sane_figures(tmp_path: Path) -> None:
-    out = tmp_path / "stops.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "bench.stops", "--quick", "--json", str(out)],
-        cwd=REPO, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
-    assert "# Stop in noise" in proc.stdout
-    report = json.loads(out.read_text(encoding="utf-8"))
+    report = quick_run("stops", "# Stop in noise", tmp_path, 300)
     assert len(report["stops"]) == 2 and report["talk"] == []
     recall = report["figures"]["recall"]
     assert recall["said"] >= 1 and 0 <= recall["heard"] <= recall["said"]
