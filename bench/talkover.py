@@ -43,6 +43,9 @@ class Run:
     condition: Condition
     echo_db: float
     daemon_voice: str
+    reply: bool = True
+    """False: the same audio with the daemon silent (what the recogniser gets right on its own,
+    the ceiling for talking over a reply)."""
 
 
 def _conditions(
@@ -83,6 +86,7 @@ def plan(quick: bool) -> list[Run]:
         for echo in (-6.0, 6.0):
             for i, cond in enumerate(_conditions([(None, None)])):
                 runs.append(Run(session, cond, echo, DAEMON_VOICES[(i + j) % 5]))
+    runs += [replace(r, reply=False) for r in runs if r.echo_db == 0]
     for j, session in enumerate(FIRST_REPLY):
         for i, cond in enumerate(_conditions([(None, None), ("pink", 20.0)])):
             runs.append(Run(session, cond, 0.0, DAEMON_VOICES[(i + j) % 5]))
@@ -98,7 +102,8 @@ def plan(quick: bool) -> list[Run]:
 
 def config_for(run: Run, settings: tuple[str, ...] = ()) -> str:
     """The run's config: fast motion, the daemon's voice, and `section.key=value` settings."""
-    sections: dict[str, list[str]] = {"tts": [f'voice = "{run.daemon_voice}"']}
+    voice = f'voice = "{run.daemon_voice}"' if run.reply else 'engine = "null"'
+    sections: dict[str, list[str]] = {"tts": [voice]}
     for setting in settings:
         name, value = setting.split("=", 1)
         section, key = name.strip().split(".", 1)
@@ -125,6 +130,7 @@ def execute(run: Run, settings: tuple[str, ...] = ()) -> dict[str, Any]:
     record: dict[str, Any] = {
         "cell": session.cell, "session": session.name, "kind": session.kind,
         **asdict(run.condition), "echo_db": run.echo_db, "daemon_voice": run.daemon_voice,
+        "reply": run.reply,
         "returncode": result.returncode,
         "correct": final is not None and final == expected if expected is not None else None,
         "final_state": final, "expected_state": expected,
@@ -150,6 +156,8 @@ def _rate(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def figures(records: list[dict[str, Any]], elapsed_s: float) -> dict[str, Any]:
+    silent = [r for r in records if not r.get("reply", True)]
+    records = [r for r in records if r.get("reply", True)]
     first = [r for r in records if r["kind"] == "command" and r["session"].startswith("first")]
     talk = [r for r in records if r["kind"] == "command" and r not in first]
     by: dict[str, Any] = {}
@@ -167,6 +175,8 @@ def figures(records: list[dict[str, Any]], elapsed_s: float) -> dict[str, Any]:
         "machine": machine_info(), "elapsed_s": round(elapsed_s, 1),
         "talk_over": {k: _rate(v) for k, v in sorted(by.items())},
         "talk_over_at_20db": _rate([r for r in talk if r["snr_db"] == 20 and r["echo_db"] == 0]),
+        "no_reply": {"clean": _rate([r for r in silent if r["noise"] is None]),
+                     "20db": _rate([r for r in silent if r["snr_db"] == 20])},
         "first_reply": _rate(first),
         "replies": sum(r["replies"] for r in own),
         "replies_without_operator": sum(r["replies"] for r in own if r["kind"] == "replies"),
@@ -177,6 +187,10 @@ def figures(records: list[dict[str, Any]], elapsed_s: float) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def _fraction(rate: dict[str, Any]) -> str:
+    return f"{rate['correct']}/{rate['runs']}"
+
+
 def markdown(fig: dict[str, Any]) -> str:
     lines = ["# Talking over the daemon", "", f"Machine: {fig['machine']}; {fig['elapsed_s']} s.",
              "", "| condition | acted on |", "|---|---|"]  # fmt: skip
@@ -184,7 +198,10 @@ def markdown(fig: dict[str, Any]) -> str:
         lines.append(f"| {key} | {r['correct']}/{r['runs']} ({100 * (r['rate'] or 0):.1f} %) |")
     r20 = fig["talk_over_at_20db"]
     lines += ["", f"Commands said over a reply, 20 dB, echo 0 dB: **{r20['correct']}/{r20['runs']}"
-              f"** (target ≥ 95 %).", "",
+              f"** (target ≥ 95 %). The same audio with the daemon silent: "
+              f"{_fraction(fig['no_reply']['20db'])} at 20 dB and "
+              f"{_fraction(fig['no_reply']['clean'])} clean, what the recogniser gets right on "
+              "its own (a ceiling for talking over a reply).", "",
               f"Over the first reply after start-up (the canceller has heard nothing yet; clean "
               f"and pink 20 dB): {fig['first_reply']['correct']}/{fig['first_reply']['runs']}.",
               "",

@@ -61,6 +61,20 @@ def test_a_command_said_over_a_reply_cuts_it_off_and_is_acted_on(tmp_path: Path)
 
 
 @pytest.mark.slow
+def test_yes_said_over_the_question_answers_it(tmp_path: Path) -> None:
+    # "start over" is whole at once (it ends on "over", but needs nothing more), so the
+    # question is asked and the "yes" said 0.5 s later, over it, answers it: it must not join
+    # the command as "start over yes".
+    wav = tmp_path / "confirm.wav"
+    lines = [*WARM_UP, "computer add bread", "", "", "computer start over", "yes", ""]
+    render_session(lines, wav, gap_s=0.5)
+    events, _ = run_audio(tmp_path / "run", "sandwich", wav)
+    assert [e["text"] for e in kinds(events, "submit")][-1] == "start over", heard(events)
+    assert final_state(events)["zones"]["assembly_fixture"] == [], heard(events)
+    assert final_state(events)["position"] == "home"
+
+
+@pytest.mark.slow
 def test_its_own_replies_trigger_nothing(tmp_path: Path) -> None:
     questions = ["computer where are you", "computer what positions are available",
                  "computer mode query", "computer which tool are you holding"]  # fmt: skip

@@ -34,6 +34,11 @@ def _interpreter(cell: str, tmp_path: Path) -> Interpreter:
         ("sandwich", "add bread.", True),
         ("sandwich", "", False),
         ("blocks", "stack the blue cube on the golden cube", False),  # no such cube
+        ("sandwich", "start over", True),  # ends on "over", but needs nothing more
+        ("sandwich", "Start over.", True),
+        ("sandwich", "put it back", True),  # a placing verb, but it undoes
+        ("sandwich", "put bread over", False),
+        ("weld", "start over", False),  # the weld grammar has no restart
     ],
 )
 def test_complete_offline(cell: str, text: str, complete: bool, tmp_path: Path) -> None:

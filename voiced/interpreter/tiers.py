@@ -29,6 +29,7 @@ from voiced.interpreter.grammar import Grammar, from_parse, remember
 from voiced.interpreter.learning import Learning, MemoryWriter
 from voiced.interpreter.phrasebank import PhraseBank
 from voiced.interpreter.result import Interpretation, SequenceStep, as_sequence, unknown
+from voiced.interpreter.semantic import VERB_PHRASES
 from voiced.llm import creative
 from voiced.llm.client import LlmClient
 from voiced.llm.creative_gen import offline_interpretation, supported
@@ -62,6 +63,11 @@ PLACING = frozenset(("put", "place", "move", "set", "stack", "lay"))
 """Verbs whose destination may still be coming ("put meat ... on the left")."""
 DESTINATION = frozenset(("on", "onto", "to", "at", "in", "into", "under", "over", "left", "right"))
 """Words that say where: with one of them a placing command is whole."""
+SELF_CONTAINED = frozenset(
+    phrase for key in ("restart", "undo", "mistake", "finish") for phrase in VERB_PHRASES[key]
+)
+"""Verb phrases that need nothing after them, though some end on a word that usually does
+("start over", "put it back")."""
 
 
 class Interpreter:
@@ -129,6 +135,8 @@ class Interpreter:
         grammar would act on its first part, and neither is a placing verb without its
         destination ("put meat" then "on the left" is one command, not two)."""
         words = normalize(text).split()
+        if " ".join(words) in SELF_CONTAINED:
+            return self.grammar.parse(text, scene, last_sequence).success
         if not words or words[-1] in DANGLING:
             return False
         if words[0] in PLACING and not DESTINATION.intersection(words):
