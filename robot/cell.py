@@ -169,6 +169,10 @@ class MotionParams:
     """How far above a pick, place or stand the arm approaches from (`approach` in steps)."""
 
 
+GOFA_REACH_MM = 950.0
+"""ABB GoFa CRB 15000: 950 mm from axis 1 to the wrist centre."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """What the cell physically allows; the compiler refuses anything beyond."""
@@ -183,6 +187,8 @@ class Limits:
     """Gripper fully closed, mm (`closed`)."""
     gripper_max: float
     """Gripper fully open, mm (`open`)."""
+    reach_mm: float = GOFA_REACH_MM
+    """How far from the base axis the arm reaches, mm: no workspace bound lies beyond it."""
 
 
 @dataclass(frozen=True)

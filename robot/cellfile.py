@@ -16,6 +16,7 @@ from typing import Any
 
 from robot.arrangement import ARRANGEMENT_SITES
 from robot.cell import (
+    GOFA_REACH_MM,
     POSE_ROLES,
     SITE_KINDS,
     Cell,
@@ -84,12 +85,16 @@ LIMIT_FIELDS = {
     "max_speed": "number",
     "gripper_min": "number",
     "gripper_max": "number",
+    "reach_mm": "number",
 }
 OBJECT_FIELDS = {"height_mm": "number", "width_mm": "number", "supply": "str"}
 SITE_FIELDS = {"kind": "str", "at": "xyz", "capacity": "int", "supports": "strs"}
 POSE_FIELDS = {"at": "xyz", "q": "quat", "role": "str"}
 TOOL_FIELDS = {"stand": "xyz", "q": "quat", "description": "str"}
 ROUTINE_FIELDS = {"tool": "str", "duration_ms": "int", "description": "str"}
+
+REACH_MAX_MM = 4000.0
+"""The longest reach of any arm voiced may drive (IRB 6700 class), a sanity bound."""
 
 _PLACEHOLDER = Scene(stacks={}, pose=Pose(0.0, 0.0, 0.0))
 
@@ -176,7 +181,8 @@ def _state_view(problems: Problems, keys: list[str]) -> tuple[str, ...]:
 
 
 def _limits(problems: Problems, data: object) -> Limits:
-    good = table(problems, data or {}, "limits", LIMIT_FIELDS, tuple(LIMIT_FIELDS))
+    required = tuple(k for k in LIMIT_FIELDS if k != "reach_mm")
+    good = table(problems, data or {}, "limits", LIMIT_FIELDS, required)
     low = tuple(float(v) for v in good.get("workspace_min", (-1e9, -1e9, -1e9)))
     high = tuple(float(v) for v in good.get("workspace_max", (1e9, 1e9, 1e9)))
     if any(lo >= hi for lo, hi in zip(low, high, strict=True)):
@@ -187,7 +193,16 @@ def _limits(problems: Problems, data: object) -> Limits:
         max_speed=float(good.get("max_speed", 1e9)),
         gripper_min=float(good.get("gripper_min", 0.0)),
         gripper_max=float(good.get("gripper_max", 1e9)),
+        reach_mm=float(good.get("reach_mm", GOFA_REACH_MM)),
     )
+    if not 0 < limits.reach_mm <= REACH_MAX_MM:
+        problems.add("limits.reach_mm", f"must be above 0 and at most {REACH_MAX_MM:g} mm")
+    for key, bounds in (("workspace_min", low), ("workspace_max", high)):
+        if key in good and any(abs(v) > limits.reach_mm for v in bounds):
+            problems.add(
+                f"limits.{key}",
+                f"is beyond the arm's reach ({limits.reach_mm:g} mm, limits.reach_mm) on an axis",
+            )
     if limits.max_speed <= 0:
         problems.add("limits.max_speed", "must be above 0")
     if limits.gripper_min >= limits.gripper_max:

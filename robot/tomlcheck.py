@@ -6,6 +6,7 @@ was usable, so one pass over a file reports everything wrong with it.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Collection, Mapping
 from typing import Any
@@ -17,15 +18,15 @@ _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 FIELD_KINDS: Mapping[str, str] = {
     "str": "a string",
     "int": "an integer",
-    "number": "a number",
+    "number": "a finite number",
     "bool": "true or false",
-    "xyz": "an array of 3 numbers [x, y, z]",
-    "quat": "an array of 4 numbers [q1, q2, q3, q4]",
+    "xyz": "an array of 3 finite numbers [x, y, z]",
+    "quat": "an array of 4 finite numbers [q1, q2, q3, q4]",
     "strs": "an array of strings",
     "table": "a table",
     "tables": "an array of tables",
     "value": "a string or a number",
-    "numbers": "a table of numbers",
+    "numbers": "a table of finite numbers",
     "strings": "a table of strings",
 }
 """Field kind -> how it is described in messages."""
@@ -56,12 +57,15 @@ def type_name(value: object) -> str:
     """A TOML-ish name for the type of `value`, for messages."""
     if isinstance(value, bool):
         return "a boolean"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else f"{value}"
     if isinstance(value, int | float):
         return "a number"
     if isinstance(value, str):
         return "a string"
     if isinstance(value, list):
-        return "an array"
+        odd = [type_name(v) for v in value if isinstance(v, float) and not math.isfinite(v)]
+        return f"an array holding {odd[0]}" if odd else "an array"
     if isinstance(value, dict):
         return "a table"
     return "null" if value is None else type(value).__name__
@@ -69,7 +73,8 @@ def type_name(value: object) -> str:
 
 def is_kind(value: object, kind: str) -> bool:
     """Whether `value` has field kind `kind` (a key of FIELD_KINDS)."""
-    number = isinstance(value, int | float) and not isinstance(value, bool)
+    # TOML has nan and inf: no length, speed or pose is either.
+    number = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     match kind:
         case "str":
             return isinstance(value, str)
