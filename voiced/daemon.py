@@ -58,6 +58,8 @@ log = structlog.get_logger(__name__)
 
 END_OF_INPUT_PAUSE = 3600.0
 """Input-clock seconds added at end of input: longer than every timer that listens."""
+END_OF_INPUT_ROUNDS = 4
+"""How many times the clock moves on at end of input (a query, then its question...)."""
 
 
 @dataclass(frozen=True)
@@ -375,8 +377,20 @@ class Daemon:
                     self.events.emit("utterance", {"text": event.text})
                     await router.dispatch(utterance)
             await router.tick(event.t)
-        await self.pipeline.wait_accepted()
-        await router.tick(source.clock + END_OF_INPUT_PAUSE)
+        await self._run_out(router, source.clock)
+
+    async def _run_out(self, router: CommandRouter, clock: float) -> None:
+        """End of input: let every timer that listens run out. A query that times out is
+        submitted, and its interpretation may ask a question whose own timer starts then, so
+        the clock moves on again until nothing new is waiting."""
+        assert self.pipeline is not None
+        for round_ in range(1, END_OF_INPUT_ROUNDS + 1):
+            await self.pipeline.wait_accepted()
+            top = router.top
+            await router.tick(clock + round_ * END_OF_INPUT_PAUSE)
+            await self.pipeline.wait_accepted()
+            if router.top is top and router.top is router.stack[0]:
+                return
 
     async def _feed_audio(self, router: CommandRouter) -> None:
         """Utterances from the listener enter the router like typed lines; activity and ticks
@@ -409,8 +423,7 @@ class Daemon:
                 await router.tick(event.t)
             else:
                 self.front.describe(event)
-        await self.pipeline.wait_accepted()
-        await router.tick(listener.now + END_OF_INPUT_PAUSE)
+        await self._run_out(router, listener.now)
         await self.front.feedback.drain()
 
     async def _feed_queue(self, router: CommandRouter) -> None:
@@ -423,8 +436,7 @@ class Daemon:
             with correlation(item.correlation_id) as cid:
                 self.events.emit("utterance", {"text": item.text, "queued": item.id})
                 outcome = pipeline.submit(item.text, cid)
-                await pipeline.wait_accepted()
-                await router.tick(router.now + END_OF_INPUT_PAUSE)
+                await self._run_out(router, router.now)
                 return await outcome
 
         done = await work_off(DeferredQueue(self.session.data.queue), handle)
@@ -436,8 +448,7 @@ class Daemon:
         with correlation() as cid:
             self.events.emit("utterance", {"text": f"run task {run_id}", "replay": run_id})
             outcome = self.pipeline.submit(f"run task {run_id}", cid)
-            await self.pipeline.wait_accepted()
-            await router.tick(router.now + END_OF_INPUT_PAUSE)
+            await self._run_out(router, router.now)
             result = await outcome
         self.events.emit("replay", {"run_id": run_id, "ok": result.ok, "message": result.message})
 

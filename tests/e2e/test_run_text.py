@@ -64,6 +64,14 @@ def test_end_of_input_submits_what_is_pending(tmp_path: Path) -> None:
     assert final_state(events)["zones"]["assembly_fixture"] == ["cheese"]
 
 
+def test_a_question_asked_at_end_of_input_times_out_instead_of_hanging(tmp_path: Path) -> None:
+    # The last query is sent when the input ends, and the question it asks starts its timer
+    # only then: the daemon must still run it out and exit.
+    events, proc = run_text(tmp_path, "sandwich", "computer start over", timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert [e["answer"] for e in events if e["event"] == "confirmation"] == ["timeout"]
+
+
 def test_several_commands_build_a_sandwich_across_zones(tmp_path: Path) -> None:
     session = "computer add bread\ncheese and tomato\n\ncomputer put meat on the left\n\n"
     events, proc = run_text(tmp_path, "sandwich", session)
