@@ -30,6 +30,22 @@ def state_view(cell: Cell, scene: Scene) -> dict[str, Any]:
     return {key: _GETTERS[key](cell, scene) for key in cell.state_view}
 
 
+def world(cell: Cell, scene: Scene) -> dict[str, Any]:
+    """What is physically there, whatever the cell's view: every zone's stack (as `final_state`
+    shows zones), the held object, what was let go away from any place, the pose and the
+    gripper opening. The simulator writes it on exit (`voiced sim --world-out`)."""
+    p = scene.pose
+    return {
+        "zones": _GETTERS["zones"](cell, scene),
+        "holding": scene.holding,
+        "dropped": list(scene.dropped),
+        "pose": {"x": p.x, "y": p.y, "z": p.z, "q": list(p.q)},
+        "gripper_mm": scene.gripper,
+        "tool": scene.tool,
+        "stacks": {site: list(objects) for site, objects in scene.stacks.items()},
+    }
+
+
 def _stack(scene: Scene, site: str) -> tuple[str, ...]:
     return tuple(scene.stacks.get(site, ()))
 

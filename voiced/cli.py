@@ -10,6 +10,7 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 import structlog
@@ -28,7 +29,7 @@ from voiced.config import (
 )
 from voiced.errors import ProblemsError, VoicedError
 from voiced.logs import configure_logging
-from voiced.paths import DataDir, ensure_data_dir, resolve_data_dir
+from voiced.paths import DataDir, atomic_write_json, ensure_data_dir, resolve_data_dir
 
 log = structlog.get_logger(__name__)
 
@@ -128,6 +129,8 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--host", default="127.0.0.1")
     sim.add_argument("--port", type=int, default=1025)
     sim.add_argument("--time-scale", type=float, default=1.0)
+    sim.add_argument("--world-out", type=Path, metavar="PATH",
+                     help="on exit (SIGTERM or SIGINT) write the world here as JSON")  # fmt: skip
     sim.set_defaults(handler=_cmd_sim)
     return parser
 
@@ -399,15 +402,25 @@ def _cmd_sim(args: argparse.Namespace) -> int:
     configure_logging("info", "auto")
     cell = load_cell(args.cell)
     scene = load_scene_file(cell, args.scene) if args.scene else cell.initial_scene
-    asyncio.run(_serve_sim(cell, scene, args.host, args.port, args.time_scale))
+    final = asyncio.run(_serve_sim(cell, scene, args.host, args.port, args.time_scale))
+    if args.world_out is not None and final is not None:
+        from robot.view import world
+
+        atomic_write_json(args.world_out, world(cell, final))
     return 0
 
 
-async def _serve_sim(cell: Cell, scene: Scene, host: str, port: int, time_scale: float) -> None:
-    """The standalone simulator until SIGTERM or SIGINT; prints its ports once listening."""
+async def _serve_sim(
+    cell: Cell, scene: Scene, host: str, port: int, time_scale: float
+) -> Scene | None:
+    """The standalone simulator until SIGTERM or SIGINT; prints its ports once listening.
+    Returns its world's last scene (None if it never started)."""
     from robot.simulator import Simulator, serve_forever
 
+    running: list[Simulator] = []
+
     def ready(sim: Simulator) -> None:
+        running.append(sim)
         print(f"simulating {cell.name} on {host}: motion port {sim.motion_port}, "
               f"control port {sim.control_port}", flush=True)  # fmt: skip
 
@@ -419,6 +432,7 @@ async def _serve_sim(cell: Cell, scene: Scene, host: str, port: int, time_scale:
         loop.add_signal_handler(sig, server.cancel)
     with contextlib.suppress(asyncio.CancelledError):
         await server
+    return running[0].scene if running else None
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ knows the real cell state from the scene it saved."""
 
 from __future__ import annotations
 
+import json
 import re
 import signal
 import subprocess
@@ -66,6 +67,30 @@ def test_a_corrupt_saved_scene_is_refused_by_name(
     assert str(saved) in proc.stderr
     assert "avocado" in proc.stderr
     assert saved.read_text(encoding="utf-8").count("avocado") == 1, "the file is left as it was"
+
+
+def test_world_out_is_the_world_the_daemon_reports(tmp_path: Path) -> None:
+    world_file = tmp_path / "world.json"
+    proc = subprocess.Popen(
+        voiced("sim", "--cell", "sandwich", "--port", "0", "--time-scale", "0.02",
+               "--world-out", str(world_file)),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=voiced_env(tmp_path),
+    )  # fmt: skip
+    assert proc.stdout is not None
+    found = PORTS.search(proc.stdout.readline())
+    assert found
+    run = run_against(tmp_path, (int(found.group(1)), int(found.group(2))),
+                      "computer add bread and cheese\n\n")  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=10)
+    assert proc.returncode == 0
+    world = json.loads(world_file.read_text(encoding="utf-8"))
+    assert world["zones"] == final_state(parse_events(run.stdout))["zones"]
+    assert world["zones"]["assembly_fixture"] == ["bread", "cheese"]
+    assert world["holding"] is None and world["dropped"] == []
+    assert set(world["pose"]) == {"x", "y", "z", "q"}
+    assert world["gripper_mm"] >= 0
 
 
 def test_an_unreachable_controller_is_named(tmp_path: Path) -> None:
