@@ -121,6 +121,19 @@ class ControllerLink:
         return self._conn is not None and not self._conn.lost.is_set()
 
     @property
+    def closing(self) -> bool:
+        """Whether `close` was called (the daemon is shutting down)."""
+        return self._closing.is_set()
+
+    async def wait_lost(self) -> str:
+        """Until the current connection is lost (at once if there is none); why it was."""
+        conn = self._conn
+        if conn is None:
+            return "not connected"
+        await conn.lost.wait()
+        return str(conn.lost_reason or "the link closed")
+
+    @property
     def last_done(self) -> int:
         """The highest seq the controller said it completed in this session (HELLO replies)."""
         return 0 if self._conn is None else self._conn.last_done

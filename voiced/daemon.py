@@ -103,6 +103,8 @@ class Daemon:
         self._stack = contextlib.AsyncExitStack()
         self.services: DaemonServices
         self._healthy = True
+        self._mode = session.config.daemon.mode
+        self._link: str | None = None
 
     async def run(self) -> int:
         loop = asyncio.get_running_loop()
@@ -183,8 +185,12 @@ class Daemon:
             history=self.history,
             review=self.config.review,
             interpreter=self._interpreter(),
+            status=self._link_status,
         )
         self.pipeline = pipeline
+        # The controller's report is the truth from the first moment (issue 14): the saved
+        # scene is corrected by it before anything can move.
+        await pipeline.reconcile("connected")
         targets = build_targets(self.config, session.data, self.events)
         services = DaemonServices(self.events, pipeline, targets, self.config.tts.voices)
         self.services = services
@@ -193,6 +199,7 @@ class Daemon:
         async with asyncio.TaskGroup() as group:
             worker = group.create_task(pipeline.run(), name="robot-pipeline")
             acceptor = group.create_task(pipeline.accept(), name="acceptance")
+            keeper = group.create_task(pipeline.keeper.run(), name="link-keeper")
             watchdog = self._start_watchdog(group)
             feeder = group.create_task(self._feed(router), name="input")
             speech = group.create_task(front.feedback.run(), name="speech") if front else None
@@ -203,7 +210,7 @@ class Daemon:
             ended_by_signal = await self._wait_for_end(feeder)
             await self._finish(feeder, pipeline, ended_by_signal)
             unsubscribe()
-            for task in (worker, acceptor, watchdog, speech):
+            for task in (worker, acceptor, keeper, watchdog, speech):
                 if task is not None:
                     task.cancel()
         self._emit_final_state()
@@ -270,7 +277,14 @@ class Daemon:
         return withdraw
 
     def _announce_status(self, mode: str) -> None:
-        self.notifier.status(f"listening: {mode} mode, cell {self.session.cell.name}")
+        self._mode = mode
+        link = f"; controller {self._link}" if self._link else ""
+        self.notifier.status(f"listening: {mode} mode, cell {self.session.cell.name}{link}")
+
+    def _link_status(self, text: str | None) -> None:
+        """The link keeper's word for STATUS= ("link lost, reconnecting"); None: it is up."""
+        self._link = text
+        self._announce_status(self._mode)
 
     def _on_event(self, record: dict[str, Any]) -> None:
         if record["event"] == "frame" and record.get("action") == "mode":
@@ -296,9 +310,13 @@ class Daemon:
         if interval is None:
             return None
         return group.create_task(
-            run_watchdog(self.notifier, interval, lambda: self._healthy, self.shutdown),
+            run_watchdog(self.notifier, interval, self._is_healthy, self.shutdown),
             name="watchdog",
         )
+
+    def _is_healthy(self) -> bool:
+        """Healthy, and the controller link up or its keeper still trying."""
+        return self._healthy and (self.pipeline is None or self.pipeline.keeper.healthy)
 
     async def _wait_for_end(self, feeder: asyncio.Task[None]) -> bool:
         """Wait until the input ends or a signal arrives; True for a signal."""

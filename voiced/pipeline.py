@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import structlog
@@ -26,8 +26,9 @@ from robot.cell import Cell
 from robot.compiler import Program, compile_sequence
 from robot.executor import ControllerLink, RunReport
 from robot.scene import Scene
+from rules.normalize import normalize
 from voiced.config import ReviewConfig
-from voiced.errors import VoicedError
+from voiced.errors import ControllerConnectionError, VoicedError
 from voiced.events import EventLog
 from voiced.history import History, Run
 from voiced.intent import ReplayRequest, replay_request
@@ -36,9 +37,11 @@ from voiced.interpreter.grammar import is_learning
 from voiced.interpreter.learning import LearningRefused
 from voiced.interpreter.result import Interpretation, SequenceStep, as_sequence, unknown
 from voiced.interpreter.tiers import Interpreter, Understood
+from voiced.linkkeeper import LinkKeeper
 from voiced.logs import correlation
 from voiced.pending import Outcome, PendingWork, Ticket, Withdraw, dropped_sentence
 from voiced.questions import Questions, is_question
+from voiced.reconcile import Interrupted, describe, reconcile, rest_of
 from voiced.review import read_back, revise
 from voiced.sequence_builder import build
 from voiced.targets.base import TargetResult
@@ -47,6 +50,11 @@ log = structlog.get_logger(__name__)
 
 RECONNECT_ATTEMPTS = 5
 """Attempts (with backoff, about 6 s in all) to reach a lost controller before giving up."""
+LINK_WAIT_S = 8.0
+"""How long a new command waits for the link keeper to bring a lost link back."""
+CONTINUE = frozenset(("continue", "carry on", "go on", "keep going", "resume", "please continue",
+                      "continue please", "finish it", "finish that", "finish the job"))  # fmt: skip
+"""What the operator says to finish a command cut short (asked first, re-planned)."""
 
 Ask = Callable[[str, Callable[[str], None], Callable[[str], None]], Withdraw]
 """Read a plan back to the operator: the first callback gets "yes", "no" or "timeout", the
@@ -93,6 +101,7 @@ class RobotPipeline:
         trace_dir: Path | None = None,
         history: History | None = None,
         review: ReviewConfig | None = None,
+        status: Callable[[str | None], None] = lambda text: None,
     ) -> None:
         # The interpreter's cell carries the composites learned in earlier runs (tier 2).
         self.cell = interpreter.cell
@@ -120,6 +129,11 @@ class RobotPipeline:
         self._idle = asyncio.Event()
         self._idle.set()
         self.runs = 0
+        self.interrupted: Interrupted | None = None
+        """The last command cut short, until the operator continues it or says something else."""
+        self._reconciled = True
+        """False from a lost link until the controller's report has corrected the scene."""
+        self.keeper = LinkKeeper(link, events, self.reconcile, status)
 
     # -- accepting commands ----------------------------------------------------------------
 
@@ -180,6 +194,9 @@ class RobotPipeline:
     async def _accept(self, ticket: Ticket) -> None:
         text, correlation_id = ticket.text, ticket.correlation_id
         if is_question(text) and self._answer(ticket):
+            return
+        if normalize(text) in CONTINUE:
+            self._continue(ticket)
             return
         understood = (
             Understood(replay)
@@ -354,6 +371,7 @@ class RobotPipeline:
         return True, "Learned."
 
     def _enqueue(self, job: Job) -> None:
+        self.interrupted = None  # a new command starts fresh; "continue" planned its own
         self._last_goals = job.goals or self._last_goals
         self.planned = job.program.expected
         self._idle.clear()
@@ -384,10 +402,14 @@ class RobotPipeline:
             self._after_fault(job, "a command failed")
 
     async def _execute(self, job: Job) -> None:
-        # Re-checked against the real scene: it differs from the planned one only if something
-        # went wrong in between, and then this must not run blind.
+        if not await self._ready_controller(job.ticket):
+            return  # a stop came while the link was being readied; the stop settled it
+        # Re-checked against the real scene, once the controller's report has corrected it: it
+        # differs from the planned one only if something went wrong in between, and then this
+        # must not run blind.
+        before = self.scene
         sequence = [s.to_dict() for s in job.interpretation.sequence]
-        compiled = compile_sequence(self.cell, self.scene, sequence)
+        compiled = compile_sequence(self.cell, before, sequence)
         if compiled.program is None:
             issues = [issue.message for issue in compiled.errors]
             self.events.emit("error", {"kind": "validation", "issues": issues})
@@ -395,15 +417,13 @@ class RobotPipeline:
             self._finish(job.ticket, "failed", f"I can no longer do that: {issues[0]}")
             self._after_fault(job, "the scene changed")
             return
-        if not await self._ready_controller(job.ticket):
-            return  # a stop came while the link was being readied; the stop settled it
         # No await between this check and the first line: a stop now interrupts the run.
         self.pending.release(job.ticket)
         self._update(job.ticket, "running")
         self.runs += 1
         trace = self.trace_dir / f"tcp_commands-{self.runs:04d}.json" if self.trace_dir else None
         report = await self.link.run(compiled.program.primitives, trace_path=trace)
-        self._track(compiled.program, report)
+        self._track(job.text, before, compiled.program, report)
         if report.complete:
             self._finish(job.ticket, "completed", "Done.", ok=True)
             if job.understood is not None:
@@ -414,12 +434,22 @@ class RobotPipeline:
             await self._after_cut_short(job, report)
 
     async def _ready_controller(self, ticket: Ticket) -> bool:
-        """Before a new command: reconnect a lost link and clear a halt (STOP, heartbeat loss,
-        disconnect). This is the operator's new command, not the old plan coming back: what was
-        cut short stays cut short. False if a stop came meanwhile (then the halt stays)."""
-        if not self.link.connected:
+        """Before a new command: reconnect a lost link, correct the scene with the controller's
+        report, and clear a halt (STOP, heartbeat loss, disconnect). This is the operator's new
+        command, not the old plan coming back: what was cut short stays cut short. False if a
+        stop came meanwhile (then the halt stays)."""
+        if self.keeper.active:
+            if not (self.keeper.up.is_set() and self.link.connected):
+                self.speak("Waiting for the controller link.")
+                await asyncio.sleep(0)  # let the keeper see the loss first
+                if not await self.keeper.wait_up(LINK_WAIT_S) or not self.link.connected:
+                    raise ControllerConnectionError("the controller link is down; reconnecting")
+        elif not self.link.connected:
             self.speak("Reconnecting to the controller.")
             await self.link.reconnect(max_attempts=RECONNECT_ATTEMPTS)
+            self._reconciled = False
+        if not self._reconciled:
+            await self.reconcile("reconnected")
         state = await self.link.state()
         if not self.pending.current(ticket):
             return False
@@ -428,12 +458,90 @@ class RobotPipeline:
             await self.link.resume()
         return self.pending.current(ticket)
 
-    def _track(self, program: Program, report: RunReport) -> None:
+    def _track(self, text: str, before: Scene, program: Program, report: RunReport) -> None:
+        """The scene after a run, from what the controller said completed. After a lost link
+        some outcomes are unknown: nothing is saved until the reconnect has settled them and
+        the controller's report has corrected the scene (`reconcile`)."""
         if report.complete:
             self.scene = program.expected
+            self.interrupted = None
         else:
-            self.scene = scene_after_partial_run(self.cell, self.scene, program, report.completed)
+            self.scene = scene_after_partial_run(self.cell, before, program, report.completed)
+            self.interrupted = Interrupted(text, program, before, frozenset(report.completed),
+                                           report.run, settled=not report.unknown)  # fmt: skip
+        if report.lost:
+            self._reconciled = False
+            return
         self.save_scene(self.scene)
+
+    async def reconcile(self, why: str) -> None:
+        """Make the scene agree with the controller: the outcomes the reconnect settled, then
+        its report of pose, gripper and tool. Saves the scene and tells the operator what the
+        arm holds, where it is and what was not done. `why`: connected, reconnected, cut_short."""
+        cut = self.interrupted
+        report = self.link.last_report
+        if (
+            cut is not None
+            and not cut.settled
+            and report is not None
+            and report.run == cut.run
+            and not report.unknown
+        ):
+            cut = replace(cut, completed=frozenset(report.completed), settled=True)
+            self.interrupted = cut
+            self.scene = scene_after_partial_run(self.cell, cut.before, cut.program,
+                                                 sorted(cut.completed))  # fmt: skip
+        state = await self.link.state()
+        fixed = reconcile(self.cell, self.scene, state)
+        self.scene = self.planned = fixed.scene
+        self._reconciled = True
+        self.save_scene(self.scene)
+        not_done = cut.not_done(self.cell) if cut is not None else []
+        self.events.emit("reconciled", {
+            "why": why, "changes": list(fixed.changes), "status": state.status,
+            "halt_reason": state.halt_reason, "last_done": state.last_done,
+            "holding": self.scene.holding, "tool": self.scene.tool,
+            "not_done": not_done,
+        })  # fmt: skip
+        if fixed.changes:
+            log.warning("the controller corrected the scene", changes=list(fixed.changes))
+        if why == "reconnected" or fixed.changes:
+            said = [f"The controller is back. {describe(self.cell, self.scene)}"]
+            if cut is not None and not_done:
+                said.append(f"Not done: {', '.join(not_done)}. Say continue to finish it.")
+            self.speak(" ".join(said))
+
+    def _continue(self, ticket: Ticket) -> None:
+        """ "continue": the rest of the command cut short, re-planned from the reconciled
+        scene and read back first."""
+        cut = self.interrupted
+        if cut is None or self._queue.qsize() or self._running:
+            self._refuse(ticket, "There is nothing to continue.")
+            return
+        rest = rest_of(self.cell, cut, self.planned)
+        cannot = f"I cannot finish that from here. {describe(self.cell, self.planned)}"
+        if rest is None:
+            self._refuse(ticket, cannot)
+            return
+        if not rest:
+            self._refuse(ticket, "That was already done.")
+            return
+        meant = Interpretation(
+            f"Continue: {cut.text}", as_sequence(rest), composite_name=None, confidence=1.0,
+            source="continue", correlation_id=ticket.correlation_id,
+        )  # fmt: skip
+        checked = self._plan(meant)
+        if checked.compiled is None or checked.compiled.program is None:
+            self._refuse(ticket, cannot)
+            return
+        self._record(ticket, meant, "planned")
+        job = Job(ticket, checked.interpretation, checked.compiled.program, meant.sequence)
+        self._ask_first(job)
+
+    def _refuse(self, ticket: Ticket, feedback: str) -> None:
+        self.speak(feedback)
+        self.pending.release(ticket)
+        _settle(ticket.outcome, False, feedback)
 
     async def _after_cut_short(self, job: Job, report: RunReport) -> None:
         dropped = self._after_fault(job, "the last command did not finish")
@@ -441,9 +549,16 @@ class RobotPipeline:
             self.events.emit("error", {"kind": "controller", **report.to_dict()})
             self.speak(dropped_sentence(dropped, f"The controller refused: {report.error.reason}."))
         elif report.lost:
+            if not self.keeper.active:  # the keeper reports the loss itself
+                self.events.emit("error", {"kind": "link", "reason": report.lost_reason})
             lead = "I lost the controller link. The rest of the command was not run."
             self.speak(dropped_sentence(dropped, lead))
-        await self._refresh_pose()
+        if self.link.connected:
+            try:
+                await self.reconcile("cut_short")
+            except VoicedError as exc:
+                self._reconciled = False
+                log.warning("could not read the controller after a cut-short run", error=str(exc))
 
     def _after_fault(self, job: Job, reason: str) -> list[str]:
         """A run that failed or was cut short: what was said before it was planned on a scene
@@ -452,20 +567,6 @@ class RobotPipeline:
         if not self.pending.current(job.ticket):
             return []
         return self._drop(self._withdraw(), reason)
-
-    async def _refresh_pose(self) -> None:
-        """After a cut-short run the arm stopped part-way: ask the controller where it is."""
-        if not self.link.connected:
-            return
-        try:
-            state = await self.link.state()
-        except VoicedError as exc:
-            log.warning("could not read the pose after a stop", error=str(exc))
-            return
-        if state.pose is not None:
-            self.scene = self.scene.with_changes(pose=state.pose)
-            self.planned = self.scene
-            self.save_scene(self.scene)
 
     # -- stopping ----------------------------------------------------------------------------
 
