@@ -32,6 +32,7 @@ from robot.protocol import (
     Command,
     Done,
     Err,
+    Greeting,
     Hello,
     HelloReply,
     LineError,
@@ -84,6 +85,8 @@ class ControllerLink:
         heartbeat_timeout: float = 2.0,
         window: int = 4,
         on_line: OnLine | None = None,
+        key: bytes | None = None,
+        allow_unauthenticated: bool = False,
     ) -> None:
         if window < 1:
             raise ValueError(f"window must be at least 1, not {window}")
@@ -95,6 +98,13 @@ class ControllerLink:
         self.heartbeat_timeout = heartbeat_timeout
         self.window = window
         self.on_line = on_line
+        self.key = key
+        self.allow_unauthenticated = allow_unauthenticated
+        self.greeting: Greeting | None = None
+        """Who the controller said it is at the last (re)connect."""
+        self.replaced: str | None = None
+        """The identity of the controller a reconnect found replaced by another (until the
+        caller has dealt with it and cleared this)."""
         self.session = _new_session()
         """Eight hex digits, new per link; kept across reconnects so re-sent lines run once."""
         self.last_report: RunReport | None = None
@@ -171,9 +181,21 @@ class ControllerLink:
         conn = Connection(
             self.host, self.motion_port, self.control_port, session=self.session,
             connect_timeout=self.connect_timeout, heartbeat_interval=self.heartbeat_interval,
-            heartbeat_timeout=self.heartbeat_timeout, on_line=self.on_line,
+            heartbeat_timeout=self.heartbeat_timeout, on_line=self.on_line, key=self.key,
+            allow_unauthenticated=self.allow_unauthenticated,
         )  # fmt: skip
         await stack.enter_async_context(conn)
+        if (
+            self.greeting is not None
+            and conn.greeting is not None
+            and (conn.greeting.controller != self.greeting.controller)
+        ):
+            # Another controller answers at this address (replaced, or a restarted simulator):
+            # the caller must not take its picture of the cell for this one's.
+            log.warning("a different controller answered", was=self.greeting.controller,
+                        now=conn.greeting.controller)  # fmt: skip
+            self.replaced = self.greeting.controller
+        self.greeting = conn.greeting
         self._stack, self._conn = stack, conn
         return conn
 

@@ -121,6 +121,14 @@ class LineChannel:
         except LineError as exc:
             return exc
 
+    async def flush(self, timeout: float = 1.0) -> None:
+        """Wait (up to `timeout`) until every queued line has been handed to the socket, e.g.
+        before closing after a last word (`ERR AUTH`)."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while not self._outbox.empty() and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.005)
+        await asyncio.sleep(0)  # the writer task writes what it took last
+
     async def aclose(self) -> None:
         """Close the stream and wait for the writer task to end."""
         self.closed.set()
@@ -131,6 +139,13 @@ class LineChannel:
             await self._writer.wait_closed()
         except (ConnectionError, OSError) as exc:
             log.debug("connection closed with an error", channel=self.name, error=repr(exc))
+        except asyncio.CancelledError:
+            # The stream's own close waiter is cancelled when the peer reset the connection
+            # while another close was under way; only a cancellation of this task counts.
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise
+            log.debug("connection close waiter cancelled", channel=self.name)
 
     async def _read(self) -> bytes | None:
         if self.closed.is_set():

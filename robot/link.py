@@ -16,12 +16,17 @@ from typing import Any
 
 import structlog
 
+from robot.auth import mac
 from robot.lines import READ_LIMIT, LineChannel, OnLine, shown, wait_event
 from robot.primitives import Pose
 from robot.protocol import (
     MAX_SEQ,
+    PROTOCOL_VERSION,
+    Auth,
+    AuthOk,
     Channel,
     ControlErr,
+    Greeting,
     HaltReport,
     Hello,
     HelloReply,
@@ -33,7 +38,7 @@ from robot.protocol import (
     StatusReport,
     format_line,
 )
-from voiced.errors import ControllerConnectionError
+from voiced.errors import ControllerAuthError, ControllerConnectionError
 
 log = structlog.get_logger(__name__)
 
@@ -74,8 +79,16 @@ class Connection:
         heartbeat_interval: float,
         heartbeat_timeout: float,
         on_line: OnLine | None = None,
+        key: bytes | None = None,
+        allow_unauthenticated: bool = False,
     ) -> None:
         self.host = host
+        self.key = key
+        """The shared secret for the handshake (None: answer no challenge)."""
+        self.allow_unauthenticated = allow_unauthenticated
+        """With a key: still drive a controller that checks none (RAPID; docs/RAPID.md)."""
+        self.greeting: Greeting | None = None
+        """Who the controller said it is (the motion channel's greeting)."""
         self.ports = (motion_port, control_port)
         self.session = session
         self.connect_timeout = connect_timeout
@@ -210,7 +223,65 @@ class Connection:
             ) from None
         except OSError as exc:
             raise ControllerConnectionError(f"cannot connect to {where}: {exc}") from exc
-        return LineChannel(reader, writer, channel=kind, name=f"link-{kind}", on_line=self._on_line)
+        channel = LineChannel(
+            reader, writer, channel=kind, name=f"link-{kind}", on_line=self._on_line
+        )
+        try:
+            greeting = await self._handshake(channel, kind, where)
+        except BaseException:
+            await channel.aclose()
+            raise
+        if kind == "motion":
+            self.greeting = greeting
+        elif self.greeting is not None and greeting.controller != self.greeting.controller:
+            await channel.aclose()
+            raise ControllerConnectionError(
+                f"{where}: the control channel is controller {greeting.controller}, the motion "
+                f"channel {self.greeting.controller}"
+            )
+        return channel
+
+    async def _handshake(self, channel: LineChannel, kind: Channel, where: str) -> Greeting:
+        """Read the greeting, answer its challenge, wait to be accepted."""
+        greeting = await self._receive(channel, where, "greeting")
+        if not isinstance(greeting, Greeting):
+            raise ControllerConnectionError(
+                f"{where} is not a voiced controller: it sent {greeting!r} instead of VOICED"
+            )
+        if greeting.version != PROTOCOL_VERSION:
+            raise ControllerConnectionError(
+                f"{where} speaks protocol version {greeting.version}, not {PROTOCOL_VERSION}"
+            )
+        answer: str | None = None
+        if greeting.nonce is not None and self.key is not None:
+            answer = mac(self.key, kind, greeting.controller, greeting.nonce)
+        elif greeting.nonce is None and self.key is not None and not self.allow_unauthenticated:
+            raise ControllerAuthError(
+                f"{where}: controller {greeting.controller} ({greeting.kind}) checks no key; set "
+                "[controller] allow_unauthenticated = true to drive it anyway"
+            )
+        channel.send(Auth(answer))
+        reply = await self._receive(channel, where, "AUTHOK")
+        if isinstance(reply, ControlErr) and reply.code == "AUTH":
+            hint = "" if self.key is not None else " (it wants a key: set [controller] key_file)"
+            raise ControllerAuthError(f"{where} refused this client: {reply.reason}{hint}")
+        if not isinstance(reply, AuthOk):
+            raise ControllerConnectionError(f"{where} did not accept the handshake: {reply!r}")
+        if greeting.nonce is None:
+            log.warning("the controller link is not authenticated", address=where,
+                        controller=greeting.controller)  # fmt: skip
+        return greeting
+
+    async def _receive(self, channel: LineChannel, where: str, wanted: str) -> object:
+        try:
+            item = await asyncio.wait_for(channel.receive(), self.connect_timeout)
+        except TimeoutError:
+            raise ControllerConnectionError(
+                f"{where}: no {wanted} in {self.connect_timeout:g} s"
+            ) from None
+        if item is None:
+            raise ControllerConnectionError(f"{where} closed the connection before {wanted}")
+        return item
 
     async def _hello(self) -> int:
         motion = self._channel(self._motion)

@@ -14,6 +14,8 @@ control connection halts it whether or not it was armed, as the RAPID control ta
 from __future__ import annotations
 
 import asyncio
+import re
+import secrets
 from collections import Counter
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
@@ -22,14 +24,19 @@ from typing import Any
 import structlog
 
 from robot import physics as physics_module
+from robot.auth import new_nonce, verify
 from robot.cell import Cell
 from robot.lines import READ_LIMIT, LineChannel, shown, wait_event
 from robot.protocol import (
+    PROTOCOL_VERSION,
     Ack,
+    Auth,
+    AuthOk,
     Command,
     ControlErr,
     Done,
     Err,
+    Greeting,
     HaltReport,
     Hello,
     LineError,
@@ -81,8 +88,17 @@ class Simulator:
         physics: Physics = physics_module.apply,
         accel: float = 1500.0,
         faults: Faults | None = None,
+        key: bytes | None = None,
+        name: str | None = None,
     ) -> None:
         self.host = host
+        self.key = key
+        """The shared secret clients must prove (None: any client may connect)."""
+        self.name = name or _sim_name(cell.name)
+        """Its identity in the greeting: new per simulator, so that saved state of one simulated
+        world is never taken for another's (or a real cell's)."""
+        self.refused: list[str] = []
+        """Why each refused client was refused (the controller reports it; tests look)."""
         self.motion_port = motion_port
         """The bound port once started (the requested one before; 0 = any)."""
         self.control_port = control_port
@@ -225,6 +241,47 @@ class Simulator:
             task.add_done_callback(self._task_ended)
         return name
 
+    # -- handshake ---------------------------------------------------------------------------
+
+    async def _admit(self, channel: LineChannel, current: LineChannel | None) -> bool:
+        """Greet, check the answer to the challenge, and take the client only if the channel
+        is free: a second client never displaces the first. A refusal is answered `ERR AUTH`,
+        logged, and kept in `refused`."""
+        nonce = new_nonce() if self.key is not None else None
+        channel.send(Greeting(PROTOCOL_VERSION, "sim", self.name, nonce))
+        try:
+            answer = await asyncio.wait_for(channel.receive(), HANDSHAKE_TIMEOUT_S)
+        except TimeoutError:
+            answer = None
+        why = None
+        if not isinstance(answer, Auth):
+            why = "expected AUTH first"
+        elif (
+            nonce is not None
+            and self.key is not None
+            and not verify(self.key, channel.channel, self.name, nonce, answer.mac)
+        ):
+            why = "wrong key" if answer.mac is not None else "a key is required"
+        elif current is not None and not current.closed.is_set():
+            why = "busy: another client holds this channel"
+        if why is not None:
+            log.warning("refused a client", channel=channel.channel, peer=channel.peer, why=why)
+            self.refused.append(why)
+            channel.send(ControlErr.fitted("AUTH", why))
+            await channel.flush()
+            return False
+        channel.send(AuthOk())
+        return True
+
+    async def _lost_client(self, reason: str) -> None:
+        """Either channel of the client is gone: halt, and let go of the other channel too, so
+        that the client can come back (it is halted then, and nothing runs until RESUME)."""
+        self._armed.clear()
+        self.core.halt(reason)
+        for channel in (self._motion_ch, self._control_ch):
+            if channel is not None:
+                await channel.aclose()
+
     # -- motion channel ----------------------------------------------------------------------
 
     async def _serve_motion(
@@ -235,11 +292,12 @@ class Simulator:
             reader, writer, channel="motion", name=name, on_line=_log_line,
             delay_s=self.faults.delay_s,
         )  # fmt: skip
-        old, self._motion_ch = self._motion_ch, channel
-        log.info("motion client connected", peer=channel.peer, replaces=old is not None)
+        if not await self._admit(channel, self._motion_ch):
+            await channel.aclose()
+            return
+        self._motion_ch = channel
+        log.info("motion client connected", peer=channel.peer)
         try:
-            if old is not None:
-                await old.aclose()  # one client at a time: a reconnect replaces the old one
             while (item := await channel.receive()) is not None:
                 self.lines_received += 1
                 self._on_motion(channel, item)
@@ -247,10 +305,11 @@ class Simulator:
                     log.warning("fault: dropping the motion connection", after=self.lines_received)
                     break
         finally:
-            if self._motion_ch is channel:
-                self._motion_ch = None
             await channel.aclose()
             log.info("motion client disconnected", channel=name)
+            if self._motion_ch is channel:  # the client's link is gone: halt, drop its control
+                self._motion_ch = None
+                await self._lost_client("disconnect")
 
     def _on_motion(self, channel: LineChannel, item: Message | LineError) -> None:
         match item:
@@ -276,19 +335,19 @@ class Simulator:
             reader, writer, channel="control", name=name, on_line=_log_line,
             delay_s=self.faults.delay_s,
         )  # fmt: skip
-        old, self._control_ch = self._control_ch, channel
-        log.info("control client connected", peer=channel.peer, replaces=old is not None)
+        if not await self._admit(channel, self._control_ch):
+            await channel.aclose()
+            return
+        self._control_ch = channel
+        log.info("control client connected", peer=channel.peer)
         try:
-            if old is not None:
-                await old.aclose()
             while (item := await channel.receive()) is not None:
                 self._on_control(channel, item)
         finally:
-            if self._control_ch is channel:  # not replaced by a newer client: the link is gone
-                self._control_ch = None
-                self._armed.clear()
-                self.core.halt("disconnect")
             await channel.aclose()
+            if self._control_ch is channel:  # the client's link is gone
+                self._control_ch = None
+                await self._lost_client("disconnect")
             log.info("control client disconnected", channel=name)
 
     def _on_control(self, channel: LineChannel, item: Message | LineError) -> None:
@@ -338,8 +397,9 @@ class Simulator:
             await self._armed.wait()
             remaining = self._last_ping + self.heartbeat_timeout - loop.time()
             if remaining <= 0:
-                self._armed.clear()  # re-armed by the next PING
-                self.core.halt("heartbeat")
+                # A client that stopped pinging is gone (a dead network does not close
+                # sockets): halt and drop it, so that it can reconnect.
+                await self._lost_client("heartbeat")
                 continue
             self._pinged.clear()
             await wait_event(self._pinged, remaining)
@@ -356,6 +416,16 @@ class Simulator:
             await wait_event(self._watch_changed, self._watch_ms / 1000.0)
 
 
+HANDSHAKE_TIMEOUT_S = 5.0
+"""How long a new connection may take to answer the greeting."""
+
+
+def _sim_name(cell: str) -> str:
+    """`sim_<cell>_<8 hex>`: a NAME on the wire ([A-Za-z0-9_], at most 32)."""
+    tidy = re.sub(r"[^A-Za-z0-9_]", "_", cell)[:19]
+    return f"sim_{tidy}_{secrets.token_hex(4)}"
+
+
 def _log_line(direction: str, channel: str, line: str) -> None:
     log.debug("sim line", direction=direction, channel=channel, line=line)
 
@@ -370,13 +440,15 @@ async def serve_forever(
     *,
     accel: float = 1500.0,
     on_ready: Callable[[Simulator], None] | None = None,
+    key: bytes | None = None,
+    name: str | None = None,
 ) -> None:
     """Serve the motion channel on `port` and the control channel on `port + 1` until cancelled
     (`voiced sim --cell NAME --port P`; port 0 = any two free ports). `on_ready` is called once
     both are bound, e.g. to print them."""
     simulator = Simulator(
         cell, scene, host, port, port + 1 if port else 0, time_scale, heartbeat_timeout,
-        accel=accel,
+        accel=accel, key=key, name=name,
     )  # fmt: skip
     async with simulator:
         if on_ready is not None:

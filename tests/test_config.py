@@ -136,7 +136,8 @@ def test_partial_section_keeps_other_defaults(tmp_path: Path) -> None:
 
 
 CONTROLLER_KEYS = (
-    "address, control_port, connect_timeout, heartbeat_interval, heartbeat_timeout, window"
+    "address, control_port, connect_timeout, heartbeat_interval, heartbeat_timeout, window, "
+    "key_file, allow_unauthenticated"
 )
 
 

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import signal
 import sys
 from collections.abc import Sequence
@@ -15,8 +16,8 @@ from typing import TextIO
 
 import structlog
 
+from robot.auth import load_key, new_key
 from robot.cell import Cell, list_cells, load_cell, load_scene_file
-from robot.saved import read_saved_scene
 from robot.scene import Scene
 from voiced import __version__
 from voiced.config import (
@@ -129,10 +130,24 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--host", default="127.0.0.1")
     sim.add_argument("--port", type=int, default=1025)
     sim.add_argument("--time-scale", type=float, default=1.0)
+    sim.add_argument("--key-file", type=Path, metavar="PATH",
+                     help="check the shared secret in PATH at every connection")  # fmt: skip
+    sim.add_argument("--name", metavar="NAME", type=_controller_name,
+                     help="its identity in the greeting (default: new per run)")  # fmt: skip
     sim.add_argument("--world-out", type=Path, metavar="PATH",
                      help="on exit (SIGTERM or SIGINT) write the world here as JSON")  # fmt: skip
     sim.set_defaults(handler=_cmd_sim)
+
+    keygen = sub.add_parser("keygen", help="write a new controller key (for [controller] key_file)")
+    keygen.add_argument("path", type=Path)
+    keygen.set_defaults(handler=_cmd_keygen)
     return parser
+
+
+def _controller_name(text: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9_]{1,32}", text):
+        raise argparse.ArgumentTypeError(f"{text!r}: 1 to 32 letters, digits or underscores")
+    return text
 
 
 _RUN_OPTIONS = (
@@ -222,12 +237,12 @@ def _cmd_run(
         return 2
     cell = load_cell(cell_ref)
     data = DataDir(ensure_data_dir(resolve_data_dir(args.data_dir, os.environ)))
-    scene = _starting_scene(config, cell, scene_ref, data)
+    scene = _starting_scene(cell, scene_ref)
     with _event_stream(args.events) as stream:
         events = EventLog(stream)
         session = Session(
             config, cell, scene, data, args.text, events, queue, replay, assume_yes,
-            audio, bool(getattr(args, "fast", False)), room_echo,
+            audio, bool(getattr(args, "fast", False)), room_echo, scene_given=bool(scene_ref),
         )  # fmt: skip
         return asyncio.run(Daemon(session).run())
 
@@ -290,18 +305,10 @@ def _cmd_notes(args: argparse.Namespace) -> int:
     return 0
 
 
-def _starting_scene(config: Config, cell: Cell, scene_ref: str | None, data: DataDir) -> Scene:
-    """--scene first; else, for a real controller, the scene saved by the last run (the real
-    cell state); else the cell's initial scene. The in-process simulator starts from the
-    initial scene, so the daemon does too."""
-    if scene_ref:
-        return load_scene_file(cell, scene_ref)
-    saved = data.scene(cell.name)
-    if not config.controller.is_simulated and saved.exists():
-        scene = read_saved_scene(cell, saved)
-        log.info("restored the saved scene", path=str(saved))
-        return scene
-    return cell.initial_scene
+def _starting_scene(cell: Cell, scene_ref: str | None) -> Scene:
+    """--scene, else the cell's initial scene. A scene saved by an earlier run is restored by
+    the daemon once the controller has said who it is (saved state is kept per controller)."""
+    return load_scene_file(cell, scene_ref) if scene_ref else cell.initial_scene
 
 
 class _event_stream:
@@ -398,11 +405,33 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_keygen(args: argparse.Namespace) -> int:
+    """A new random key, readable by its owner only; an existing file is never overwritten."""
+    path: Path = args.path
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        print(f"error: {path} exists; remove it first to make a new key", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"error: {path}: {exc.strerror}", file=sys.stderr)
+        return 1
+    with os.fdopen(fd, "w", encoding="ascii") as out:
+        out.write(new_key() + "\n")
+    print(f"wrote a new controller key to {path}")
+    return 0
+
+
 def _cmd_sim(args: argparse.Namespace) -> int:
     configure_logging("info", "auto")
     cell = load_cell(args.cell)
     scene = load_scene_file(cell, args.scene) if args.scene else cell.initial_scene
-    final = asyncio.run(_serve_sim(cell, scene, args.host, args.port, args.time_scale))
+    key = None if args.key_file is None else load_key(args.key_file)
+    if key is None:
+        log.warning("no --key-file: any client that reaches the ports may drive this simulator")
+    final = asyncio.run(
+        _serve_sim(cell, scene, args.host, args.port, args.time_scale, key, args.name)
+    )
     if args.world_out is not None and final is not None:
         from robot.view import world
 
@@ -411,7 +440,13 @@ def _cmd_sim(args: argparse.Namespace) -> int:
 
 
 async def _serve_sim(
-    cell: Cell, scene: Scene, host: str, port: int, time_scale: float
+    cell: Cell,
+    scene: Scene,
+    host: str,
+    port: int,
+    time_scale: float,
+    key: bytes | None = None,
+    name: str | None = None,
 ) -> Scene | None:
     """The standalone simulator until SIGTERM or SIGINT; prints its ports once listening.
     Returns its world's last scene (None if it never started)."""
@@ -425,7 +460,8 @@ async def _serve_sim(
               f"control port {sim.control_port}", flush=True)  # fmt: skip
 
     server = asyncio.create_task(
-        serve_forever(cell, scene, host, port, time_scale, on_ready=ready), name="simulator"
+        serve_forever(cell, scene, host, port, time_scale, on_ready=ready, key=key, name=name),
+        name="simulator",
     )
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

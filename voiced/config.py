@@ -192,6 +192,20 @@ class ControllerConfig:
         max=64,
     )
     """Primitives in flight at once."""
+    key_file: str = setting(
+        "",
+        "File holding the shared secret the controller checks at every connection (a "
+        "challenge-response: the key never travels). Empty: $CREDENTIALS_DIRECTORY/"
+        "controller-key when systemd loads it (LoadCredential=), else no key. A relative "
+        "path is relative to this file's directory. Make one with `voiced keygen PATH`.",
+    )
+    """The shared secret's file; see `voiced.linkkey.controller_key`."""
+    allow_unauthenticated: bool = setting(
+        False,
+        "With a key: still drive a controller that checks no key (the RAPID server, which "
+        "can only check the client's address: docs/RAPID.md).",
+    )
+    """With a key, accept a controller that offers no challenge."""
 
     @property
     def is_simulated(self) -> bool:

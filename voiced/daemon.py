@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 import signal
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from frames.stop import stop_rule
 from robot.cell import Cell
 from robot.executor import ControllerLink
 from robot.physics import position_name
+from robot.saved import read_saved_scene
 from robot.scene import Scene
 from robot.simulator import Simulator
 from robot.view import state_view
@@ -43,6 +45,7 @@ from voiced.errors import VoicedError
 from voiced.events import EventLog
 from voiced.history import History
 from voiced.interpreter.tiers import Interpreter
+from voiced.linkkey import controller_key
 from voiced.llm.classifier import AnthropicClassifier
 from voiced.llm.client import LlmClient
 from voiced.logs import correlation
@@ -85,6 +88,8 @@ class Session:
     room_echo_db: float | None = None
     """Audio files only: mix the daemon's own speech into the input as a loudspeaker in the
     room would, at this level (dB) relative to the synthesised speech (see `audio.room`)."""
+    scene_given: bool = False
+    """`scene` came from --scene: no saved scene is restored."""
 
 
 class Daemon:
@@ -103,6 +108,8 @@ class Daemon:
         self._stack = contextlib.AsyncExitStack()
         self.services: DaemonServices
         self._healthy = True
+        self.controller = "unknown"
+        """The identity the controller greeted with (saved state is kept per identity)."""
         self._mode = session.config.daemon.mode
         self._link: str | None = None
 
@@ -130,11 +137,15 @@ class Daemon:
         cfg = self.config.controller
         async with contextlib.AsyncExitStack() as stack:
             if cfg.is_simulated:
+                # Its own key, new per run: the in-process simulator is authenticated too.
+                key: bytes | None = secrets.token_hex(32).encode("ascii")
+                allow = False
                 self.sim = Simulator(
                     self.session.cell,
                     self.session.scene,
                     time_scale=self.config.simulator.time_scale,
                     heartbeat_timeout=cfg.heartbeat_timeout,
+                    key=key,
                 )
                 await stack.enter_async_context(self.sim)
                 host, motion, control = "127.0.0.1", self.sim.motion_port, self.sim.control_port
@@ -144,6 +155,7 @@ class Daemon:
                 assert endpoint is not None  # the config validated the address
                 host, motion = endpoint
                 control = cfg.control_port_for(motion)
+                key, allow = controller_key(self.config), cfg.allow_unauthenticated
             link = ControllerLink(
                 host,
                 motion,
@@ -153,6 +165,8 @@ class Daemon:
                 heartbeat_timeout=cfg.heartbeat_timeout,
                 window=cfg.window,
                 on_line=self._on_line,
+                key=key,
+                allow_unauthenticated=allow,
             )
             yield await stack.enter_async_context(link)
 
@@ -175,7 +189,7 @@ class Daemon:
             log.warning("runs interrupted by the last shutdown", count=interrupted)
         pipeline = RobotPipeline(
             session.cell,
-            session.scene,
+            self._starting_scene(link),
             link,
             self.events,
             speak=lambda text: services.speak(text),
@@ -470,10 +484,33 @@ class Daemon:
             result = await outcome
         self.events.emit("replay", {"run_id": run_id, "ok": result.ok, "message": result.message})
 
+    def _starting_scene(self, link: ControllerLink) -> Scene:
+        """--scene; else the scene saved when this very controller was last driven (kept per
+        controller identity: a simulator's world is never restored for a real cell, nor one
+        simulator's for another); else the cell's initial scene. The controller's report then
+        corrects it (`reconcile`)."""
+        session = self.session
+        greeting = link.greeting
+        self.controller = greeting.controller if greeting else "unknown"
+        saved = session.data.scene(session.cell.name, self.controller)
+        if greeting is not None and greeting.kind == "sim":
+            # Every simulator is a new identity: keep the scene of the latest one only.
+            prefix = saved.name[: -len(f"{self.controller}.json")]
+            for stale in saved.parent.glob(f"{prefix}sim_*.json"):
+                if stale != saved:
+                    stale.unlink(missing_ok=True)
+        if session.scene_given or not saved.exists():
+            return session.scene
+        scene = read_saved_scene(session.cell, saved)
+        log.info("restored the saved scene", path=str(saved), controller=self.controller)
+        return scene
+
     def _save_scene(self, scene: Scene) -> None:
         cell = self.session.cell
         self.history.save_state(cell.name, position_name(cell, scene.pose), scene.tool)
-        path = self.session.data.scene(self.session.cell.name)
+        if self.pipeline is not None and self.pipeline.link.greeting is not None:
+            self.controller = self.pipeline.link.greeting.controller  # it may have changed
+        path = self.session.data.scene(self.session.cell.name, self.controller)
         try:
             atomic_write_json(path, scene.to_dict())
         except OSError as exc:

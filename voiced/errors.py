@@ -60,6 +60,11 @@ class ControllerConnectionError(VoicedError):
     """The controller link could not be opened or was lost."""
 
 
+class ControllerAuthError(ControllerConnectionError):
+    """The handshake failed: the controller refused this client, or offered no challenge to a
+    daemon that has a key."""
+
+
 class AudioError(VoicedError):
     """The audio input (a microphone, a file) could not be opened or read."""
 

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 import structlog
 
 from robot.executor import ControllerLink, backoff_delays
-from voiced.errors import ControllerConnectionError, VoicedError
+from voiced.errors import ControllerAuthError, ControllerConnectionError, VoicedError
 from voiced.events import EventLog
 
 log = structlog.get_logger(__name__)
@@ -83,6 +83,7 @@ class LinkKeeper:
     async def _reconnect(self) -> bool:
         """Reconnect and reconcile, retrying both until it works; False when shutting down."""
         delays = backoff_delays()
+        refused = ""
         while not self.link.closing:
             self._last_try = time.monotonic()
             try:
@@ -95,6 +96,9 @@ class LinkKeeper:
                     return False
                 self._last_try = time.monotonic()
                 log.warning("reconnect failed", error=str(exc))
+                if isinstance(exc, ControllerAuthError) and str(exc) != refused:
+                    refused = str(exc)  # once per reason, not at every attempt
+                    self.events.emit("error", {"kind": "auth", "reason": refused})
                 self.status(f"link lost, reconnecting ({exc})")
             except VoicedError as exc:
                 log.warning("the controller did not report its state", error=str(exc))

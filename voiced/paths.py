@@ -139,9 +139,16 @@ class DataDir:
         """Directory of traces."""
         return self.root / TRACES_DIR
 
-    def scene(self, cell: str) -> Path:
-        """The last scene of a cell. `cell` is a cell name or the path of a cell .toml file."""
-        return self.root / SCENE_PATTERN.format(cell=_cell_slug(cell))
+    def scene(self, cell: str, controller: str | None = None) -> Path:
+        """The last scene of a cell on one controller (the identity it greets with; saved
+        state of one controller is never taken for another's). `cell` is a cell name or the
+        path of a cell .toml file."""
+        name = _cell_slug(cell) if controller is None else f"{_cell_slug(cell)}@{_slug(controller)}"
+        return self.root / SCENE_PATTERN.format(cell=name)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip(".") or "_"
 
 
 def _cell_slug(cell: str) -> str:

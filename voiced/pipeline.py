@@ -491,8 +491,11 @@ class RobotPipeline:
             self.interrupted = cut
             self.scene = scene_after_partial_run(self.cell, cut.before, cut.program,
                                                  sorted(cut.completed))  # fmt: skip
+        replaced = self._another_controller()
         state = await self.link.state()
         fixed = reconcile(self.cell, self.scene, state)
+        if replaced:
+            fixed = replace(fixed, changes=(replaced, *fixed.changes))
         self.scene = self.planned = fixed.scene
         self._reconciled = True
         self.save_scene(self.scene)
@@ -510,6 +513,22 @@ class RobotPipeline:
             if cut is not None and not_done:
                 said.append(f"Not done: {', '.join(not_done)}. Say continue to finish it.")
             self.speak(" ".join(said))
+
+    def _another_controller(self) -> str | None:
+        """After a reconnect that found another controller (a restarted simulator, a swapped
+        robot): what the old one was doing is not this one's. A simulator starts from the
+        cell's initial world, so that is the scene; a robot's parts stay where they are, so
+        the scene stays, and the operator is told to check it."""
+        was, greeting = self.link.replaced, self.link.greeting
+        if was is None or greeting is None:
+            return None
+        self.link.replaced = None
+        self.interrupted = None
+        if greeting.kind == "sim":
+            self.scene = self.cell.initial_scene
+            return f"another controller answered ({greeting.controller}): a new simulated world"
+        return (f"another controller answered ({greeting.controller}, was {was}): check what "
+                "is on the cell")  # fmt: skip
 
     def _continue(self, ticket: Ticket) -> None:
         """ "continue": the rest of the command cut short, re-planned from the reconciled

@@ -27,14 +27,18 @@ from robot.protocol.wire import (
     CODE,
     COUNT,
     ERR_SEQ,
+    KIND,
+    MAC,
     MS,
     NAME,
+    NONCE,
     POSE,
     SEQ,
     SESSION,
     SPEED,
     STATUS,
     TOOL_OR_NONE,
+    VERSION,
     WATCH_MS,
     WIDTH,
     WORDS,
@@ -89,14 +93,20 @@ def channel_of(message_type: type[Any]) -> Channel:
     return SPECS[message_type].channel
 
 
-def _message(keyword: str, channel: Channel, *wires: Wire) -> Callable[[type[_T]], type[_T]]:
+def _message(
+    keyword: str, channel: Channel | tuple[Channel, ...], *wires: Wire
+) -> Callable[[type[_T]], type[_T]]:
+    """Register a message class; a tuple of channels for the handshake, sent on both (its spec
+    names the first)."""
+    channels = channel if isinstance(channel, tuple) else (channel,)
+
     def register(cls: type[_T]) -> type[_T]:
         seq = wires[0] if wires and wires[0] in (SEQ, ERR_SEQ) else None
-        spec = Spec(keyword, channel, seq, wires[1:] if seq else wires)
+        spec = Spec(keyword, channels[0], seq, wires[1:] if seq else wires)
         MESSAGE_TYPES.append(cls)
         SPECS[cls] = spec
-        if keyword:
-            BY_KEYWORD.setdefault((channel, seq is not None, keyword), []).append((cls, spec))
+        for each in channels if keyword else ():
+            BY_KEYWORD.setdefault((each, seq is not None, keyword), []).append((cls, spec))
         return cls
 
     return register
@@ -118,6 +128,41 @@ _primitive("DETACH", ToolDetach)
 _primitive("CALL", CallRoutine, NAME)
 PRIMITIVE_KEYWORDS = {kind: spec.keyword for kind, spec in PRIMITIVE_SPECS.items()}
 """Primitive class -> its keyword on the wire."""
+# -- handshake, on both channels ----------------------------------------------------------------
+
+BOTH: tuple[Channel, ...] = ("control", "motion")
+
+
+@_message("VOICED", BOTH, VERSION, KIND, NAME, NONCE)
+@dataclass(frozen=True)
+class Greeting:
+    """Controller -> daemon, first on every connection: who it is, and a challenge."""
+
+    version: int
+    """PROTOCOL_VERSION."""
+    kind: str
+    """sim or rapid (CONTROLLER_KINDS)."""
+    controller: str
+    """This controller's identity (saved state is kept per identity): the simulator's is new
+    per process, a robot controller's its system name."""
+    nonce: str | None
+    """16 lowercase hex digits, new per connection; None ("-") when it checks no key."""
+
+
+@_message("AUTH", BOTH, MAC)
+@dataclass(frozen=True)
+class Auth:
+    """Daemon -> controller, the answer to the greeting (robot.auth.mac); None ("-") for none."""
+
+    mac: str | None
+
+
+@_message("AUTHOK", BOTH)
+@dataclass(frozen=True)
+class AuthOk:
+    """Controller -> daemon: accepted; the channel is this client's until it closes."""
+
+
 # -- motion channel ------------------------------------------------------------------------------
 
 
@@ -286,10 +331,11 @@ class Watch:
     """The period; 0 turns pushing off. There is no reply."""
 
 
-@_message(_ERR, "control", CODE, WORDS)
+@_message(_ERR, BOTH, CODE, WORDS)
 @dataclass(frozen=True)
 class ControlErr:
-    """Controller -> daemon: a control line could not be read (`ERR PARSE <reason>`)."""
+    """Controller -> daemon: a control line could not be read (`ERR PARSE <reason>`), or, on
+    either channel, the handshake refused (`ERR AUTH <reason>`, then the connection closes)."""
 
     code: str
     """One of ERROR_CODES (in practice PARSE or RANGE)."""
@@ -303,7 +349,7 @@ class ControlErr:
 
 
 Message = (
-    Hello | HelloReply | Command | Ack | Done | Err
+    Greeting | Auth | AuthOk | Hello | HelloReply | Command | Ack | Done | Err
     | Ping | Pong | Stop | Stopped | Resume | Resumed
     | StateRequest | PoseReport | HaltReport | StatusReport | Watch | ControlErr
 )  # fmt: skip

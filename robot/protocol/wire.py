@@ -34,9 +34,16 @@ ERROR_CODES = frozenset(
         "HALTED",
         "STOPPED",
         "SEQ",
+        "AUTH",
     }
 )
-"""Every ERR code (docs/PROTOCOL.md); SUPPORT is physics refusing to pick what holds others up."""
+"""Every ERR code (docs/PROTOCOL.md); SUPPORT is physics refusing to pick what holds others up,
+AUTH a client refused at the handshake."""
+PROTOCOL_VERSION = 1
+CONTROLLER_KINDS = ("sim", "rapid")
+"""What a controller says it is in its greeting."""
+NO_CHALLENGE = "-"
+"""The greeting's nonce, or AUTH's answer, when there is no key to use."""
 STATUSES = ("idle", "moving", "halted")
 NO_TOOL = "-"
 """The STATUS tool field when no tool is on the flange."""
@@ -79,6 +86,8 @@ class Wire:
 _INT = re.compile(r"\d{1,7}")
 _NAME = re.compile(r"[A-Za-z0-9_]{1,32}")
 _SESSION = re.compile(r"[0-9a-f]{8}")
+_NONCE = re.compile(r"[0-9a-f]{16}")
+_MAC = re.compile(r"[0-9a-f]{32}")
 _DECIMALS = {d: re.compile(rf"-?\d{{1,5}}(?:\.\d{{1,{d}}})?") for d in (1, 4)}
 
 
@@ -190,6 +199,10 @@ TOOL_OR_NONE = _word_wire(_NAME, "tool", none=NO_TOOL)
 SESSION = _word_wire(_SESSION, "session")
 CODE = _choice_wire(ERROR_CODES, "error code")
 STATUS = _choice_wire(STATUSES, "status")
+VERSION = _int_wire(1, 99, "protocol version")
+KIND = _choice_wire(CONTROLLER_KINDS, "controller kind")
+NONCE = _word_wire(_NONCE, "nonce", none=NO_CHALLENGE)
+MAC = _word_wire(_MAC, "mac", none=NO_CHALLENGE)
 WORDS = Wire(-1, " ".join, _write_words)
 """Free text to the end of the line: any printable ASCII words (possibly none)."""
 

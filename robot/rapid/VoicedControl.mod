@@ -26,6 +26,12 @@ MODULE VoicedControl
     ! ---- connection: the same declarations as in VoicedMotion.mod ------------
     PERS string vdAddress:="192.168.125.1";
     PERS num vdMotionPort:=1025;
+    ! This controller's identity in the greeting ([A-Za-z0-9_], at most 32):
+    ! the daemon keeps the saved cell state per identity. One per robot.
+    PERS string vdName:="rapid_gofa";
+    ! The only client addresses let in, on both channels (all empty: any).
+    ! RAPID has no keyed hash, so this is its check (docs/RAPID.md).
+    PERS string vdAllowPeer{4}:=["","","",""];
 
     ! ---- shared with VoicedMotion.mod: identical declarations there ----------
     PERS tooldata vdTool:=[TRUE,[[0,0,0],[1,0,0,0]],[0.001,[0,0,0.001],[1,0,0,0],0,0,0]];
@@ -54,6 +60,8 @@ MODULE VoicedControl
     ! The motion task, whose pose POSE reports.
     CONST string VD_ROB_TASK:="T_ROB1";
 
+    ! How long a new client has to answer the greeting (s).
+    CONST num VD_HANDSHAKE_TIME:=5;
     CONST num VD_MAX_SEQ:=999999;
     CONST num VD_MAX_LINE:=79;
     CONST num VD_MAX_WATCH:=60000;
@@ -116,6 +124,11 @@ MODULE VoicedControl
         bConnected:=TRUE;
         sPart:="";
         bOverlong:=FALSE;
+        IF NOT VcGreet(peer) THEN
+            bConnected:=FALSE;
+            SocketClose sockCli;
+            RETURN;
+        ENDIF
         TPWrite "VOICED: control client "+peer;
     ERROR
         IF ERRNO=ERR_SOCK_TIMEOUT THEN
@@ -124,6 +137,46 @@ MODULE VoicedControl
         ENDIF
         RAISE;
     ENDPROC
+
+    ! The handshake (simulator.py _admit): greet with no challenge (RAPID has no
+    ! keyed hash), let in only an allowed address, and only after its AUTH line.
+    ! A second client waits unanswered in the listen queue: one client at a time.
+    LOCAL FUNC bool VcGreet(string peer)
+        VAR string chunk;
+        VcSend "VOICED 1 rapid "+vdName+" -";
+        IF NOT VcPeerAllowed(peer) THEN
+            ErrWrite\W,"voiced: client refused","Not in vdAllowPeer: "+peer;
+            VcErr "AUTH","address not allowed";
+            RETURN FALSE;
+        ENDIF
+        chunk:="";
+        SocketReceive sockCli\Str:=chunk\Time:=VD_HANDSHAKE_TIME;
+        IF StrLen(chunk)<5 THEN
+            chunk:="-----";
+        ENDIF
+        IF StrPart(chunk,1,5)<>"AUTH " THEN
+            VcErr "AUTH","expected AUTH first";
+            RETURN FALSE;
+        ENDIF
+        VcSend "AUTHOK";
+        RETURN bConnected;
+    ERROR
+        SkipWarn;
+        RETURN FALSE;
+    ENDFUNC
+
+    LOCAL FUNC bool VcPeerAllowed(string peer)
+        VAR bool any:=TRUE;
+        FOR i FROM 1 TO Dim(vdAllowPeer,1) DO
+            IF vdAllowPeer{i}<>"" THEN
+                any:=FALSE;
+                IF vdAllowPeer{i}=peer THEN
+                    RETURN TRUE;
+                ENDIF
+            ENDIF
+        ENDFOR
+        RETURN any;
+    ENDFUNC
 
     ! The client closed the connection or it failed: halt "disconnect", whether
     ! or not the watchdog was armed (simulator.py _serve_control).
@@ -257,7 +310,9 @@ MODULE VoicedControl
                 nWatchMs:=value;
                 bWatchDue:=TRUE;
             ENDIF
-        CASE "PONG","STOPPED","RESUMED","POSE","HALT","STATUS","ERR":
+        CASE "AUTH":
+            VcErr "PARSE","AUTH answers the greeting only";
+        CASE "PONG","STOPPED","RESUMED","POSE","HALT","STATUS","ERR","VOICED","AUTHOK":
             VcErr "PARSE",kw+" is not a request";
         DEFAULT:
             VcErr "PARSE","unknown keyword '"+VcClip(kw,20)+"' on the control channel";

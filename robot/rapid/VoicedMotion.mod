@@ -43,6 +43,12 @@ MODULE VoicedMotion
     ! RobotStudio). The control channel is vdMotionPort + 1 (VoicedControl).
     PERS string vdAddress:="192.168.125.1";
     PERS num vdMotionPort:=1025;
+    ! This controller's identity in the greeting ([A-Za-z0-9_], at most 32):
+    ! the daemon keeps the saved cell state per identity. One per robot.
+    PERS string vdName:="rapid_gofa";
+    ! The only client addresses let in, on both channels (all empty: any).
+    ! RAPID has no keyed hash, so this is its check (docs/RAPID.md).
+    PERS string vdAllowPeer{4}:=["","","",""];
 
     ! ---- shared with VoicedControl.mod: identical declarations there --------
     ! (PERS data of the same name and type are one datum in all tasks.)
@@ -93,6 +99,8 @@ MODULE VoicedMotion
     PERS num vdToolTime:=0.8;
 
     ! ---- protocol constants (tests/robot/test_rapid.py checks them) ----------
+    ! How long a new client has to answer the greeting (s).
+    CONST num VD_HANDSHAKE_TIME:=5;
     CONST num VD_MAX_SEQ:=999999;
     CONST num VD_MAX_LINE:=79;
     CONST num VD_QUEUE:=72;
@@ -259,6 +267,11 @@ MODULE VoicedMotion
         Incr nConnGen;
         sPart:="";
         bOverlong:=FALSE;
+        IF NOT VdGreet(peer) THEN
+            bConnected:=FALSE;
+            SocketClose sockCli;
+            RETURN;
+        ENDIF
         TPWrite "VOICED: motion client "+peer;
     ERROR
         IF ERRNO=ERR_SOCK_TIMEOUT THEN
@@ -266,6 +279,66 @@ MODULE VoicedMotion
             RETURN;
         ENDIF
         RAISE;
+    ENDPROC
+
+    ! The handshake, as VoicedControl's VcGreet: no challenge (RAPID has no
+    ! keyed hash), an allowed address only, and only after its AUTH line.
+    LOCAL FUNC bool VdGreet(string peer)
+        VAR string chunk;
+        VdSend "VOICED 1 rapid "+vdName+" -";
+        IF NOT VdPeerAllowed(peer) THEN
+            ErrWrite\W,"voiced: client refused","Not in vdAllowPeer: "+peer;
+            VdAuthRefuse "address not allowed";
+            RETURN FALSE;
+        ENDIF
+        chunk:="";
+        SocketReceive sockCli\Str:=chunk\Time:=VD_HANDSHAKE_TIME;
+        IF StrLen(chunk)<5 THEN
+            chunk:="-----";
+        ENDIF
+        IF StrPart(chunk,1,5)<>"AUTH " THEN
+            VdAuthRefuse "expected AUTH first";
+            RETURN FALSE;
+        ENDIF
+        VdSend "AUTHOK";
+        RETURN bConnected;
+    ERROR
+        SkipWarn;
+        RETURN FALSE;
+    ENDFUNC
+
+    LOCAL FUNC bool VdPeerAllowed(string peer)
+        VAR bool any:=TRUE;
+        FOR i FROM 1 TO Dim(vdAllowPeer,1) DO
+            IF vdAllowPeer{i}<>"" THEN
+                any:=FALSE;
+                IF vdAllowPeer{i}=peer THEN
+                    RETURN TRUE;
+                ENDIF
+            ENDIF
+        ENDFOR
+        RETURN any;
+    ENDFUNC
+
+    ! ERR AUTH carries no seq: it answers the handshake, not a line.
+    LOCAL PROC VdAuthRefuse(string reason)
+        vFailCode:="AUTH";
+        VdSend VdFitJoin("ERR "+vFailCode,reason);
+    ENDPROC
+
+    ! The client is gone (simulator.py _lost_client): halt "disconnect", so that
+    ! nothing queued runs unseen; the new client finds the controller halted.
+    LOCAL PROC VdLostClient()
+        VAR string reason:="disconnect";
+        VdDropClient;
+        IF NOT vdHalted THEN
+            vdHaltReason:=reason;
+            vdHalted:=TRUE;
+        ENDIF
+        vdStopReason:=reason;
+        VdClearQueue "cleared by "+reason;
+        VdBusyUpdate;
+        Incr vdStatusCount;
     ENDPROC
 
     LOCAL PROC VdDropClient()
@@ -310,9 +383,9 @@ MODULE VoicedMotion
             RETURN FALSE;
         ENDIF
         SkipWarn;
-        ! ERR_SOCK_CLOSED or any other socket error: the client is gone. The
-        ! queue keeps running; its replies are dropped (docs/PROTOCOL.md).
-        VdDropClient;
+        ! ERR_SOCK_CLOSED or any other socket error: the client is gone, and the
+        ! controller halts (docs/PROTOCOL.md).
+        VdLostClient;
         RETURN FALSE;
     ENDFUNC
 
@@ -390,6 +463,10 @@ MODULE VoicedMotion
             ELSE
                 VdRefuse 0,"PARSE","HELLO takes 1 or 2 fields, not "+NumToStr(vNTok-1,0);
             ENDIF
+        ELSEIF kw="AUTH" THEN
+            VdRefuse 0,"PARSE","AUTH answers the greeting only";
+        ELSEIF kw="VOICED" OR kw="AUTHOK" THEN
+            VdRefuse 0,"PARSE",kw+" is not a request";
         ELSE
             VdRefuse 0,"PARSE","unknown keyword '"+VdClip(kw,20)+"' on the motion channel";
         ENDIF

@@ -135,7 +135,8 @@ def test_scene_file_sets_the_starting_scene(tmp_path: Path) -> None:
 def test_scene_is_persisted_in_the_data_dir(tmp_path: Path) -> None:
     _, proc = run_text(tmp_path, "sandwich", "computer add bread\n\n")
     assert proc.returncode == 0, proc.stderr
-    assert (tmp_path / "data" / "scene-sandwich.json").is_file()
+    (saved,) = (tmp_path / "data").glob("scene-sandwich@sim_sandwich_*.json")  # per controller
+    assert '"assembly_fixture": [\n      "bread"' in saved.read_text(encoding="utf-8")
     assert list((tmp_path / "data" / "traces").glob("tcp_commands-*.json"))
 
 

@@ -129,7 +129,9 @@ async def test_a_program_runs_to_the_end(weld: Cell, sim: Simulator, tmp_path: P
     assert sim.scene == expected_scene(weld, WELD_PROGRAM, range(len(WELD_PROGRAM)))
     assert set(sim.executions.values()) == {1} and len(sim.executions) == len(WELD_PROGRAM)
     motion_lines = wire.sent("motion")
-    assert motion_lines[:3] == [f"HELLO {link.session}"] * 2 + ["1 MOVEL 400 -350 200 0 1 0 0 400"]
+    assert motion_lines[:4] == ["AUTH -"] + [f"HELLO {link.session}"] * 2 + [
+        "1 MOVEL 400 -350 200 0 1 0 0 400"
+    ]
     assert "3 ATTACH Welder" in motion_lines and "10 DETACH" in motion_lines
     entries = json.loads(trace.read_text())
     assert [e["seq"] for e in entries] == list(report.seqs)
@@ -356,14 +358,18 @@ class BadController:
         motion, control = (s.sockets[0].getsockname()[1] for s in self.servers)
         return motion, control
 
-    def _own(self, writer: asyncio.StreamWriter) -> None:
+    async def _own(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Track the connection and do the handshake (no key)."""
         self.writers.append(writer)
         task = asyncio.current_task()
         if task is not None:
             self.handlers.add(task)
+        writer.write(b"VOICED 1 sim bad_controller -\n")
+        assert (await reader.readline()) == b"AUTH -\n"
+        writer.write(b"AUTHOK\n")
 
     async def _motion(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self._own(writer)
+        await self._own(reader, writer)
         while line := (await reader.readline()).decode().strip():
             head, _, rest = line.partition(" ")
             if head == "HELLO":
@@ -374,7 +380,7 @@ class BadController:
                 writer.write(f"{head} ACK\n{head} DONE\n".encode())
 
     async def _control(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self._own(writer)
+        await self._own(reader, writer)
         writer.write(self.control_garbage)
         while line := (await reader.readline()).decode().strip():
             if line.startswith("PING"):

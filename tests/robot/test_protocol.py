@@ -33,10 +33,13 @@ from robot.protocol import (
     PRIMITIVE_KEYWORDS,
     STATUSES,
     Ack,
+    Auth,
+    AuthOk,
     Command,
     ControlErr,
     Done,
     Err,
+    Greeting,
     HaltReport,
     Hello,
     HelloReply,
@@ -63,6 +66,9 @@ ROOT = Path(__file__).resolve().parents[2]
 TILTED = Pose(412.35, -87.04, 250.0, (0.70711, 0.0, 0.70711, 0.0))
 
 EXAMPLES: dict[type[Any], Message] = {
+    Greeting: Greeting(1, "rapid", "GoFa_CRB15000_7", "0123456789abcdef"),
+    Auth: Auth("0123456789abcdef0123456789abcdef"),
+    AuthOk: AuthOk(),
     Hello: Hello("0badc0de"),
     HelloReply: HelloReply("0badc0de", 41),
     Command: Command(42, MoveL(TILTED, 250.0)),
@@ -207,6 +213,15 @@ primitives = st.one_of(
 )
 codes = st.sampled_from(sorted(ERROR_CODES))
 STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
+    Greeting: st.builds(
+        Greeting,
+        st.integers(1, 99),
+        st.sampled_from(["sim", "rapid"]),
+        names,
+        st.none() | st.from_regex(r"[0-9a-f]{16}", fullmatch=True),
+    ),
+    Auth: st.builds(Auth, st.none() | st.from_regex(r"[0-9a-f]{32}", fullmatch=True)),
+    AuthOk: st.just(AuthOk()),
     Hello: st.builds(Hello, st.from_regex(r"[0-9a-f]{8}", fullmatch=True)),
     HelloReply: st.builds(HelloReply, st.from_regex(r"[0-9a-f]{8}", fullmatch=True), counts),
     Command: st.builds(Command, seqs, primitives),

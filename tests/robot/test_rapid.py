@@ -418,7 +418,7 @@ def test_every_error_code_a_controller_can_send_is_produced() -> None:
     sent = error_codes_sent("motion")
     assert sent <= ERROR_CODES, f"codes the protocol does not know: {sent - ERROR_CODES}"
     assert sent == ERROR_CODES - set(NOT_ON_CONTROLLER)
-    assert error_codes_sent("control") == {"PARSE", "RANGE"}
+    assert error_codes_sent("control") == {"PARSE", "RANGE", "AUTH"}
 
 
 def test_reasons_match_the_simulators() -> None:
@@ -477,7 +477,7 @@ def test_statuses_tool_placeholder_and_halt_reasons() -> None:
         node.args[0].value
         for node in ast.walk(ast.parse(inspect.getsource(simulator)))
         if isinstance(node, ast.Call)
-        and _call_name(node) == "halt"
+        and _call_name(node) in {"halt", "_lost_client"}
         and node.args
         and isinstance(node.args[0], ast.Constant)
     }

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from robot.auth import mac
 from robot.cell import Cell, load_cell
 from robot.physics import PhysicsError
 from robot.primitives import Grip, Pose, Primitive
@@ -32,8 +33,16 @@ class Raw:
         self.reader, self.writer = reader, writer
 
     @classmethod
-    async def connect(cls, port: int) -> Raw:
-        return cls(*await asyncio.open_connection("127.0.0.1", port))
+    async def connect(cls, port: int, answer: str | None = "AUTH -") -> Raw:
+        """Connect and (unless `answer` is None) read the greeting and answer it."""
+        client = cls(*await asyncio.open_connection("127.0.0.1", port))
+        if answer is not None:
+            client.greeting = await client.recv()
+            assert client.greeting.startswith("VOICED 1 sim "), client.greeting
+            assert await client.ask(answer) == "AUTHOK"
+        return client
+
+    greeting = ""
 
     def send(self, *lines: str | bytes) -> None:
         for line in lines:
@@ -110,6 +119,14 @@ async def test_garbage_gets_parse_error_and_the_connection_survives(
     assert sim.executions == {(SESSION, 11): 1}
 
 
+async def test_commands_before_the_handshake_are_refused(sim: Simulator) -> None:
+    client = await Raw.connect(sim.motion_port, answer=None)
+    assert (await client.recv()).startswith("VOICED 1 sim sim_weld_")
+    assert await client.ask("1 WAIT 0") == "ERR AUTH expected AUTH first"
+    assert sim.executions == {}
+    await client.close()
+
+
 async def test_commands_before_hello_are_refused(sim: Simulator) -> None:
     client = await Raw.connect(sim.motion_port)
     assert await client.ask("1 WAIT 0") == "1 ERR SEQ no session: send HELLO first"
@@ -123,7 +140,11 @@ async def test_a_completed_line_is_acknowledged_again_but_never_rerun(
     await motion.expect("1 ACK", "2 ACK", "1 DONE", "2 DONE")
     motion.send("1 WAIT 10")
     await motion.expect("1 ACK", "1 DONE")
-    again = await Raw.connect(sim.motion_port)  # a reconnect replaces the old connection
+    await motion.close()  # the link drops: the controller halts
+    await asyncio.wait_for(sim.halted.wait(), REPLY_TIMEOUT)
+    control = await _connect_when_free(sim.control_port)
+    assert await control.ask("RESUME") == "RESUMED"
+    again = await _connect_when_free(sim.motion_port)
     assert await again.ask(f"HELLO {SESSION}") == f"HELLO {SESSION} 2"
     again.send("2 SPEED 200", "1 WAIT 10", "3 WAIT 10")
     await again.expect("2 ACK", "2 DONE", "1 ACK", "1 DONE", "3 ACK", "3 DONE")
@@ -134,22 +155,77 @@ async def test_a_completed_line_is_acknowledged_again_but_never_rerun(
     await again.expect("1 ACK", "1 DONE")
     assert sim.executions[("0000000b", 1)] == 1
     await again.close()
+    await control.close()
 
 
-async def test_a_line_still_executing_can_be_resent_from_a_new_connection(
-    weld: Cell,
-) -> None:
+async def _connect_when_free(port: int) -> Raw:
+    """Connect once the controller has let go of the last client of this channel."""
+    for _ in range(50):
+        client = Raw(*await asyncio.open_connection("127.0.0.1", port))
+        await client.recv()
+        client.send("AUTH -")
+        if (reply := await client.recv()) == "AUTHOK":
+            return client
+        assert reply.startswith("ERR AUTH busy"), reply
+        await client.close()
+        await asyncio.sleep(0.02)
+    raise AssertionError("the channel was never free")
+
+
+async def test_a_second_client_is_refused_and_the_first_keeps_the_arm(weld: Cell) -> None:
     async with Simulator(weld, weld.initial_scene, time_scale=1.0) as sim:
         first = await Raw.connect(sim.motion_port)
         await first.ask(f"HELLO {SESSION}")
         await first.ask("1 WAIT 300")
-        second = await Raw.connect(sim.motion_port)
-        assert await second.ask(f"HELLO {SESSION}") == f"HELLO {SESSION} 0"
-        second.send("1 WAIT 300")
-        await second.expect("1 ACK", "1 DONE")  # the DONE goes to whoever re-sent it
+        second = await Raw.connect(sim.motion_port, answer=None)
+        assert (await second.recv()).startswith("VOICED 1 sim ")
+        assert await second.ask("AUTH -") == "ERR AUTH busy: another client holds this channel"
+        assert await second.reader.read() == b""  # and it is closed
+        await first.expect("1 DONE")  # the first client's line ran on, to it
         assert sim.executions == {(SESSION, 1): 1}
+        assert sim.refused == ["busy: another client holds this channel"]
+        assert sim.halted_reason is None
         await first.close()
+
+
+async def test_losing_the_motion_client_interrupts_and_halts(weld: Cell) -> None:
+    async with Simulator(weld, weld.initial_scene, time_scale=1.0) as sim:
+        first = await Raw.connect(sim.motion_port)
+        await first.ask(f"HELLO {SESSION}")
+        await first.ask("1 WAIT 3000")
+        await first.close()
+        await asyncio.wait_for(sim.halted.wait(), REPLY_TIMEOUT)
+        assert sim.halted_reason == "disconnect"
+        second = await _connect_when_free(sim.motion_port)
+        assert await second.ask(f"HELLO {SESSION}") == f"HELLO {SESSION} 0"
+        assert await second.ask("1 WAIT 3000") == "1 ERR HALTED halted by disconnect: send RESUME"
+        assert sim.executions == {(SESSION, 1): 1}
         await second.close()
+
+
+async def test_a_client_without_the_key_is_refused(weld: Cell) -> None:
+    key = b"0123456789abcdef0123456789abcdef"
+    async with Simulator(weld, weld.initial_scene, key=key) as sim:
+        client = await Raw.connect(sim.motion_port, answer=None)
+        greeting = await client.recv()
+        _, _, kind, name, nonce = greeting.split(" ")
+        assert (kind, name == sim.name, len(nonce)) == ("sim", True, 16)
+        assert await client.ask("AUTH -") == "ERR AUTH a key is required"
+        wrong = await Raw.connect(sim.control_port, answer=None)
+        await wrong.recv()
+        assert await wrong.ask("AUTH " + "0" * 32) == "ERR AUTH wrong key"
+        # the answer for one channel is no good on the other, nor for another nonce
+        right = await Raw.connect(sim.motion_port, answer=None)
+        _, _, _, _, fresh = (await right.recv()).split(" ")
+        assert await right.ask("AUTH " + mac(key, "control", sim.name, fresh)) == (
+            "ERR AUTH wrong key"
+        )
+        good = await Raw.connect(sim.motion_port, answer=None)
+        _, _, _, _, nonce = (await good.recv()).split(" ")
+        assert await good.ask("AUTH " + mac(key, "motion", sim.name, nonce)) == "AUTHOK"
+        assert sim.refused == ["a key is required", "wrong key", "wrong key"]
+        for each in (client, wrong, right, good):
+            await each.close()
 
 
 async def test_a_seq_not_above_the_last_queued_is_refused(sim: Simulator, motion: Raw) -> None:
