@@ -168,6 +168,13 @@ async def test_a_part_carried_through_a_partition_is_never_let_go_in_mid_air(
         assert world.stacks["assembly_fixture"] == ("bread",)
         assert any("The controller is back" in text for text in cell.said()), cell.said()
 
+        # The next command runs, nothing ran twice, and the daemon's picture is the world.
+        await cell.say("computer add cheese")
+        await until(lambda: cell.sim.scene.stacks["assembly_fixture"] == ("bread", "cheese"))
+        assert max(cell.sim.executions.values()) == 1
+        state = await end(cell)
+        assert state["zones"] == {z: list(cell.sim.scene.stacks[z]) for z in state["zones"]}
+
 
 async def test_a_second_client_on_either_port_is_refused_and_nothing_moves_for_it(
     tmp_path: Path,
