@@ -316,3 +316,21 @@ async def test_a_killed_controller_replaced_by_another_is_not_taken_for_it(
     assert world["zones"] == state["zones"]
     assert world["zones"]["assembly_fixture"] == ["cheese"]
     assert world["dropped"] == []
+
+
+async def test_a_stop_while_a_command_waits_for_the_link_means_it_never_moves(
+    tmp_path: Path,
+) -> None:
+    async with cell_with_daemon(tmp_path) as cell:
+        cell.partition()
+        await cell.wait_for(lambda e: e["event"] == "error" and e.get("kind") == "link")
+        await cell.say("computer go home")
+        await cell.wait_for(lambda e: e["event"] == "feedback" and "Waiting" in e["text"])
+        await cell.say("stop")
+        stopped = await cell.wait_for(lambda e: e["event"] == "stopped")
+        assert stopped["dropped"] == ["go home"]
+        cell.heal()
+        await cell.wait_for(lambda e: e["event"] == "reconciled" and e["why"] != "connected")
+        await asyncio.sleep(1.0)
+        assert not any(e["event"] == "primitive" for e in cell.events)
+        assert cell.sim.executions == {}
