@@ -125,6 +125,17 @@ def table(
             problems.add(join(path, key), f"unknown key '{key}' (expected one of {expected})")
         elif is_kind(value, kind):
             good[key] = value
+        elif kind in ("numbers", "strings") and isinstance(value, dict):
+            # Name the entry that is wrong and keep the others (no problems that follow from
+            # a whole table thrown away).
+            inner = "number" if kind == "numbers" else "str"
+            good[key] = {k: v for k, v in value.items() if is_kind(v, inner)}
+            for entry, bad in value.items():
+                if entry not in good[key]:
+                    problems.add(
+                        join(join(path, key), entry),
+                        f"expected {FIELD_KINDS[inner]}, got {type_name(bad)}",
+                    )
         else:
             problems.add(join(path, key), f"expected {FIELD_KINDS[kind]}, got {type_name(value)}")
     for key in required:

@@ -29,6 +29,7 @@ from voiced.config import (
     with_overrides,
 )
 from voiced.errors import ProblemsError, VoicedError
+from voiced.linkkey import controller_key
 from voiced.logs import configure_logging
 from voiced.paths import DataDir, atomic_write_json, ensure_data_dir, resolve_data_dir
 
@@ -124,7 +125,8 @@ def _parser() -> argparse.ArgumentParser:
     interp.add_argument("text")
     interp.set_defaults(handler=_cmd_interpret)
 
-    sim = sub.add_parser("sim", help="run the simulator standalone (control port = PORT + 1)")
+    sim = sub.add_parser("sim", help="run the simulator standalone (control port = PORT + 1; "
+                         "--port 0: any two free ports, printed)")  # fmt: skip
     sim.add_argument("--cell", default="sandwich", metavar="NAME|PATH")
     sim.add_argument("--scene", metavar="PATH")
     sim.add_argument("--host", default="127.0.0.1")
@@ -133,7 +135,8 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--key-file", type=Path, metavar="PATH",
                      help="check the shared secret in PATH at every connection")  # fmt: skip
     sim.add_argument("--name", metavar="NAME", type=_controller_name,
-                     help="its identity in the greeting (default: new per run)")  # fmt: skip
+                     help="its identity in the greeting (default: new per run); a daemon "
+                     "takes a simulator restarted under one name for the same world")  # fmt: skip
     sim.add_argument("--world-out", type=Path, metavar="PATH",
                      help="on exit (SIGTERM or SIGINT) write the world here as JSON")  # fmt: skip
     sim.set_defaults(handler=_cmd_sim)
@@ -339,6 +342,12 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _cmd_check_config(args: argparse.Namespace) -> int:
     problems = check_config(args.path)
+    if not problems:
+        config = load_config(args.path)
+        try:
+            controller_key(config)  # a key file that is named must be there and usable
+        except VoicedError as exc:
+            problems = [f"{config.source or 'defaults'}: controller.key_file: {exc}"]
     if problems:
         for line in problems:
             print(line)
@@ -408,6 +417,12 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 def _cmd_keygen(args: argparse.Namespace) -> int:
     """A new random key, readable by its owner only; an existing file is never overwritten."""
     path: Path = args.path
+    if path.is_dir():
+        print(f"error: {path} is a directory; give the path of the key file", file=sys.stderr)
+        return 1
+    if not path.parent.is_dir():
+        print(f"error: {path.parent}: no such directory (create it first)", file=sys.stderr)
+        return 1
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:

@@ -41,7 +41,7 @@ from voiced.audioinput import (
     utterance_fields,
 )
 from voiced.config import Config
-from voiced.errors import VoicedError
+from voiced.errors import ControllerAuthError, ControllerConnectionError, VoicedError
 from voiced.events import EventLog
 from voiced.history import History
 from voiced.interpreter.tiers import Interpreter
@@ -168,7 +168,13 @@ class Daemon:
                 key=key,
                 allow_unauthenticated=allow,
             )
-            yield await stack.enter_async_context(link)
+            try:
+                entered = await stack.enter_async_context(link)
+            except ControllerConnectionError as exc:
+                kind = "auth" if isinstance(exc, ControllerAuthError) else "link"
+                self.events.emit("error", {"kind": kind, "reason": str(exc)})
+                raise
+            yield entered
 
     def _on_line(self, direction: str, channel: str, line: str) -> None:
         """Every line on the controller link becomes an event, except the heartbeat chatter."""
@@ -202,14 +208,14 @@ class Daemon:
             status=self._link_status,
         )
         self.pipeline = pipeline
-        # The controller's report is the truth from the first moment (issue 14): the saved
-        # scene is corrected by it before anything can move.
-        await pipeline.reconcile("connected")
         targets = build_targets(self.config, session.data, self.events)
         services = DaemonServices(self.events, pipeline, targets, self.config.tts.voices)
         self.services = services
         router = self._router(services)
         front = await self._audio(router, pipeline, services)
+        # The controller's report is the truth from the first moment: the saved scene is
+        # corrected by it before anything can move (and what differed is said).
+        await pipeline.reconcile("connected")
         async with asyncio.TaskGroup() as group:
             worker = group.create_task(pipeline.run(), name="robot-pipeline")
             acceptor = group.create_task(pipeline.accept(), name="acceptance")

@@ -509,7 +509,10 @@ class RobotPipeline:
         if fixed.changes:
             log.warning("the controller corrected the scene", changes=list(fixed.changes))
         if why == "reconnected" or fixed.changes:
-            said = [f"The controller is back. {describe(self.cell, self.scene)}"]
+            lead = {"reconnected": "The controller is back.",
+                    "connected": "The controller's report differs from what I saved."}.get(
+                why, "The controller's report differs from what I expected.")  # fmt: skip
+            said = [f"{lead} {describe(self.cell, self.scene)}"]
             if cut is not None and not_done:
                 said.append(f"Not done: {', '.join(not_done)}. Say continue to finish it.")
             self.speak(" ".join(said))

@@ -71,6 +71,24 @@ def test_a_restarted_daemon_continues_from_the_real_state(
     assert state["zones"]["assembly_fixture"] == ["bread", "cheese"]
 
 
+def test_a_saved_scene_the_controller_contradicts_is_corrected_at_start(tmp_path: Path) -> None:
+    # The same controller (by name) restarted with the arm back home: what was saved said
+    # otherwise, and the controller's report wins before anything moves.
+    with running_sim(tmp_path) as ports:
+        first = run_against(tmp_path, ports, "computer add bread\n\n")
+    assert first.returncode == 0, first.stderr
+    with running_sim(tmp_path) as ports:
+        second = run_against(tmp_path, ports, "computer add cheese\n\n")
+    assert second.returncode == 0, second.stderr
+    assert "Traceback" not in second.stderr
+    events = parse_events(second.stdout)
+    start = next(e for e in events if e["event"] == "reconciled")
+    assert start["why"] == "connected" and start["changes"], start
+    said = [e["text"] for e in events if e["event"] == "feedback"]
+    assert any(text.startswith("The controller's report differs from what I saved.")
+               for text in said), said  # fmt: skip
+
+
 def test_a_corrupt_saved_scene_is_refused_by_name(
     tmp_path: Path, standalone_sim: tuple[int, int]
 ) -> None:
@@ -146,6 +164,8 @@ def test_a_keyed_controller_takes_only_a_client_with_its_key(tmp_path: Path) -> 
         right = run_against(tmp_path, ports, "computer add bread\n\n", f'key_file = "{key}"\n')
     assert keyless.returncode == 1
     assert "refused this client: a key is required" in keyless.stderr
+    (refusal,) = [e for e in parse_events(keyless.stdout) if e["event"] == "error"]
+    assert refusal["kind"] == "auth" and "a key is required" in refusal["reason"]
     assert "set [controller] key_file" in keyless.stderr
     assert wrong.returncode == 1 and "refused this client: wrong key" in wrong.stderr
     assert right.returncode == 0, right.stderr

@@ -163,6 +163,12 @@ BAD_FILES = [
         "expected a finite number, got nan",
     ),
     (
+        "one entry of a table of numbers",
+        ("speeds = { normal = 200 }", "speeds = { normal = 200, slow = inf }"),
+        "motion.speeds.slow",
+        "expected a finite number, got inf",
+    ),
+    (
         "a workspace beyond the GoFa's reach",
         ("workspace_max = [500, 500, 500]", "workspace_max = [4000, 500, 500]"),
         "limits.workspace_max",
