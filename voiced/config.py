@@ -426,7 +426,7 @@ class ReviewConfig:
     """Sources (an `Interpretation.source`)."""
     strict: bool = setting(
         False,
-        "Strict mode (seed 000): a plan below strict_threshold confidence is read back first "
+        "Strict mode: a plan below strict_threshold confidence is read back first "
         "(creative ones excepted).",
     )
     """Whether low-confidence plans need a yes."""
@@ -451,7 +451,7 @@ class InterpreterConfig:
     learn_threshold: float = setting(
         0.80,
         'The confidence a learning command ("when I say lunch, make ...") needs before it is '
-        "saved (seed 000's LLM_CONFIDENCE_THRESHOLD).",
+        "saved.",
         min=0.0,
         max=1.0,
     )

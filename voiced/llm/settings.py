@@ -67,14 +67,14 @@ class LlmSettings:
     """The cell's catalogue and the rules change only when the cell does."""
     send_temperature: bool = setting(
         False,
-        "Send seed 000's sampling temperature (0; 1.0 for creative commands). Anthropic API "
+        "Send a sampling temperature (0; 1.0 for creative commands). Anthropic API "
         "version 2026-10-21, which the installed SDK speaks, refuses every temperature with HTTP "
         "400, so this is for gateways that still accept it; when refused it is dropped.",
     )
     """Off: the prompts carry the intent (deterministic answers; a random creative variation)."""
     llm_validation: bool = setting(
         False,
-        "Also run seed 000's LLM validation pass. Its verdict is never trusted alone: every fix "
+        "Also run the model's validation pass. Its verdict is never trusted alone: every fix "
         "it proposes is re-checked by the deterministic validator, which always runs.",
     )
     """Costs one more call per command."""
