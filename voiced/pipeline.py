@@ -508,7 +508,10 @@ class RobotPipeline:
         })  # fmt: skip
         if fixed.changes:
             log.warning("the controller corrected the scene", changes=list(fixed.changes))
-        if why == "reconnected" or fixed.changes:
+        # After a cut-short run the arm stopped part-way by design: only what it holds or
+        # carries is news then.
+        news = len(fixed.changes) > (1 if fixed.moved and why == "cut_short" else 0)
+        if why == "reconnected" or news:
             lead = {"reconnected": "The controller is back.",
                     "connected": "The controller's report differs from what I saved."}.get(
                 why, "The controller's report differs from what I expected.")  # fmt: skip

@@ -37,14 +37,19 @@ class Reconciled:
     """The scene that agrees with the controller."""
     changes: tuple[str, ...]
     """What differed from the believed scene, in plain words (empty: it agreed)."""
+    moved: bool = False
+    """Whether the arm is elsewhere than believed (after a stop mid-move it always is, and that
+    alone is no news to the operator)."""
 
 
 def reconcile(cell: Cell, believed: Scene, state: ControllerState) -> Reconciled:
     """The believed scene corrected by the controller's report."""
     changes: list[str] = []
     scene = believed
+    moved = False
     if state.pose is not None:
         if _distance(state.pose, believed.pose) > physics.POSITION_MM:
+            moved = True
             changes.append(f"the arm is at {describe_pose(cell, state.pose)}")
         scene = scene.with_changes(pose=state.pose)
     if state.tool != believed.tool:
@@ -54,7 +59,7 @@ def reconcile(cell: Cell, believed: Scene, state: ControllerState) -> Reconciled
         scene = _regrip(cell, scene, state.gripper)
         if scene.holding != believed.holding:
             changes.append(_holding_change(believed, scene))
-    return Reconciled(scene, tuple(changes))
+    return Reconciled(scene, tuple(changes), moved)
 
 
 def _regrip(cell: Cell, scene: Scene, width: float) -> Scene:

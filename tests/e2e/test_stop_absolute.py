@@ -104,6 +104,11 @@ def test_commands_queued_behind_a_moving_one_are_dropped_and_listed(tmp_path: Pa
     assert stopped["dropped"] == ["add cheese", "add tomato", "go home"]
     assert "Stopped. I dropped 3 commands: add cheese; add tomato; go home." in spoken(events)
     assert not kinds(after(events, "stopped"), "primitive")
+    # The controller's report after the stop is taken without a word: the arm stopping
+    # part-way is what a stop does, not news.
+    (checked,) = kinds(after(events, "stopped"), "reconciled")
+    assert checked["why"] == "cut_short"
+    assert not [text for text in spoken(events) if "report differs" in text]
     zones = final_state(events)["zones"]
     assert "cheese" not in zones["assembly_fixture"] and "tomato" not in zones["assembly_fixture"]
 
