@@ -286,9 +286,10 @@ class Connection:
     async def _hello(self) -> int:
         motion = self._channel(self._motion)
         motion.send(Hello(self.session))
+        where = f"{self.host}:{self.ports[0]} (motion channel)"
         try:
-            reply = await asyncio.wait_for(motion.receive(), self.connect_timeout)
-        except TimeoutError:
+            reply = await self._receive(motion, where, f"HELLO {self.session} reply")
+        except ControllerConnectionError:
             reply = None
         if not isinstance(reply, HelloReply) or reply.session != self.session:
             raise ControllerConnectionError(

@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import json
 import os
-import re
 import signal
 import sys
 from collections.abc import Sequence
@@ -18,6 +17,7 @@ import structlog
 
 from robot.auth import load_key, new_key
 from robot.cell import Cell, list_cells, load_cell, load_scene_file
+from robot.protocol.wire import is_name
 from robot.scene import Scene
 from voiced import __version__
 from voiced.config import (
@@ -148,7 +148,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _controller_name(text: str) -> str:
-    if not re.fullmatch(r"[A-Za-z0-9_]{1,32}", text):
+    if not is_name(text):
         raise argparse.ArgumentTypeError(f"{text!r}: 1 to 32 letters, digits or underscores")
     return text
 

@@ -147,14 +147,18 @@ class DataDir:
         return self.root / SCENE_PATTERN.format(cell=name)
 
 
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+"""What may not be in a file name here."""
+
+
 def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip(".") or "_"
+    return _UNSAFE.sub("_", text)
 
 
 def _cell_slug(cell: str) -> str:
     # A cell given as a path is keyed by its file name, so that the scene file stays inside root.
     name = Path(cell).name.removesuffix(".toml")
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+    slug = _slug(name)
     if not slug.strip("._"):
         raise ValueError(f"cannot derive a scene file name from the cell {cell!r}")
     return slug

@@ -91,6 +91,11 @@ _MAC = re.compile(r"[0-9a-f]{32}")
 _DECIMALS = {d: re.compile(rf"-?\d{{1,5}}(?:\.\d{{1,{d}}})?") for d in (1, 4)}
 
 
+def is_name(text: str) -> bool:
+    """Whether `text` is a NAME on the wire (tool, routine, controller identity)."""
+    return _NAME.fullmatch(text) is not None
+
+
 def read_int(token: str, low: int, high: int, what: str) -> int:
     if not _INT.fullmatch(token):
         raise FieldError(f"{what} is not a whole number")
