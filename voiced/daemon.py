@@ -108,8 +108,6 @@ class Daemon:
         self._stack = contextlib.AsyncExitStack()
         self.services: DaemonServices
         self._healthy = True
-        self.controller = "unknown"
-        """The identity the controller greeted with (saved state is kept per identity)."""
         self._mode = session.config.daemon.mode
         self._link: str | None = None
 
@@ -497,26 +495,26 @@ class Daemon:
         corrects it (`reconcile`)."""
         session = self.session
         greeting = link.greeting
-        self.controller = greeting.controller if greeting else "unknown"
-        saved = session.data.scene(session.cell.name, self.controller)
+        controller = _identity(link)
+        saved = session.data.scene(session.cell.name, controller)
         if greeting is not None and greeting.kind == "sim":
             # Every simulator is a new identity: keep the scene of the latest one only.
-            prefix = saved.name[: -len(f"{self.controller}.json")]
+            prefix = saved.name[: -len(f"{controller}.json")]
             for stale in saved.parent.glob(f"{prefix}sim_*.json"):
                 if stale != saved:
                     stale.unlink(missing_ok=True)
         if session.scene_given or not saved.exists():
             return session.scene
         scene = read_saved_scene(session.cell, saved)
-        log.info("restored the saved scene", path=str(saved), controller=self.controller)
+        log.info("restored the saved scene", path=str(saved), controller=controller)
         return scene
 
     def _save_scene(self, scene: Scene) -> None:
         cell = self.session.cell
         self.history.save_state(cell.name, position_name(cell, scene.pose), scene.tool)
-        if self.pipeline is not None and self.pipeline.link.greeting is not None:
-            self.controller = self.pipeline.link.greeting.controller  # it may have changed
-        path = self.session.data.scene(self.session.cell.name, self.controller)
+        # The controller of the moment: a reconnect may have found another.
+        controller = _identity(self.pipeline.link) if self.pipeline is not None else "unknown"
+        path = self.session.data.scene(self.session.cell.name, controller)
         try:
             atomic_write_json(path, scene.to_dict())
         except OSError as exc:
@@ -534,3 +532,8 @@ class Daemon:
     def _emit_final_state(self) -> None:
         if self.pipeline is not None:
             self.events.emit("final_state", {"state": self._final_state()})
+
+
+def _identity(link: ControllerLink) -> str:
+    """The identity the controller greeted with (saved state is kept per identity)."""
+    return link.greeting.controller if link.greeting is not None else "unknown"
