@@ -540,8 +540,11 @@ class RobotPipeline:
         """ "continue": the rest of the command cut short, re-planned from the reconciled
         scene and read back first."""
         cut = self.interrupted
-        if cut is None or self._queue.qsize() or self._running:
+        if cut is None:
             self._refuse(ticket, "There is nothing to continue.")
+            return
+        if self._queue.qsize() or self._running:
+            self._refuse(ticket, "The arm is still busy; say continue once it has stopped.")
             return
         rest = rest_of(self.cell, cut, self.planned)
         cannot = f"I cannot finish that from here. {describe(self.cell, self.planned)}"

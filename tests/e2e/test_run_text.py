@@ -72,6 +72,14 @@ def test_a_question_asked_at_end_of_input_times_out_instead_of_hanging(tmp_path:
     assert [e["answer"] for e in events if e["event"] == "confirmation"] == ["timeout"]
 
 
+def test_continue_with_nothing_cut_short_says_so_and_moves_nothing(tmp_path: Path) -> None:
+    events, proc = run_text(tmp_path, "sandwich", "computer add bread\n\ncomputer continue\n\n")
+    assert proc.returncode == 0, proc.stderr
+    said = [e["text"] for e in events if e["event"] == "feedback"]
+    assert "There is nothing to continue." in said
+    assert final_state(events)["zones"]["assembly_fixture"] == ["bread"]
+
+
 def test_several_commands_build_a_sandwich_across_zones(tmp_path: Path) -> None:
     session = "computer add bread\ncheese and tomato\n\ncomputer put meat on the left\n\n"
     events, proc = run_text(tmp_path, "sandwich", session)
