@@ -442,15 +442,25 @@ def _cmd_sim(args: argparse.Namespace) -> int:
     cell = load_cell(args.cell)
     scene = load_scene_file(cell, args.scene) if args.scene else cell.initial_scene
     key = None if args.key_file is None else load_key(args.key_file)
+    world_out: Path | None = args.world_out
+    if world_out is not None and not world_out.parent.is_dir():
+        # Said now, not after a whole session when the world could not be written.
+        print(f"error: --world-out {world_out}: {world_out.parent} is no directory",
+              file=sys.stderr)  # fmt: skip
+        return 2
     if key is None:
         log.warning("no --key-file: any client that reaches the ports may drive this simulator")
     final = asyncio.run(
         _serve_sim(cell, scene, args.host, args.port, args.time_scale, key, args.name)
     )
-    if args.world_out is not None and final is not None:
+    if world_out is not None and final is not None:
         from robot.view import world
 
-        atomic_write_json(args.world_out, world(cell, final))
+        try:
+            atomic_write_json(world_out, world(cell, final))
+        except OSError as exc:
+            print(f"error: --world-out {world_out}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
     return 0
 
 

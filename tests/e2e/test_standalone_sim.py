@@ -127,6 +127,16 @@ def test_world_out_is_the_world_the_daemon_reports(tmp_path: Path) -> None:
     assert world["gripper_mm"] >= 0
 
 
+def test_world_out_into_a_missing_directory_is_refused_at_once(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere" / "world.json"
+    proc = subprocess.run(voiced("sim", "--port", "0", "--world-out", str(missing)),
+                          capture_output=True, text=True, env=voiced_env(tmp_path),
+                          timeout=30)  # fmt: skip
+    assert proc.returncode == 2
+    assert f"--world-out {missing}: {missing.parent} is no directory" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
 def test_an_unreachable_controller_is_named(tmp_path: Path) -> None:
     proc = run_against(tmp_path, (9, 10), "computer add bread\n\n")
     assert proc.returncode == 1
