@@ -1,7 +1,7 @@
 """Acoustic echo cancellation: Speex's MDF filter (`pyaec`, the default) or WebRTC's AEC3
 (`livekit`, the `aec3` extra).
 
-Fed, every 10 ms, the samples being played (the reference, from `audio.playback`) and the
+Fed, every 10 ms, the samples being played (the reference, from `voiced.audio.playback`) and the
 samples captured at the same input positions, a canceller removes the loudspeaker's echo from
 the microphone signal. Measured on simulated cells (bench/README.md): AEC3 takes the echo down
 by about 33 dB but, while both talk, suppresses the operator's first words with it; Speex
@@ -17,9 +17,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from voiced.audio.convert import Pcm
+from voiced.audio.settings import SAMPLE_RATE
 
-from audio.convert import Pcm
-from audio.settings import SAMPLE_RATE
 from voiced.errors import VoicedError
 
 TEN_MS = SAMPLE_RATE // 100
@@ -34,7 +34,7 @@ def _check_lengths(mic: Pcm, reference: Pcm) -> None:
 
 
 class WebRtcEchoCanceller:
-    """`audio.duplex.EchoCanceller` over livekit's AudioProcessingModule."""
+    """`voiced.audio.duplex.EchoCanceller` over livekit's AudioProcessingModule."""
 
     def __init__(self) -> None:
         try:

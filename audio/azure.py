@@ -14,11 +14,10 @@ import time
 from typing import Any
 
 import structlog
-
-from audio import guards
-from audio.segmenter import Segment
-from audio.settings import SttSettings
-from audio.transcribe import BiasVocabulary, Transcript, TranscriptionError
+from voiced.audio import guards
+from voiced.audio.segmenter import Segment
+from voiced.audio.settings import SttSettings
+from voiced.audio.transcribe import BiasVocabulary, Transcript, TranscriptionError
 
 log = structlog.get_logger(__name__)
 

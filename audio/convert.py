@@ -11,8 +11,8 @@ from pathlib import Path
 import av
 import numpy as np
 import numpy.typing as npt
+from voiced.audio.settings import SAMPLE_RATE
 
-from audio.settings import SAMPLE_RATE
 from voiced.errors import AudioError
 
 Pcm = npt.NDArray[np.int16]

@@ -1,15 +1,15 @@
 """The listener's knowledge of the daemon's own voice: full duplex instead of a muted input.
 
 While the daemon speaks the listener keeps listening. For every input frame it knows the
-samples being played at that moment (`audio.playback`), so it can
+samples being played at that moment (`voiced.audio.playback`), so it can
 
-- (file sessions) put the loudspeaker's echo into the input (`audio.room`), as a cell would;
+- (file sessions) put the loudspeaker's echo into the input (`voiced.audio.room`), as a cell would;
 - take the echo out again with an echo canceller fed the played samples as reference;
 - judge whether a frame is louder than its own voice arrives at the microphone (`EchoGate`):
   webrtcvad hears speech in an echo however faint, so only a frame clearly above the echo may
   count as the operator's;
 - tell whether a segment was heard while it spoke, and which of its words were its own
-  (`audio.ownvoice`).
+  (`voiced.audio.ownvoice`).
 """
 
 from __future__ import annotations
@@ -19,11 +19,10 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
-
-from audio.convert import Pcm, rms
-from audio.ownvoice import OwnVoice, echo_window, said_during, separate
-from audio.playback import Phrase, Playback
-from audio.room import RoomEcho
+from voiced.audio.convert import Pcm, rms
+from voiced.audio.ownvoice import OwnVoice, echo_window, said_during, separate
+from voiced.audio.playback import Phrase, Playback
+from voiced.audio.room import RoomEcho
 
 
 class EchoCanceller(Protocol):

@@ -2,9 +2,9 @@
 
 `say()` is synchronous (frames call `services.speak` from their rules): it takes a hold on the
 listener at once, so the phrase starts at the audio-clock position where it was decided. `run()`
-synthesises the phrases in order, puts each on the playback timeline (`audio.playback`) and
+synthesises the phrases in order, puts each on the playback timeline (`voiced.audio.playback`) and
 releases its hold. The loudspeaker plays the timeline; the listener keeps listening and knows
-what it is hearing of itself (`audio.duplex`).
+what it is hearing of itself (`voiced.audio.duplex`).
 
 `interrupt()` is the barge-in and the stop: what is being said ends at the given position and
 nothing queued is said.
@@ -17,11 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import structlog
-
-from audio.listener import SpeechHold
-from audio.playback import Playback
-from audio.settings import SAMPLE_RATE
-from audio.tts import Speaker
+from voiced.audio.listener import SpeechHold
+from voiced.audio.playback import Playback
+from voiced.audio.settings import SAMPLE_RATE
+from voiced.audio.tts import Speaker
 
 log = structlog.get_logger(__name__)
 

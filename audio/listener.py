@@ -21,17 +21,22 @@ from dataclasses import dataclass
 
 import numpy as np
 import structlog
-
-from audio import silero
-from audio.convert import Pcm, rms
-from audio.duplex import Duplex
-from audio.ownvoice import OwnVoice
-from audio.segmenter import Activity, Dropped, PauseWatch, Segment, Segmenter, SegmenterEvent
-from audio.settings import SAMPLE_RATE, AudioSettings
-from audio.source import AudioSource, MicSource
-from audio.stopspot import Spotted, StopSpotter
-from audio.transcribe import NO_BIAS, BiasVocabulary, Transcriber, Transcript, TranscriptionError
-from audio.wake import WakeGate
+from voiced.audio import silero
+from voiced.audio.convert import Pcm, rms
+from voiced.audio.duplex import Duplex
+from voiced.audio.ownvoice import OwnVoice
+from voiced.audio.segmenter import Activity, Dropped, PauseWatch, Segment, Segmenter, SegmenterEvent
+from voiced.audio.settings import SAMPLE_RATE, AudioSettings
+from voiced.audio.source import AudioSource, MicSource
+from voiced.audio.stopspot import Spotted, StopSpotter
+from voiced.audio.transcribe import (
+    NO_BIAS,
+    BiasVocabulary,
+    Transcriber,
+    Transcript,
+    TranscriptionError,
+)
+from voiced.audio.wake import WakeGate
 
 log = structlog.get_logger(__name__)
 
@@ -62,7 +67,7 @@ class Heard:
     """Audio clock at the end of the audio that was transcribed: before `t` when the
     transcription started early, in a pause (see `[audio] early_transcribe_ms`)."""
     spotted: bool = False
-    """The stop spotter already heard a stop in this segment (see `audio.stopspot`)."""
+    """The stop spotter already heard a stop in this segment (see `voiced.audio.stopspot`)."""
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Hearing past its own voice: which words of a transcript are the daemon's own reply.
 
-The daemon knows what it was saying and when (`audio.playback`). A segment heard while it
+The daemon knows what it was saying and when (`voiced.audio.playback`). A segment heard while it
 spoke is compared with the words of the reply that were playing then (the reply's text, cut to
 the stretch of time the segment covers, with some slack since words do not take equal time):
 
@@ -18,10 +18,9 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from rapidfuzz import fuzz
-
-from audio.guards import plain_words
-from audio.playback import Phrase
-from audio.settings import SAMPLE_RATE
+from voiced.audio.guards import plain_words
+from voiced.audio.playback import Phrase
+from voiced.audio.settings import SAMPLE_RATE
 
 SLACK = 0.2
 """Fraction of a reply added on each side of the stretch a segment covers (word timing varies)."""

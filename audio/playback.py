@@ -10,7 +10,7 @@ position; what lies after it is never played.
 Placement is deterministic on the audio clock: a phrase starts where the input was when the
 phrase was decided, or where the previous phrase ends, whichever is later. On a file this is
 exact whatever the pace; on a microphone the input position is the newest captured sample,
-and the device plays the timeline at that same position (see `audio.source.MicSource`).
+and the device plays the timeline at that same position (see `voiced.audio.source.MicSource`).
 """
 
 from __future__ import annotations
@@ -19,9 +19,8 @@ import threading
 from dataclasses import dataclass
 
 import numpy as np
-
-from audio.convert import Pcm
-from audio.settings import SAMPLE_RATE
+from voiced.audio.convert import Pcm
+from voiced.audio.settings import SAMPLE_RATE
 
 KEEP_S = 30.0
 """Phrases that ended longer ago than this are forgotten (the listener lags by far less)."""

@@ -8,8 +8,7 @@ sample-exact by construction: pre-roll is [start - n, start) and the live part b
 from __future__ import annotations
 
 import numpy as np
-
-from audio.convert import Pcm
+from voiced.audio.convert import Pcm
 
 
 class RingBuffer:

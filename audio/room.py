@@ -15,9 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-
-from audio.convert import Pcm
-from audio.settings import SAMPLE_RATE
+from voiced.audio.convert import Pcm
+from voiced.audio.settings import SAMPLE_RATE
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 import structlog
 import webrtcvad  # type: ignore[import-untyped]
-
-from audio.convert import Pcm, rms
-from audio.ringbuffer import RingBuffer
-from audio.settings import SAMPLE_RATE, AudioSettings
+from voiced.audio.convert import Pcm, rms
+from voiced.audio.ringbuffer import RingBuffer
+from voiced.audio.settings import SAMPLE_RATE, AudioSettings
 
 log = structlog.get_logger(__name__)
 
@@ -192,7 +191,7 @@ class Segmenter:
         self._open: _Open | None = None
         self.echo_floor = 0.0
         """The next frame must be louder than this (int16 RMS) to be voiced: the daemon's own
-        voice as it arrives at the microphone (see `audio.duplex.EchoGate`)."""
+        voice as it arrives at the microphone (see `voiced.audio.duplex.EchoGate`)."""
 
     @property
     def active(self) -> bool:

@@ -111,7 +111,7 @@ class AudioSettings:
         "The input device: empty = the system default; a number = a device index; anything "
         "else = part of the device's name.",
     )
-    """Passed to sounddevice as None, an int or a name substring (see `audio.source`)."""
+    """Passed to sounddevice as None, an int or a name substring (see `voiced.audio.source`)."""
     source: str = setting(
         "mic",
         '"mic", "stdin" (raw 16-bit little-endian 16 kHz mono PCM) or the path of an audio file.',
@@ -214,7 +214,7 @@ class AudioSettings:
         "The Silero speech probability (between 0 and 1) a segment must reach to be transcribed.",
         check=_between(0.0, 1.0),
     )
-    """Silero speech probability a segment must reach (see `audio.silero`)."""
+    """Silero speech probability a segment must reach (see `voiced.audio.silero`)."""
     early_transcribe_ms: int = setting(
         150,
         "Milliseconds of silence after speech at which transcription starts, before the "
@@ -233,7 +233,7 @@ class AudioSettings:
         'words when both talk), "off".',
         choices=("speex", "webrtc", "off"),
     )
-    """Acoustic echo cancellation (`audio.aec`)."""
+    """Acoustic echo cancellation (`voiced.audio.aec`)."""
     echo_residual_db: float = setting(
         -20.0,
         "While the daemon speaks, what is left of its voice after cancellation is taken to be "
@@ -241,14 +241,14 @@ class AudioSettings:
         "the canceller leaks at sudden sounds. The operator must be clearly louder.",
         max=0.0,
     )
-    """Lower bound of the echo path the gate assumes (`audio.duplex.EchoGate`)."""
+    """Lower bound of the echo path the gate assumes (`voiced.audio.duplex.EchoGate`)."""
     stop_spotter: bool = setting(
         True,
         'While the arm moves or the daemon speaks, listen for "stop" in the first short pause '
         "after it instead of waiting for the end of the segment (always with the local Whisper "
         "model).",
     )
-    """The fast stop path (`audio.stopspot`): about 150 ms from the end of "stop" to STOP
+    """The fast stop path (`voiced.audio.stopspot`): about 150 ms from the end of "stop" to STOP
     instead of about 600 ms."""
     stop_spotter_always: bool = setting(
         False,

@@ -11,8 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-
-from audio.convert import Pcm, to_float
+from voiced.audio.convert import Pcm, to_float
 
 WINDOW = 512
 """Samples per Silero window at 16 kHz (32 ms)."""

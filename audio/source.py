@@ -19,10 +19,10 @@ from typing import Any, Protocol
 
 import numpy as np
 import structlog
+from voiced.audio.convert import Pcm, Resampler, read_audio
+from voiced.audio.playback import Playback
+from voiced.audio.settings import SAMPLE_RATE
 
-from audio.convert import Pcm, Resampler, read_audio
-from audio.playback import Playback
-from audio.settings import SAMPLE_RATE
 from voiced.errors import AudioError
 
 log = structlog.get_logger(__name__)

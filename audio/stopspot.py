@@ -25,11 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import structlog
-
-from audio.convert import Pcm, to_float
-from audio.segmenter import AdaptiveMargin, PauseWatch, Segment, Segmenter
-from audio.settings import AudioSettings, SttSettings
-from audio.whisper_window import DecodeOptions, decode_window
+from voiced.audio.convert import Pcm, to_float
+from voiced.audio.segmenter import AdaptiveMargin, PauseWatch, Segment, Segmenter
+from voiced.audio.settings import AudioSettings, SttSettings
+from voiced.audio.whisper_window import DecodeOptions, decode_window
 
 log = structlog.get_logger(__name__)
 
@@ -113,7 +112,7 @@ class StopSpotter:
         return Spotted(text, segment.start, segment.end, segment.vad.speech_end, round(seconds, 4))
 
     def _decode(self, segment: Segment) -> str:
-        from audio.whisper import WhisperTranscriber
+        from voiced.audio.whisper import WhisperTranscriber
 
         # The same model object the transcriber uses (loaded once per process).
         model = WhisperTranscriber(self.stt).model()

@@ -1,8 +1,8 @@
 """Speech-to-text: the `Transcriber` seam, its result, and the vocabulary that biases it.
 
-Backends live one per file: `audio.whisper` (local faster-whisper, the default) and
-`audio.azure` (Azure Speech, an optional extra). Both run their blocking calls off the event
-loop and apply the same hallucination guards (`audio.guards`).
+Backends live one per file: `voiced.audio.whisper` (local faster-whisper, the default) and
+`voiced.audio.azure` (Azure Speech, an optional extra). Both run their blocking calls off the event
+loop and apply the same hallucination guards (`voiced.audio.guards`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from audio.segmenter import Segment, VadStats
-from audio.settings import SAMPLE_RATE, SttSettings
+from voiced.audio.segmenter import Segment, VadStats
+from voiced.audio.settings import SAMPLE_RATE, SttSettings
+
 from voiced.errors import VoicedError
 
 
@@ -122,17 +123,17 @@ class Transcriber(Protocol):
 def make_transcriber(settings: SttSettings) -> Transcriber:
     """The engine `[stt] engine` names."""
     if settings.engine == "azure":
-        from audio.azure import AzureTranscriber
+        from voiced.audio.azure import AzureTranscriber
 
         return AzureTranscriber(settings)
-    from audio.whisper import WhisperTranscriber
+    from voiced.audio.whisper import WhisperTranscriber
 
     return WhisperTranscriber(settings)
 
 
 def whole_file_segment(path: str | Path) -> Segment:
     """A whole audio file as one segment (no VAD): what `voiced transcribe FILE` hears."""
-    from audio.convert import read_audio, rms
+    from voiced.audio.convert import read_audio, rms
 
     samples = read_audio(path)
     seconds = len(samples) / SAMPLE_RATE

@@ -1,7 +1,7 @@
 """Spoken feedback: the `Speaker` seam and its implementations.
 
-A speaker only turns text into 16 kHz PCM; `audio.feedback` puts that PCM on the playback
-timeline (`audio.playback`), from which the loudspeaker plays it and the listener learns what
+A speaker only turns text into 16 kHz PCM; `voiced.audio.feedback` puts that PCM on the playback
+timeline (`voiced.audio.playback`), from which the loudspeaker plays it and the listener learns what
 it is hearing of itself. So every engine is timed by its samples on the audio clock, the same
 at real-time pace and `--fast`, and a phrase can be cut off at any sample.
 
@@ -25,9 +25,8 @@ from typing import Protocol
 
 import numpy as np
 import structlog
-
-from audio.convert import Pcm, Resampler
-from audio.settings import TtsSettings
+from voiced.audio.convert import Pcm, Resampler
+from voiced.audio.settings import TtsSettings
 
 log = structlog.get_logger(__name__)
 

@@ -26,11 +26,10 @@ from typing import Any
 
 import numpy as np
 import structlog
-
-from audio.convert import to_float
-from audio.segmenter import Segment
-from audio.settings import SAMPLE_RATE, ViewerSettings
-from audio.transcribe import Transcript
+from voiced.audio.convert import to_float
+from voiced.audio.segmenter import Segment
+from voiced.audio.settings import SAMPLE_RATE, ViewerSettings
+from voiced.audio.transcribe import Transcript
 
 log = structlog.get_logger(__name__)
 
@@ -118,7 +117,9 @@ class AudioViewer:
         self._subscribers: set[asyncio.Queue[dict[str, Any]]] = set()
         self._next_id = 1
         self._server: asyncio.Server | None = None
-        self._page = importlib.resources.files("audio").joinpath("viewer_page.html").read_bytes()
+        self._page = (
+            importlib.resources.files("voiced.audio").joinpath("viewer_page.html").read_bytes()
+        )
 
     @property
     def port(self) -> int:

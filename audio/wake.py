@@ -17,10 +17,9 @@ from typing import Protocol
 import numpy as np
 import structlog
 from rapidfuzz import fuzz
-
-from audio.convert import Pcm
-from audio.segmenter import Segment
-from audio.settings import SAMPLE_RATE, WakeSettings
+from voiced.audio.convert import Pcm
+from voiced.audio.segmenter import Segment
+from voiced.audio.settings import SAMPLE_RATE, WakeSettings
 
 log = structlog.get_logger(__name__)
 

@@ -3,7 +3,7 @@
 Options chosen for short spoken commands (FIELD-NOTES): greedy decoding, a bounded temperature
 fallback, no conditioning on previous text (repetition loops), no timestamps, and the cell's
 vocabulary as an initial prompt. faster-whisper's own no-speech skip is turned off so the raw
-text of a rejected segment still reaches the debug viewer; `audio.guards` decides instead.
+text of a rejected segment still reaches the debug viewer; `voiced.audio.guards` decides instead.
 """
 
 from __future__ import annotations
@@ -18,13 +18,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import structlog
-
-from audio import guards
-from audio.convert import to_float
-from audio.segmenter import Segment
-from audio.settings import SttSettings
-from audio.transcribe import BiasVocabulary, Transcript
-from audio.whisper_window import Decoded, DecodeOptions, decode_window
+from voiced.audio import guards
+from voiced.audio.convert import to_float
+from voiced.audio.segmenter import Segment
+from voiced.audio.settings import SttSettings
+from voiced.audio.transcribe import BiasVocabulary, Transcript
+from voiced.audio.whisper_window import Decoded, DecodeOptions, decode_window
 
 log = structlog.get_logger(__name__)
 

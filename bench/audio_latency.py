@@ -22,8 +22,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from audio.settings import AudioSettings, SttSettings
-from audio.whisper import WhisperTranscriber
+from voiced.audio.settings import AudioSettings, SttSettings
+from voiced.audio.whisper import WhisperTranscriber
+
 from bench import audio_measure as m
 from bench.machine import machine_info
 from voiced.logs import configure_logging

@@ -13,14 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from audio import silero
-from audio.convert import Pcm, read_audio
-from audio.segmenter import Segment, Segmenter
-from audio.settings import AudioSettings, SttSettings
-from audio.transcribe import NO_BIAS, BiasVocabulary
-from audio.whisper import WhisperTranscriber, load_model
-from rules.normalize import normalize
+from voiced.audio import silero
+from voiced.audio.convert import Pcm, read_audio
+from voiced.audio.segmenter import Segment, Segmenter
+from voiced.audio.settings import AudioSettings, SttSettings
+from voiced.audio.transcribe import NO_BIAS, BiasVocabulary
+from voiced.audio.whisper import WhisperTranscriber, load_model
+from voiced.rules.normalize import normalize
 
 WORDS = (
     "computer", "bread", "meat", "cheese", "lettuce", "tomato", "stack", "left", "right",

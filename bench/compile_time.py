@@ -1,4 +1,4 @@
-"""Compile-time benchmarks: `robot.compiler.compile_sequence` on the sandwich cell."""
+"""Compile-time benchmarks: `voiced.robot.compiler.compile_sequence` on the sandwich cell."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from voiced.robot.cell import Cell
+from voiced.robot.compiler import compile_sequence
+
 from bench.stats import Summary, summarise
-from robot.cell import Cell
-from robot.compiler import compile_sequence
 
 TARGET_US = 1000.0
 """The 20-step sequence must compile in at most this (p50), so a spoken command feels instant."""

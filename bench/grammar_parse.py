@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from voiced.robot.cell import load_cell
+from voiced.robot.view import scene_from_view
+
 from bench.machine import machine_info
 from bench.stats import Summary, summarise
-from robot.cell import load_cell
-from robot.view import scene_from_view
 from tests.interpreter.phrases import CASES
 from voiced.interpreter.grammar import Grammar, interpret
 from voiced.logs import configure_logging

@@ -17,12 +17,13 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from voiced.robot.cell import Cell
+from voiced.robot.executor import ControllerLink
+from voiced.robot.lines import OnLine
+from voiced.robot.primitives import Primitive, Wait
+from voiced.robot.simulator import Simulator
+
 from bench.stats import Summary, summarise
-from robot.cell import Cell
-from robot.executor import ControllerLink
-from robot.lines import OnLine
-from robot.primitives import Primitive, Wait
-from robot.simulator import Simulator
 
 TIME_SCALE = 0.0001
 """Real seconds per simulated second: a 2 s move takes 0.2 ms."""

@@ -8,8 +8,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from frames.stop import STOP_PATTERN as STOP_WORDS
-from rules.normalize import normalize
+from voiced.frames.stop import STOP_PATTERN as STOP_WORDS
+from voiced.rules.normalize import normalize
 
 Event = dict[str, Any]
 

@@ -22,11 +22,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from voiced.robot.arrangement import ARRANGEMENT_SITES
+from voiced.robot.cell import Cell, load_cell
+from voiced.robot.rearrange.planner import cell_problem, parking_sites, search
+
 from bench.machine import machine_info
 from bench.stats import percentile
-from robot.arrangement import ARRANGEMENT_SITES
-from robot.cell import Cell, load_cell
-from robot.rearrange.planner import cell_problem, parking_sites, search
 
 SIZES = (3, 4, 5, 6, 7, 8)
 ROOM = {site: 3 if site == "center" else 1 for site in ARRANGEMENT_SITES}

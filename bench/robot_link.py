@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from voiced.robot.cell import Cell, load_cell
+from voiced.robot.compiler import compile_sequence
+
 from bench import compile_time, loopback
 from bench.machine import machine_info
-from robot.cell import Cell, load_cell
-from robot.compiler import compile_sequence
 from voiced.logs import configure_logging
 
 WINDOWS = (1, 4, 16)

@@ -5,7 +5,7 @@ talking, counted for self-triggers.
     python -m bench.talkover [--quick] [--json PATH] [--out DIR] [--jobs N]
 
 The real daemon runs on a rendered session (`voiced run --audio FILE --fast --room-echo DB`):
-the echo is the daemon's own synthesised reply through a simulated room (`audio.room`), mixed
+the echo is the daemon's own synthesised reply through a simulated room (`voiced.audio.room`), mixed
 into the input on the audio clock, so a run gives the same result at any pace. A talk-over run
 is correct when its final state is the text version's. Figures only: nothing asserts a target.
 """

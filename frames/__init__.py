@@ -5,14 +5,14 @@ the robot, the speaker or the submit targets directly: they go through the `Serv
 given, so the same frames run on a microphone, a WAV file or typed text.
 """
 
-from frames.base import BaseFrame
-from frames.confirm import Answer, ConfirmFrame
-from frames.dictation import DictationFrame
-from frames.frame import Frame, Services
-from frames.query import QueryFrame
-from frames.review import ReviewFrame
-from frames.router import CommandRouter, DispatchOutcome
-from frames.voice import VoicePickerFrame
+from voiced.frames.base import BaseFrame
+from voiced.frames.confirm import Answer, ConfirmFrame
+from voiced.frames.dictation import DictationFrame
+from voiced.frames.frame import Frame, Services
+from voiced.frames.query import QueryFrame
+from voiced.frames.review import ReviewFrame
+from voiced.frames.router import CommandRouter, DispatchOutcome
+from voiced.frames.voice import VoicePickerFrame
 
 __all__ = [
     "Answer",

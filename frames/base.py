@@ -6,15 +6,14 @@ import re
 from typing import TYPE_CHECKING
 
 import structlog
-
-from frames.dictation import DictationFrame
-from frames.frame import Frame
-from frames.query import QueryFrame
-from frames.voice import VoicePickerFrame
-from rules import CatchAll, ExactSet, Match, Pattern, Prefix, Utterance, When, normalize
+from voiced.frames.dictation import DictationFrame
+from voiced.frames.frame import Frame
+from voiced.frames.query import QueryFrame
+from voiced.frames.voice import VoicePickerFrame
+from voiced.rules import CatchAll, ExactSet, Match, Pattern, Prefix, Utterance, When, normalize
 
 if TYPE_CHECKING:
-    from frames.router import CommandRouter
+    from voiced.frames.router import CommandRouter
 
 log = structlog.get_logger(__name__)
 

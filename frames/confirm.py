@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
-from frames.frame import Frame
-from rules import Classifier, ExactSet, LlmClassifier, Match, Utterance
+from voiced.frames.frame import Frame
+from voiced.rules import Classifier, ExactSet, LlmClassifier, Match, Utterance
 
 if TYPE_CHECKING:
-    from frames.router import CommandRouter
+    from voiced.frames.router import CommandRouter
 
 Answer = Literal["yes", "no", "timeout"]
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from frames.frame import Frame
-from rules import CatchAll, ExactSet, Match, Utterance
+from voiced.frames.frame import Frame
+from voiced.rules import CatchAll, ExactSet, Match, Utterance
 
 if TYPE_CHECKING:
-    from frames.router import CommandRouter
+    from voiced.frames.router import CommandRouter
 
 
 class DictationFrame(Frame):

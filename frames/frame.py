@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from rules import Rule
+from voiced.rules import Rule
 
 if TYPE_CHECKING:
-    from frames.router import CommandRouter
+    from voiced.frames.router import CommandRouter
 
 
 class Services(Protocol):

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from frames.frame import Frame
-from rules import CatchAll, ExactSet, Match, Utterance, check_parent
+from voiced.frames.frame import Frame
+from voiced.rules import CatchAll, ExactSet, Match, Utterance, check_parent
 
 if TYPE_CHECKING:
-    from frames.router import CommandRouter
+    from voiced.frames.router import CommandRouter
 
 
 CLOCK_EPSILON = 1e-6

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from frames.confirm import Answer, ConfirmFrame
-from rules import Classifier, Match, Pattern, Utterance
+from voiced.frames.confirm import Answer, ConfirmFrame
+from voiced.rules import Classifier, Match, Pattern, Utterance
 
 if TYPE_CHECKING:
-    from frames.router import CommandRouter
+    from voiced.frames.router import CommandRouter
 
 REVISION = r"^(?:revise|skip|without|also|use|but|change|leave out|drop|plus|add)\b|\binstead of\b"
 

@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import structlog
-
-from frames.frame import Frame, Services
-from rules import CheckParent, Handled, Rule, RuleResult, Utterance
+from voiced.frames.frame import Frame, Services
+from voiced.rules import CheckParent, Handled, Rule, RuleResult, Utterance
 
 log = structlog.get_logger(__name__)
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from frames.router import CommandRouter
-from rules import NO_MATCH, Handled, Match, Rule, RuleResult, Utterance
+from voiced.frames.router import CommandRouter
+from voiced.rules import NO_MATCH, Handled, Match, Rule, RuleResult, Utterance
 
 STOP_WORDS = ("stop", "halt", "freeze", "emergency stop")
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from frames.frame import Frame
-from rules import ExactSet, Match, Utterance
+from voiced.frames.frame import Frame
+from voiced.rules import ExactSet, Match, Utterance
 
 if TYPE_CHECKING:
-    from frames.router import CommandRouter
+    from voiced.frames.router import CommandRouter
 
 
 class VoicePickerFrame(Frame):

@@ -14,8 +14,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from robot.primitives import Pose
-from robot.program import (
+from voiced.robot.primitives import Pose
+from voiced.robot.program import (
     DIRECTIONS,
     PARAM_TYPES,
     TIER0_ARGS,
@@ -28,7 +28,7 @@ from robot.program import (
     Step,
     WhileStep,
 )
-from robot.scene import Scene
+from voiced.robot.scene import Scene
 
 __all__ = [
     "DIRECTIONS",
@@ -224,7 +224,7 @@ class Cell:
     default_zone: str | None
     """The zone that is active at start; None when the cell has no zones."""
     state_view: tuple[str, ...]
-    """The keys `robot.view.state_view` reports for this cell."""
+    """The keys `voiced.robot.view.state_view` reports for this cell."""
     initial_scene: Scene
     """The scene at start-up."""
     travel_via: str | None = None
@@ -307,7 +307,7 @@ class Cell:
     ) -> Cell:
         """A copy of this cell with a tier-2 composite that runs `sequence` (seed format:
         `{"instruction", "params"}` calls of existing composites). Raises CellError."""
-        from robot.cellsteps import learned_composite  # cellfile builds Cells: import cycle
+        from voiced.robot.cellsteps import learned_composite  # cellfile builds Cells: import cycle
 
         composite = learned_composite(self, name, description, sequence)
         return replace(self, composites={**self.composites, name: composite})
@@ -408,14 +408,14 @@ def _shown(value: object) -> str:
 def load_cell(name_or_path: str | Path) -> Cell:
     """Load a packaged cell by name (`sandwich`) or any cell file by path (anything with a `/`
     or ending `.toml`). Raises CellError listing every problem found."""
-    from robot.cellfile import read_cell  # cellfile builds Cells: import cycle
+    from voiced.robot.cellfile import read_cell  # cellfile builds Cells: import cycle
 
     return read_cell(name_or_path)
 
 
 def list_cells() -> list[tuple[str, str]]:
     """(name, description) of every packaged cell, sorted by name."""
-    from robot.cellfile import packaged_cells  # cellfile builds Cells: import cycle
+    from voiced.robot.cellfile import packaged_cells  # cellfile builds Cells: import cycle
 
     return packaged_cells()
 
@@ -423,6 +423,6 @@ def list_cells() -> list[tuple[str, str]]:
 def load_scene_file(cell: Cell, path: str | Path) -> Scene:
     """The scene in a JSON file written in the cell's view schema (`--scene PATH`); keys left out
     keep the cell's initial values. Raises CellError naming the file and the path inside it."""
-    from robot.view import read_scene_file  # view reads Cells: import cycle
+    from voiced.robot.view import read_scene_file  # view reads Cells: import cycle
 
     return read_scene_file(cell, Path(path))

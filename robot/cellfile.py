@@ -14,8 +14,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from robot.arrangement import ARRANGEMENT_SITES
-from robot.cell import (
+from voiced.robot.arrangement import ARRANGEMENT_SITES
+from voiced.robot.cell import (
     GOFA_REACH_MM,
     POSE_ROLES,
     SITE_KINDS,
@@ -28,14 +28,15 @@ from robot.cell import (
     Site,
     Tool,
 )
-from robot.cellinit import read_initial
-from robot.cellsteps import read_composites
-from robot.primitives import DOWN, Pose
-from robot.program import (
+from voiced.robot.cellinit import read_initial
+from voiced.robot.cellsteps import read_composites
+from voiced.robot.primitives import DOWN, Pose
+from voiced.robot.program import (
     TIER0_ARGS,
 )
-from robot.scene import Scene
-from robot.tomlcheck import Problems, join, named_tables, table
+from voiced.robot.scene import Scene
+from voiced.robot.tomlcheck import Problems, join, named_tables, table
+
 from voiced.errors import CellError, Problem
 
 VIEW_KEYS = (
@@ -50,7 +51,7 @@ VIEW_KEYS = (
     "scattered",
     "buffers",
 )
-"""Keys a cell's state view may report (see robot.view)."""
+"""Keys a cell's state view may report (see voiced.robot.view)."""
 
 TOP_FIELDS = {
     "cell": "table",
@@ -104,7 +105,7 @@ def cell_path(name_or_path: str | Path) -> Path:
     text = str(name_or_path)
     if isinstance(name_or_path, Path) or "/" in text or text.endswith(".toml"):
         return Path(name_or_path)
-    return Path(str(resources.files("robot").joinpath("cells", f"{text}.toml")))
+    return Path(str(resources.files("voiced.robot").joinpath("cells", f"{text}.toml")))
 
 
 def read_cell(name_or_path: str | Path) -> Cell:
@@ -388,7 +389,7 @@ def _routines(problems: Problems, data: object, cell: Cell) -> dict[str, Routine
 def packaged_cells() -> list[tuple[str, str]]:
     """(name, description) of every cell file shipped in robot/cells/."""
     found: list[tuple[str, str]] = []
-    folder = resources.files("robot").joinpath("cells")
+    folder = resources.files("voiced.robot").joinpath("cells")
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if not entry.name.endswith(".toml"):
             continue

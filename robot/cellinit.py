@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from robot.cell import Cell, ValueProblem
-from robot.primitives import Pose
-from robot.scene import Scene
-from robot.tomlcheck import Problems, join, table
+from voiced.robot.cell import Cell, ValueProblem
+from voiced.robot.primitives import Pose
+from voiced.robot.scene import Scene
+from voiced.robot.tomlcheck import Problems, join, table
 
 INITIAL_FIELDS = {
     "pose": "str",

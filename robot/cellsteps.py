@@ -12,12 +12,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from robot import expr as ex
-from robot.cell import (
+from voiced.robot import expr as ex
+from voiced.robot.cell import (
     Cell,
     ValueProblem,
 )
-from robot.program import (
+from voiced.robot.program import (
     PARAM_TYPES,
     TIER0_ARGS,
     CallStep,
@@ -29,7 +29,7 @@ from robot.program import (
     Step,
     WhileStep,
 )
-from robot.tomlcheck import Problems, join, named_tables, table
+from voiced.robot.tomlcheck import Problems, join, named_tables, table
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 """Composite and parameter names: identifiers, so that `$name` can refer to them."""

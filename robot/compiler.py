@@ -15,14 +15,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from robot import expr as ex
-from robot import physics
-from robot.cell import (
+from voiced.robot import expr as ex
+from voiced.robot import physics
+from voiced.robot.cell import (
     Cell,
     Value,
     ValueProblem,
 )
-from robot.primitives import (
+from voiced.robot.primitives import (
     CallRoutine,
     Grip,
     MoveJ,
@@ -34,7 +34,7 @@ from robot.primitives import (
     ToolDetach,
     Wait,
 )
-from robot.program import (
+from voiced.robot.program import (
     DIRECTIONS,
     CallStep,
     Composite,
@@ -45,7 +45,7 @@ from robot.program import (
     Step,
     WhileStep,
 )
-from robot.scene import Scene
+from voiced.robot.scene import Scene
 
 MAX_LOOP = 100
 """Most rounds a `while` step may run before the program is refused."""

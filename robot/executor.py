@@ -22,11 +22,10 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 
 import structlog
-
-from robot.lines import OnLine, shown, wait_event
-from robot.link import Connection, ControllerState, MotionItem
-from robot.primitives import Primitive
-from robot.protocol import (
+from voiced.robot.lines import OnLine, shown, wait_event
+from voiced.robot.link import Connection, ControllerState, MotionItem
+from voiced.robot.primitives import Primitive
+from voiced.robot.protocol import (
     MAX_SEQ,
     Ack,
     Command,
@@ -45,7 +44,8 @@ from robot.protocol import (
     Watch,
     format_line,
 )
-from robot.runreport import LineFailure, LineRecord, RunLog, RunReport, write_trace
+from voiced.robot.runreport import LineFailure, LineRecord, RunLog, RunReport, write_trace
+
 from voiced.errors import ControllerConnectionError, ProtocolError
 
 __all__ = ["ControllerLink", "ControllerState", "LineFailure", "RunReport", "backoff_delays"]

@@ -18,13 +18,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from robot import physics
-from robot.cell import Value, ValueProblem
-from robot.primitives import Pose
+from voiced.robot import physics
+from voiced.robot.cell import Value, ValueProblem
+from voiced.robot.primitives import Pose
 
 if TYPE_CHECKING:
-    from robot.cell import Cell
-    from robot.scene import Scene
+    from voiced.robot.cell import Cell
+    from voiced.robot.scene import Scene
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,7 @@ import asyncio
 from collections.abc import Callable
 
 import structlog
-
-from robot.protocol import Channel, LineError, Message, format_line, parse_line
+from voiced.robot.protocol import Channel, LineError, Message, format_line, parse_line
 
 log = structlog.get_logger(__name__)
 

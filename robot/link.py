@@ -15,11 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import structlog
-
-from robot.auth import mac
-from robot.lines import READ_LIMIT, LineChannel, OnLine, shown, wait_event
-from robot.primitives import Pose
-from robot.protocol import (
+from voiced.robot.auth import mac
+from voiced.robot.lines import READ_LIMIT, LineChannel, OnLine, shown, wait_event
+from voiced.robot.primitives import Pose
+from voiced.robot.protocol import (
     MAX_SEQ,
     PROTOCOL_VERSION,
     Auth,
@@ -38,6 +37,7 @@ from robot.protocol import (
     StatusReport,
     format_line,
 )
+
 from voiced.errors import ControllerAuthError, ControllerConnectionError
 
 log = structlog.get_logger(__name__)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from robot.primitives import (
+from voiced.robot.primitives import (
     MOTIONS,
     CallRoutine,
     Grip,
@@ -22,11 +22,12 @@ from robot.primitives import (
     ToolAttach,
     ToolDetach,
 )
-from robot.scene import RoutineRun, Scene
+from voiced.robot.scene import RoutineRun, Scene
+
 from voiced.errors import VoicedError
 
 if TYPE_CHECKING:
-    from robot.cell import Cell, Site
+    from voiced.robot.cell import Cell, Site
 
 SITE_XY_MM = 15.0
 """How close (horizontally) the tool centre point must be to a site's axis to act on it."""

@@ -1,6 +1,6 @@
 """Step programs: the composites a cell declares, their parameters and their steps.
 
-A composite is a named, typed step program over the tier-0 primitives (robot.primitives).
+A composite is a named, typed step program over the tier-0 primitives (voiced.robot.primitives).
 `robot.cellsteps` reads them from cell files; `robot.compiler` expands them against a scene.
 """
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from robot.expr import Expr
+    from voiced.robot.expr import Expr
 
 PARAM_TYPES = (
     "item",
@@ -113,7 +113,7 @@ class IfStep:
 
 @dataclass(frozen=True)
 class WhileStep:
-    """Repeat `body` while the condition holds (bounded: see robot.compiler.MAX_LOOP)."""
+    """Repeat `body` while the condition holds (bounded: see voiced.robot.compiler.MAX_LOOP)."""
 
     cond: Expr
     """The condition, re-evaluated before every round."""

@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from robot.cell import Cell
-from robot.scene import Scene
+from voiced.robot.cell import Cell
+from voiced.robot.scene import Scene
+
 from voiced.errors import CellError, Problem
 
 

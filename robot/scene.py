@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from robot.primitives import Pose
+from voiced.robot.primitives import Pose
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ class Scene:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Scene:
         """Inverse of `to_dict`. Raises KeyError/TypeError/ValueError on malformed input;
-        `robot.cell` wraps these into a CellError that names the file."""
+        `voiced.robot.cell` wraps these into a CellError that names the file."""
         pose = data["pose"]
         q = tuple(float(v) for v in pose.get("q", (0.0, 1.0, 0.0, 0.0)))
         if len(q) != 4:

@@ -1,6 +1,6 @@
 """The simulated controller's core: the queue of ACKed lines, the runner that executes them with
 realistic timing against the cell's physics, and halting. No sockets: replies go to whatever
-`Replier` sent (or last re-sent) each line; `robot.simulator` puts TCP around it.
+`Replier` sent (or last re-sent) each line; `voiced.robot.simulator` puts TCP around it.
 """
 
 from __future__ import annotations
@@ -12,15 +12,14 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import structlog
-
-from robot.cell import Cell
-from robot.lines import wait_event
-from robot.physics import PhysicsError
-from robot.primitives import MoveJ, MoveL, Primitive
-from robot.protocol import ERROR_CODES, Ack, Done, Err, HelloReply, Message
-from robot.scene import Scene
-from robot.simledger import Ledger
-from robot.simmotion import Motion, dwell_seconds, move_profile
+from voiced.robot.cell import Cell
+from voiced.robot.lines import wait_event
+from voiced.robot.physics import PhysicsError
+from voiced.robot.primitives import MoveJ, MoveL, Primitive
+from voiced.robot.protocol import ERROR_CODES, Ack, Done, Err, HelloReply, Message
+from voiced.robot.scene import Scene
+from voiced.robot.simledger import Ledger
+from voiced.robot.simmotion import Motion, dwell_seconds, move_profile
 
 log = structlog.get_logger(__name__)
 
@@ -29,7 +28,7 @@ Physics = Callable[[Cell, Scene, Primitive], Scene]
 
 
 class Replier(Protocol):
-    """Where replies to a line go (a `robot.link.LineChannel`)."""
+    """Where replies to a line go (a `voiced.robot.link.LineChannel`)."""
 
     def send(self, message: Message) -> str: ...
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from robot.primitives import (
+from voiced.robot.primitives import (
     CallRoutine,
     Grip,
     MoveJ,

@@ -22,12 +22,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
-
-from robot import physics as physics_module
-from robot.auth import new_nonce, verify
-from robot.cell import Cell
-from robot.lines import READ_LIMIT, LineChannel, shown, wait_event
-from robot.protocol import (
+from voiced.robot import physics as physics_module
+from voiced.robot.auth import new_nonce, verify
+from voiced.robot.cell import Cell
+from voiced.robot.lines import READ_LIMIT, LineChannel, shown, wait_event
+from voiced.robot.protocol import (
     PROTOCOL_VERSION,
     Ack,
     Auth,
@@ -52,8 +51,8 @@ from robot.protocol import (
     Stopped,
     Watch,
 )
-from robot.scene import Scene
-from robot.simcore import Physics, SimCore
+from voiced.robot.scene import Scene
+from voiced.robot.simcore import Physics, SimCore
 
 log = structlog.get_logger(__name__)
 

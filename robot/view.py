@@ -14,15 +14,16 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from robot import arrangement, physics
-from robot.cell import ValueProblem
-from robot.primitives import Pose
-from robot.scene import RoutineRun, Scene
-from robot.tomlcheck import Problems, join, type_name
+from voiced.robot import arrangement, physics
+from voiced.robot.cell import ValueProblem
+from voiced.robot.primitives import Pose
+from voiced.robot.scene import RoutineRun, Scene
+from voiced.robot.tomlcheck import Problems, join, type_name
+
 from voiced.errors import CellError, Problem
 
 if TYPE_CHECKING:
-    from robot.cell import Cell
+    from voiced.robot.cell import Cell
 
 
 def state_view(cell: Cell, scene: Scene) -> dict[str, Any]:

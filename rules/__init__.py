@@ -5,13 +5,13 @@ matched), `NO_MATCH`, or `CHECK_PARENT` (hand the utterance to the frame below).
 classifier is async. Every match explains itself for the logs.
 """
 
-from rules.catchall import CatchAll
-from rules.exact import ExactSet
-from rules.guard import When
-from rules.llm import Classifier, LlmClassifier
-from rules.normalize import normalize, words
-from rules.pattern import Pattern, Prefix
-from rules.rule import (
+from voiced.rules.catchall import CatchAll
+from voiced.rules.exact import ExactSet
+from voiced.rules.guard import When
+from voiced.rules.llm import Classifier, LlmClassifier
+from voiced.rules.normalize import normalize, words
+from voiced.rules.pattern import Pattern, Prefix
+from voiced.rules.rule import (
     CHECK_PARENT,
     NO_MATCH,
     Action,

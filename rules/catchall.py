@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from rules.rule import NO_MATCH, Action, Handled, Match, RuleResult, Utterance
+from voiced.rules.rule import NO_MATCH, Action, Handled, Match, RuleResult, Utterance
 
 # Whisper's bracketed tags ([BLANK_AUDIO], (music)) and hesitation noises are not words.
 _TAGS = re.compile(r"\[[^\]]*\]|\([^)]*\)|<\|[^|]*\|>")

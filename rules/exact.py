@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rapidfuzz import fuzz, process
-
-from rules.normalize import normalize
-from rules.rule import NO_MATCH, Action, Handled, Match, RuleResult, Utterance
+from voiced.rules.normalize import normalize
+from voiced.rules.rule import NO_MATCH, Action, Handled, Match, RuleResult, Utterance
 
 
 class ExactSet:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rules.rule import NO_MATCH, Rule, RuleResult, Utterance
+from voiced.rules.rule import NO_MATCH, Rule, RuleResult, Utterance
 
 
 class When:

@@ -11,9 +11,8 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 import structlog
-
-from rules.catchall import has_real_words
-from rules.rule import NO_MATCH, Action, Handled, Match, RuleResult, Utterance
+from voiced.rules.catchall import has_real_words
+from voiced.rules.rule import NO_MATCH, Action, Handled, Match, RuleResult, Utterance
 
 log = structlog.get_logger(__name__)
 

@@ -6,9 +6,8 @@ import re
 from collections.abc import Iterable
 
 from rapidfuzz import fuzz
-
-from rules.normalize import normalize
-from rules.rule import NO_MATCH, Action, Handled, Match, RuleResult, Utterance
+from voiced.rules.normalize import normalize
+from voiced.rules.rule import NO_MATCH, Action, Handled, Match, RuleResult, Utterance
 
 
 class Prefix:

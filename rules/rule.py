@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeAlias
 
-from rules.normalize import normalize
+from voiced.rules.normalize import normalize
 
 
 @dataclass(frozen=True)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from voiced.frames import BaseFrame, CommandRouter, QueryFrame
+from voiced.frames.stop import stop_rule
+from voiced.rules import Utterance
 
-from frames import BaseFrame, CommandRouter, QueryFrame
-from frames.stop import stop_rule
-from rules import Utterance
 from tests.fakes import EventRecorder, FakeServices
 
 SILENCE = 1.5

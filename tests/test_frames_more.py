@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
-
-from frames import (
+from voiced.frames import (
     Answer,
     BaseFrame,
     CommandRouter,
@@ -16,8 +15,9 @@ from frames import (
     ReviewFrame,
     VoicePickerFrame,
 )
-from frames.stop import stop_rule
-from rules import Utterance
+from voiced.frames.stop import stop_rule
+from voiced.rules import Utterance
+
 from tests.fakes import EventRecorder, FakeServices
 
 

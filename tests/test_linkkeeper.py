@@ -6,9 +6,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from robot.cell import load_cell
-from robot.executor import ControllerLink
-from robot.simulator import Simulator
+from voiced.robot.cell import load_cell
+from voiced.robot.executor import ControllerLink
+from voiced.robot.simulator import Simulator
+
 from voiced.events import EventLog
 from voiced.linkkeeper import LinkKeeper
 

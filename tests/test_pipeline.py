@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from robot.cell import load_cell
-from robot.compiler import compile_sequence
-from robot.primitives import Grip
+from voiced.robot.cell import load_cell
+from voiced.robot.compiler import compile_sequence
+from voiced.robot.primitives import Grip
+
 from voiced.pipeline import scene_after_partial_run
 
 SEQUENCE = [

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from voiced.robot.cell import load_cell
+from voiced.robot.compiler import compile_sequence
 
-from robot.cell import load_cell
-from robot.compiler import compile_sequence
 from voiced.history import History
 from voiced.questions import Questions, is_question
 

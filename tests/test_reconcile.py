@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from voiced.robot import physics
+from voiced.robot.cell import Cell, load_cell
+from voiced.robot.compiler import Program, compile_sequence
+from voiced.robot.link import ControllerState
+from voiced.robot.primitives import Pose
+from voiced.robot.scene import Scene
 
-from robot import physics
-from robot.cell import Cell, load_cell
-from robot.compiler import Program, compile_sequence
-from robot.link import ControllerState
-from robot.primitives import Pose
-from robot.scene import Scene
 from voiced.pipeline import scene_after_partial_run
 from voiced.reconcile import Interrupted, reconcile, rest_of
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from voiced.robot.cell import load_cell
 
-from robot.cell import load_cell
 from voiced.review import read_back, revise
 
 WELD = load_cell("weld")

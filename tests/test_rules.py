@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from rules import (
+from voiced.rules import (
     CHECK_PARENT,
     NO_MATCH,
     CatchAll,

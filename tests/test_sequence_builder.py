@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from voiced.robot.cell import load_cell
+from voiced.robot.compiler import compile_sequence
+from voiced.robot.view import state_view
 
-from robot.cell import load_cell
-from robot.compiler import compile_sequence
-from robot.view import state_view
 from voiced.sequence_builder import build
 
 WELD = load_cell("weld")

@@ -17,22 +17,22 @@ from dataclasses import replace
 
 import structlog
 
-from audio.aec import make_canceller
-from audio.duplex import Duplex, EchoGate
-from audio.feedback import SpokenFeedback
-from audio.listener import BargeIn, Heard, Listener, ListenerEvent, Rejected, Tick
-from audio.playback import Playback
-from audio.room import RoomEcho, RoomSettings
-from audio.segmenter import Activity, Segment
-from audio.source import MicSource, open_source
-from audio.stopspot import Spotted, StopSpotter
-from audio.transcribe import BiasVocabulary, Transcript, make_transcriber
-from audio.tts import NullSpeaker, Speaker, make_speaker
-from audio.viewer import AudioViewer
-from audio.wake import make_wake_gate
-from robot.cell import Cell
+from voiced.audio.aec import make_canceller
+from voiced.audio.duplex import Duplex, EchoGate
+from voiced.audio.feedback import SpokenFeedback
+from voiced.audio.listener import BargeIn, Heard, Listener, ListenerEvent, Rejected, Tick
+from voiced.audio.playback import Playback
+from voiced.audio.room import RoomEcho, RoomSettings
+from voiced.audio.segmenter import Activity, Segment
+from voiced.audio.source import MicSource, open_source
+from voiced.audio.stopspot import Spotted, StopSpotter
+from voiced.audio.transcribe import BiasVocabulary, Transcript, make_transcriber
+from voiced.audio.tts import NullSpeaker, Speaker, make_speaker
+from voiced.audio.viewer import AudioViewer
+from voiced.audio.wake import make_wake_gate
 from voiced.config import Config
 from voiced.events import EventLog
+from voiced.robot.cell import Cell
 
 log = structlog.get_logger(__name__)
 
@@ -189,7 +189,7 @@ def utterance_fields(heard: Heard) -> dict[str, object]:
 
 
 def spotted_fields(spotted: Spotted) -> dict[str, object]:
-    """The `spotted` event: a stop heard in the pause after it (see `audio.stopspot`)."""
+    """The `spotted` event: a stop heard in the pause after it (see `voiced.audio.stopspot`)."""
     return {
         "text": spotted.text,
         "audio_t": round(spotted.t, 3),

@@ -15,10 +15,6 @@ from typing import TextIO
 
 import structlog
 
-from robot.auth import load_key, new_key
-from robot.cell import Cell, list_cells, load_cell, load_scene_file
-from robot.protocol.wire import is_name
-from robot.scene import Scene
 from voiced import __version__
 from voiced.config import (
     Config,
@@ -32,6 +28,10 @@ from voiced.errors import ProblemsError, VoicedError
 from voiced.linkkey import controller_key
 from voiced.logs import configure_logging
 from voiced.paths import DataDir, atomic_write_json, ensure_data_dir, resolve_data_dir
+from voiced.robot.auth import load_key, new_key
+from voiced.robot.cell import Cell, list_cells, load_cell, load_scene_file
+from voiced.robot.protocol.wire import is_name
+from voiced.robot.scene import Scene
 
 log = structlog.get_logger(__name__)
 
@@ -391,7 +391,7 @@ def _cmd_interpret(args: argparse.Namespace) -> int:
 
 
 def _cmd_transcribe(args: argparse.Namespace) -> int:
-    from audio.transcribe import transcribe_file
+    from voiced.audio.transcribe import transcribe_file
     from voiced.audioinput import bias_for
     from voiced.interpreter.phrasebank import PhraseBank
 
@@ -408,7 +408,7 @@ def _cmd_transcribe(args: argparse.Namespace) -> int:
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
-    from robot.rearrange import plan_command
+    from voiced.robot.rearrange import plan_command
 
     print(json.dumps(plan_command(args.current, args.target, args.cell), indent=2))
     return 0
@@ -454,7 +454,7 @@ def _cmd_sim(args: argparse.Namespace) -> int:
         _serve_sim(cell, scene, args.host, args.port, args.time_scale, key, args.name)
     )
     if world_out is not None and final is not None:
-        from robot.view import world
+        from voiced.robot.view import world
 
         try:
             atomic_write_json(world_out, world(cell, final))
@@ -475,7 +475,7 @@ async def _serve_sim(
 ) -> Scene | None:
     """The standalone simulator until SIGTERM or SIGINT; prints its ports once listening.
     Returns its world's last scene (None if it never started)."""
-    from robot.simulator import Simulator, serve_forever
+    from voiced.robot.simulator import Simulator, serve_forever
 
     running: list[Simulator] = []
 

@@ -21,7 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from audio.settings import AudioSettings, SttSettings, TtsSettings, ViewerSettings, WakeSettings
+from voiced.audio.settings import (
+    AudioSettings,
+    SttSettings,
+    TtsSettings,
+    ViewerSettings,
+    WakeSettings,
+)
 from voiced.configschema import INTERNAL, describe, doc, merge, parse, render_toml, setting
 from voiced.configschema import to_dict as _to_dict
 from voiced.errors import ConfigError, Problem

@@ -19,16 +19,6 @@ from typing import Any
 
 import structlog
 
-from frames import BaseFrame, CommandRouter, ReviewFrame
-from frames.stop import stop_rule
-from robot.cell import Cell
-from robot.executor import ControllerLink
-from robot.physics import position_name
-from robot.saved import read_saved_scene
-from robot.scene import Scene
-from robot.simulator import Simulator
-from robot.view import state_view
-from rules import Utterance
 from voiced.audioinput import (
     Activity,
     AudioFrontEnd,
@@ -43,6 +33,8 @@ from voiced.audioinput import (
 from voiced.config import Config
 from voiced.errors import ControllerAuthError, ControllerConnectionError, VoicedError
 from voiced.events import EventLog
+from voiced.frames import BaseFrame, CommandRouter, ReviewFrame
+from voiced.frames.stop import stop_rule
 from voiced.history import History
 from voiced.interpreter.tiers import Interpreter
 from voiced.linkkey import controller_key
@@ -52,6 +44,14 @@ from voiced.logs import correlation
 from voiced.paths import DataDir, atomic_write_json, offline
 from voiced.pending import Withdraw
 from voiced.pipeline import RobotPipeline
+from voiced.robot.cell import Cell
+from voiced.robot.executor import ControllerLink
+from voiced.robot.physics import position_name
+from voiced.robot.saved import read_saved_scene
+from voiced.robot.scene import Scene
+from voiced.robot.simulator import Simulator
+from voiced.robot.view import state_view
+from voiced.rules import Utterance
 from voiced.sdnotify import Notifier, run_watchdog, watchdog_interval
 from voiced.services import DaemonServices
 from voiced.targets import DeferredQueue, QueuedItem, TargetResult, build_targets, work_off
@@ -87,7 +87,7 @@ class Session:
     """Audio files only: as fast as possible instead of real-time pace."""
     room_echo_db: float | None = None
     """Audio files only: mix the daemon's own speech into the input as a loudspeaker in the
-    room would, at this level (dB) relative to the synthesised speech (see `audio.room`)."""
+    room would, at this level (dB) relative to the synthesised speech (see `voiced.audio.room`)."""
     scene_given: bool = False
     """`scene` came from --scene: no saved scene is restored."""
 

@@ -15,9 +15,9 @@ from collections.abc import Awaitable, Callable
 
 import structlog
 
-from robot.executor import ControllerLink, backoff_delays
 from voiced.errors import ControllerAuthError, ControllerConnectionError, VoicedError
 from voiced.events import EventLog
+from voiced.robot.executor import ControllerLink, backoff_delays
 
 log = structlog.get_logger(__name__)
 

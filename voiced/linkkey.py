@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from robot.auth import load_key
 from voiced.config import Config, resolve_config_path
+from voiced.robot.auth import load_key
 
 CREDENTIAL = "controller-key"
 """The credential's name in the unit's LoadCredential= line."""

@@ -21,12 +21,6 @@ from pathlib import Path
 
 import structlog
 
-from robot import physics
-from robot.cell import Cell
-from robot.compiler import Program, compile_sequence
-from robot.executor import ControllerLink, RunReport
-from robot.scene import Scene
-from rules.normalize import normalize
 from voiced.config import ReviewConfig
 from voiced.errors import ControllerConnectionError, VoicedError
 from voiced.events import EventLog
@@ -43,6 +37,12 @@ from voiced.pending import Outcome, PendingWork, Ticket, Withdraw, dropped_sente
 from voiced.questions import Questions, is_question
 from voiced.reconcile import Interrupted, describe, reconcile, rest_of
 from voiced.review import read_back, revise
+from voiced.robot import physics
+from voiced.robot.cell import Cell
+from voiced.robot.compiler import Program, compile_sequence
+from voiced.robot.executor import ControllerLink, RunReport
+from voiced.robot.scene import Scene
+from voiced.rules.normalize import normalize
 from voiced.sequence_builder import build
 from voiced.targets.base import TargetResult
 

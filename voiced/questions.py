@@ -11,12 +11,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from robot.cell import Cell
-from robot.physics import position_name
-from robot.scene import Scene
-from robot.view import state_view
-from rules.normalize import normalize
 from voiced.history import History
+from voiced.robot.cell import Cell
+from voiced.robot.physics import position_name
+from voiced.robot.scene import Scene
+from voiced.robot.view import state_view
+from voiced.rules.normalize import normalize
 
 QUESTION_START = re.compile(
     r"^(what|whats|where|wheres|which|who|how many|how much|show me|list|tell me|give me|"

@@ -19,13 +19,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from robot import physics
-from robot.cell import Cell
-from robot.compiler import Program, compile_sequence
-from robot.link import ControllerState
-from robot.primitives import Grip, Pose
-from robot.scene import Scene
 from voiced.review import describe as say
+from voiced.robot import physics
+from voiced.robot.cell import Cell
+from voiced.robot.compiler import Program, compile_sequence
+from voiced.robot.link import ControllerState
+from voiced.robot.primitives import Grip, Pose
+from voiced.robot.scene import Scene
 
 GRIPPER_MM = 0.5
 """Openings closer than this are the same (the wire carries one decimal)."""

@@ -12,8 +12,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from robot.cell import Cell
-from rules.normalize import normalize
+from voiced.robot.cell import Cell
+from voiced.rules.normalize import normalize
 
 Step = Mapping[str, Any]
 

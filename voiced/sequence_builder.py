@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from robot.cell import Cell
-from robot.scene import Scene
+from voiced.robot.cell import Cell
+from voiced.robot.scene import Scene
 
 Call = dict[str, Any]
 STAND = "stand"

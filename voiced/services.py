@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import structlog
 
-from audio.tts import Speaker
+from voiced.audio.tts import Speaker
 from voiced.events import EventLog
 from voiced.logs import correlation
 from voiced.pending import dropped_sentence

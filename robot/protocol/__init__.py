@@ -8,8 +8,8 @@ line in one `string` (80 characters) and splits it with `StrPart`/`StrToVal`.
 
 from __future__ import annotations
 
-from robot.protocol.codec import format_line, parse_line
-from robot.protocol.messages import (
+from voiced.robot.protocol.codec import format_line, parse_line
+from voiced.robot.protocol.messages import (
     MESSAGE_TYPES,
     PRIMITIVE_KEYWORDS,
     Ack,
@@ -36,7 +36,7 @@ from robot.protocol.messages import (
     Watch,
     channel_of,
 )
-from robot.protocol.wire import (
+from voiced.robot.protocol.wire import (
     CONTROLLER_KINDS,
     ERROR_CODES,
     MAX_LINE_BYTES,

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
-from robot.protocol.messages import BY_KEYWORD, PRIMITIVE_SPECS, SPECS, Command, Message
-from robot.protocol.wire import (
+from voiced.robot.protocol.messages import BY_KEYWORD, PRIMITIVE_SPECS, SPECS, Command, Message
+from voiced.robot.protocol.wire import (
     MAX_LINE_BYTES,
     MAX_SEQ,
     Channel,
@@ -16,6 +16,7 @@ from robot.protocol.wire import (
     Wire,
     read_int,
 )
+
 from voiced.errors import ProtocolError
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from robot.primitives import (
+from voiced.robot.primitives import (
     CallRoutine,
     Grip,
     MoveJ,
@@ -23,7 +23,7 @@ from robot.primitives import (
     ToolDetach,
     Wait,
 )
-from robot.protocol.wire import (
+from voiced.robot.protocol.wire import (
     CODE,
     COUNT,
     ERR_SEQ,

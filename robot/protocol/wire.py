@@ -14,7 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from robot.primitives import Pose
+from voiced.robot.primitives import Pose
+
 from voiced.errors import ProtocolError
 
 Channel = Literal["motion", "control"]

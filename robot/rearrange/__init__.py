@@ -6,7 +6,7 @@
 
 Targets and states are read in any of the seed's formats (robot.rearrange.targets), the search
 is robot.rearrange.planner (A*, optimal), the plan schema robot.rearrange.plan. The language
-model only ever turns speech into a target (robot.rearrange.llm); see docs/REARRANGE.md.
+model only ever turns speech into a target (voiced.robot.rearrange.llm); see docs/REARRANGE.md.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from robot.cell import Cell, load_cell
-from robot.rearrange.plan import (
+from voiced.robot.cell import Cell, load_cell
+from voiced.robot.rearrange.plan import (
     ActionPlan,
     Location,
     PlanStep,
@@ -25,15 +25,15 @@ from robot.rearrange.plan import (
     final_view,
     plan_to_sequence,
 )
-from robot.rearrange.planner import DEFAULT_MAX_STATES, cell_problem, parking_sites, search
-from robot.rearrange.targets import (
+from voiced.robot.rearrange.planner import DEFAULT_MAX_STATES, cell_problem, parking_sites, search
+from voiced.robot.rearrange.targets import (
     TargetError,
     TargetStructure,
     parse_layout,
     validate_target_structure_payload,
 )
-from robot.scene import Scene
-from robot.view import scene_from_view
+from voiced.robot.scene import Scene
+from voiced.robot.view import scene_from_view
 
 __all__ = [
     "ActionPlan",
@@ -125,7 +125,7 @@ def plan_command(
     current_path: str | Path, target_path: str | Path, cell: Cell | str = "blocks"
 ) -> dict[str, Any]:
     """`voiced plan --current FILE --target FILE`: the plan as the seed's JSON. Either file may
-    be in either seed format; the current one may also be a state view (robot.view). Objects
+    be in either seed format; the current one may also be a state view (voiced.robot.view). Objects
     the current file does not place keep the cell's initial places. Raises TargetError (bad
     payload, naming the file) or CellError (a state the cell cannot hold)."""
     loaded = load_cell(cell) if isinstance(cell, str) else cell

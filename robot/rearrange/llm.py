@@ -18,15 +18,26 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from robot.arrangement import LAYOUTS
-from robot.cell import Cell
-from robot.compiler import compile_sequence
-from robot.rearrange import plan_rearrangement
-from robot.rearrange.kb import KnowledgeBase, rules_section
-from robot.rearrange.plan import ActionPlan, PlanStep, location, plan_issues, plan_to_sequence
-from robot.rearrange.targets import TargetError, TargetStructure, validate_target_structure_payload
-from robot.scene import Scene
-from robot.view import state_view
+from voiced.robot.arrangement import LAYOUTS
+from voiced.robot.cell import Cell
+from voiced.robot.compiler import compile_sequence
+from voiced.robot.rearrange import plan_rearrangement
+from voiced.robot.rearrange.kb import KnowledgeBase, rules_section
+from voiced.robot.rearrange.plan import (
+    ActionPlan,
+    PlanStep,
+    location,
+    plan_issues,
+    plan_to_sequence,
+)
+from voiced.robot.rearrange.targets import (
+    TargetError,
+    TargetStructure,
+    validate_target_structure_payload,
+)
+from voiced.robot.scene import Scene
+from voiced.robot.view import state_view
+
 from voiced.errors import LlmError
 from voiced.llm.client import PromptBlock
 from voiced.llm.jsonparse import JsonParseError, parse_json_object
@@ -257,7 +268,7 @@ def replay_plan(
     cell: Cell, scene: Scene, target: TargetStructure, steps: Sequence[Mapping[str, Any]]
 ) -> tuple[list[PlanStep], dict[str, tuple[str, ...]]]:
     """Seed-format steps resolved to cell sites and carried out one by one by the physical rules
-    (robot.rearrange.planner's). Raises ReplayError at the first step that cannot run."""
+    (voiced.robot.rearrange.planner's). Raises ReplayError at the first step that cannot run."""
     state = {site: tuple(scene.stacks.get(site, ())) for site in cell.sites}
     labels = {
         p.position: s

@@ -5,7 +5,7 @@ A step says which object goes from where to where and why, in the seed's words (
 what the blocks cell's composites take. `concretize` turns the search's moves (where parked
 objects are pooled) into steps on real slots: an object set aside to come back later goes to a
 buffer slot, one cleared off for good to a scatter spot. `enforce_plan_consistency` is the
-seed's check of a plan written by someone else (the language model, robot.rearrange.llm).
+seed's check of a plan written by someone else (the language model, voiced.robot.rearrange.llm).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from robot.cell import Cell
-from robot.rearrange.planner import PARK, SUPPLY, Move, parking_sites
-from robot.rearrange.targets import (
+from voiced.robot.cell import Cell
+from voiced.robot.rearrange.planner import PARK, SUPPLY, Move, parking_sites
+from voiced.robot.rearrange.targets import (
     BUFFER_SLOTS,
     OBJECT_FIELDS,
     TargetError,
@@ -25,8 +25,8 @@ from robot.rearrange.targets import (
     extract_object_value,
     validate_target_structure_payload,
 )
-from robot.scene import Scene
-from robot.view import state_view
+from voiced.robot.scene import Scene
+from voiced.robot.view import state_view
 
 ACTIONS = ("move_to_buffer", "move_from_buffer", "move_to_position", "place_from_supply")
 """The seed's action types."""
@@ -94,13 +94,13 @@ class ActionPlan:
     steps: tuple[PlanStep, ...] = ()
     """The moves, in order (empty when blocked or already there)."""
     final_expected: Mapping[str, Any] | None = None
-    """The target arrangement in the foundations schema (robot.view's `arrangement`)."""
+    """The target arrangement in the foundations schema (voiced.robot.view's `arrangement`)."""
     reason: str | None = None
     """Why the plan is blocked."""
     final_state: Mapping[str, Any] | None = None
     """The cell's state view once the plan has run."""
     source: str = "planner"
-    """Who wrote the plan: planner, or llm (checked: robot.rearrange.llm)."""
+    """Who wrote the plan: planner, or llm (checked: voiced.robot.rearrange.llm)."""
     optimal: bool = True
     """Whether the number of moves is proven minimal."""
     notes: tuple[str, ...] = field(default=())

@@ -36,8 +36,8 @@ import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from robot.arrangement import ARRANGEMENT_SITES
-from robot.cell import Cell
+from voiced.robot.arrangement import ARRANGEMENT_SITES
+from voiced.robot.cell import Cell
 
 PARK = "@park"
 """Move end meaning "one of the interchangeable one-object slots" (buffers, scatter spots)."""

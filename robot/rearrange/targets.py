@@ -16,8 +16,14 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from robot import arrangement
-from robot.arrangement import ARRANGEMENT_SITES, LAYOUTS, OBJECT_KEYS, SUPPORTED_RELATIONSHIPS
+from voiced.robot import arrangement
+from voiced.robot.arrangement import (
+    ARRANGEMENT_SITES,
+    LAYOUTS,
+    OBJECT_KEYS,
+    SUPPORTED_RELATIONSHIPS,
+)
+
 from voiced.errors import VoicedError
 
 OBJECT_FIELDS = OBJECT_KEYS
@@ -89,7 +95,7 @@ class TargetStructure:
         return {"relationship": self.relationship, "placements": placements}
 
     def view(self) -> dict[str, Any]:
-        """The foundations schema (robot.view's `arrangement`): placements under `object`."""
+        """The foundations schema (voiced.robot.view's `arrangement`): placements under `object`."""
         return arrangement.describe(self.stacks)
 
 
@@ -284,7 +290,7 @@ def _check_positions(
 
 
 def _check_site_positions(parsed: list[tuple[int, Placement]], problems: list[str]) -> None:
-    """Relationship none: each position is an arrangement site (robot.arrangement)."""
+    """Relationship none: each position is an arrangement site (voiced.robot.arrangement)."""
     counts: dict[str, int] = {}
     for index, p in parsed:
         site = (p.position or "").replace(" ", "_")
@@ -338,7 +344,7 @@ def _structure(name: str, placements: list[Placement]) -> TargetStructure:
 
 
 def structure_from_stacks(stacks: Mapping[str, Sequence[str]]) -> TargetStructure:
-    """The structure that arrangement-site stacks make (robot.arrangement.describe)."""
+    """The structure that arrangement-site stacks make (voiced.robot.arrangement.describe)."""
     full = {site: tuple(stacks.get(site, ())) for site in ARRANGEMENT_SITES}
     described = arrangement.describe(full)
     placements = tuple(Placement(p.get("position"), p["object"]) for p in described["placements"])
@@ -446,7 +452,7 @@ def enforce_plan_consistency(
     slots: Collection[str] = tuple(BUFFER_SLOTS),
     buffers: Mapping[str, str | None] | None = None,
 ) -> None:
-    """The seed's plan check: robot.rearrange.plan.enforce_plan_consistency."""
-    from robot.rearrange import plan as plans  # plan builds on this module: import cycle
+    """The seed's plan check: voiced.robot.rearrange.plan.enforce_plan_consistency."""
+    from voiced.robot.rearrange import plan as plans  # plan builds on this module: import cycle
 
     plans.enforce_plan_consistency(plan, target, slots, buffers)

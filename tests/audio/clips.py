@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-
-from audio.convert import Pcm, read_audio
+from voiced.audio.convert import Pcm, read_audio
 
 HAVE_TOOLS = shutil.which("espeak-ng") is not None and shutil.which("sox") is not None
 """Debian espeak-ng and sox are installed (the bootstrap installs them)."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from voiced.audio.transcribe import BiasVocabulary
+from voiced.audio.whisper import WhisperTranscriber
 
-from audio.transcribe import BiasVocabulary
-from audio.whisper import WhisperTranscriber
 from tests.audio.clips import HAVE_TOOLS, SANDWICH_PHRASES, SANDWICH_WORDS, Clips
 
 

@@ -6,10 +6,10 @@ import sys
 
 import numpy as np
 import pytest
+from voiced.audio.aec import TEN_MS, SpeexEchoCanceller, WebRtcEchoCanceller, make_canceller
+from voiced.audio.convert import rms
+from voiced.audio.room import RoomEcho, RoomSettings
 
-from audio.aec import TEN_MS, SpeexEchoCanceller, WebRtcEchoCanceller, make_canceller
-from audio.convert import rms
-from audio.room import RoomEcho, RoomSettings
 from tests.audio.clips import HAVE_TOOLS, Clips, samples_of
 from voiced.errors import VoicedError
 

@@ -9,16 +9,16 @@ import importlib.util
 import os
 
 import pytest
-
-from audio.azure import KEY_ENV, REGION_ENV, AzureTranscriber
-from audio.settings import SttSettings
-from audio.transcribe import (
+from voiced.audio.azure import KEY_ENV, REGION_ENV, AzureTranscriber
+from voiced.audio.settings import SttSettings
+from voiced.audio.transcribe import (
     BiasVocabulary,
     TranscriptionError,
     make_transcriber,
     whole_file_segment,
 )
-from rules.normalize import normalize
+from voiced.rules.normalize import normalize
+
 from tests.audio.clips import Clips
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from audio.transcribe import NO_BIAS, BiasVocabulary
-from audio.whisper import PROMPT_TOKENS, WhisperTranscriber
+from voiced.audio.transcribe import NO_BIAS, BiasVocabulary
+from voiced.audio.whisper import PROMPT_TOKENS, WhisperTranscriber
 
 
 def test_build_cleans_and_deduplicates_keeping_order() -> None:

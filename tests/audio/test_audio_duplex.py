@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from voiced.audio.duplex import Duplex, EchoGate
+from voiced.audio.listener import BargeIn, Heard, Listener
+from voiced.audio.ownvoice import said_during, separate
+from voiced.audio.playback import Playback
+from voiced.audio.room import RoomEcho, RoomSettings, impulse_response
+from voiced.audio.source import ArraySource
+from voiced.audio.transcribe import Transcript
 
-from audio.duplex import Duplex, EchoGate
-from audio.listener import BargeIn, Heard, Listener
-from audio.ownvoice import said_during, separate
-from audio.playback import Playback
-from audio.room import RoomEcho, RoomSettings, impulse_response
-from audio.source import ArraySource
-from audio.transcribe import Transcript
 from tests.audio.clips import Clips, samples_of
 
 

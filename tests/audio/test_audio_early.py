@@ -9,16 +9,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from voiced.audio.listener import Heard, Listener, ListenerEvent
+from voiced.audio.segmenter import Segment
+from voiced.audio.settings import AudioSettings, SttSettings
+from voiced.audio.source import WavSource
+from voiced.audio.stopspot import Spotted, StopSpotter
+from voiced.audio.transcribe import BiasVocabulary, Transcript
+from voiced.audio.whisper import WhisperTranscriber
+from voiced.rules.normalize import normalize
 
-from audio.listener import Heard, Listener, ListenerEvent
-from audio.segmenter import Segment
-from audio.settings import AudioSettings, SttSettings
-from audio.source import WavSource
-from audio.stopspot import Spotted, StopSpotter
-from audio.transcribe import BiasVocabulary, Transcript
-from audio.whisper import WhisperTranscriber
 from bench.spoken import speak, trimmed
-from rules.normalize import normalize
 from tests.audio.clips import SANDWICH_PHRASES, SANDWICH_WORDS, Clips, write_wav
 
 STOP = re.compile(r"\b(?:stop|halt|freeze)\b")

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from audio import guards
+from voiced.audio import guards
 
 
 @pytest.mark.parametrize(

@@ -8,22 +8,22 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from voiced.audio.aec import WebRtcEchoCanceller
+from voiced.audio.convert import read_audio
+from voiced.audio.duplex import Duplex
+from voiced.audio.feedback import SpokenFeedback
+from voiced.audio.listener import BargeIn, Heard, Listener, ListenerEvent, Rejected, Tick
+from voiced.audio.playback import Playback
+from voiced.audio.room import RoomEcho, RoomSettings
+from voiced.audio.segmenter import Activity, Segment, Segmenter
+from voiced.audio.settings import AudioSettings, TtsSettings
+from voiced.audio.source import ArraySource, AudioSource, WavSource
+from voiced.audio.transcribe import BiasVocabulary, Transcript, TranscriptionError
+from voiced.audio.tts import EspeakSpeaker
+from voiced.audio.wake import MicroWakeDetector, WakeGate
+from voiced.audio.whisper import WhisperTranscriber
+from voiced.rules.normalize import normalize
 
-from audio.aec import WebRtcEchoCanceller
-from audio.convert import read_audio
-from audio.duplex import Duplex
-from audio.feedback import SpokenFeedback
-from audio.listener import BargeIn, Heard, Listener, ListenerEvent, Rejected, Tick
-from audio.playback import Playback
-from audio.room import RoomEcho, RoomSettings
-from audio.segmenter import Activity, Segment, Segmenter
-from audio.settings import AudioSettings, TtsSettings
-from audio.source import ArraySource, AudioSource, WavSource
-from audio.transcribe import BiasVocabulary, Transcript, TranscriptionError
-from audio.tts import EspeakSpeaker
-from audio.wake import MicroWakeDetector, WakeGate
-from audio.whisper import WhisperTranscriber
-from rules.normalize import normalize
 from tests.audio.clips import Clips, samples_of, write_wav
 
 

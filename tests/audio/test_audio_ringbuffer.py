@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from audio.ringbuffer import RingBuffer
+from voiced.audio.ringbuffer import RingBuffer
 
 
 def ramp(n: int, start: int = 0) -> np.ndarray:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from voiced.audio.convert import Pcm
+from voiced.audio.segmenter import Activity, Dropped, NoiseFloor, Segment, Segmenter, SegmenterEvent
+from voiced.audio.settings import AudioSettings
 
-from audio.convert import Pcm
-from audio.segmenter import Activity, Dropped, NoiseFloor, Segment, Segmenter, SegmenterEvent
-from audio.settings import AudioSettings
 from tests.audio.clips import Clips, samples_of
 
 FRAME_S = 0.03

@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-
-from audio.settings import (
+from voiced.audio.settings import (
     AudioSettings,
     FrontEndSettings,
     SttSettings,
@@ -18,6 +17,7 @@ from audio.settings import (
     ViewerSettings,
     WakeSettings,
 )
+
 from voiced import configschema
 from voiced.errors import ConfigError
 

@@ -14,10 +14,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-
-from audio.convert import AudioFileError, Resampler, read_audio
-from audio.playback import Playback
-from audio.source import (
+from voiced.audio.convert import AudioFileError, Resampler, read_audio
+from voiced.audio.playback import Playback
+from voiced.audio.source import (
     AudioChunk,
     MicSource,
     StdinPcmSource,
@@ -25,6 +24,7 @@ from audio.source import (
     open_source,
     sounddevice_device,
 )
+
 from tests.audio.clips import Clips, samples_of
 
 
@@ -283,8 +283,9 @@ async def test_a_duplex_microphone_plays_the_timeline_at_the_positions_it_captur
 
 def test_sounddevice_is_imported_only_when_a_microphone_starts() -> None:
     code = (
-        "import sys, audio.listener, audio.source, audio.segmenter, audio.whisper, audio.tts;"
-        "audio.source.open_source('mic', device='', realtime=True, block_ms=20, "
+        "import sys, voiced.audio.listener, voiced.audio.source, voiced.audio.segmenter;"
+        "import voiced.audio.whisper, voiced.audio.tts;"
+        "voiced.audio.source.open_source('mic', device='', realtime=True, block_ms=20, "
         "queue_seconds=1.0);"
         "assert 'sounddevice' not in sys.modules, 'sounddevice imported'"
     )

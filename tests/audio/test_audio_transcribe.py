@@ -6,13 +6,13 @@ import asyncio
 
 import numpy as np
 import pytest
+from voiced.audio.segmenter import Segment
+from voiced.audio.settings import SttSettings
+from voiced.audio.transcribe import NO_BIAS, BiasVocabulary, transcribe_file, whole_file_segment
+from voiced.audio.whisper import WhisperTranscriber, default_model_path
+from voiced.audio.whisper_window import decode_window
+from voiced.rules.normalize import normalize
 
-from audio.segmenter import Segment
-from audio.settings import SttSettings
-from audio.transcribe import NO_BIAS, BiasVocabulary, transcribe_file, whole_file_segment
-from audio.whisper import WhisperTranscriber, default_model_path
-from audio.whisper_window import decode_window
-from rules.normalize import normalize
 from tests.audio.clips import VOICES, Clips
 
 COMMANDS = ("computer add bread", "put cheese on the left stack", "go to position two")

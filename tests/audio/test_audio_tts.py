@@ -11,15 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from structlog.testing import capture_logs
-
-from audio.convert import Pcm, read_audio
-from audio.feedback import SpokenFeedback
-from audio.listener import Listener
-from audio.playback import Playback
-from audio.settings import TtsSettings
-from audio.source import ArraySource
-from audio.transcribe import BiasVocabulary, Transcript
-from audio.tts import EspeakSpeaker, NullSpeaker, Speaker, espeak_voice, make_speaker
+from voiced.audio.convert import Pcm, read_audio
+from voiced.audio.feedback import SpokenFeedback
+from voiced.audio.listener import Listener
+from voiced.audio.playback import Playback
+from voiced.audio.settings import TtsSettings
+from voiced.audio.source import ArraySource
+from voiced.audio.transcribe import BiasVocabulary, Transcript
+from voiced.audio.tts import EspeakSpeaker, NullSpeaker, Speaker, espeak_voice, make_speaker
 
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng missing")
 

@@ -12,11 +12,17 @@ from typing import Any
 
 import numpy as np
 import pytest
+from voiced.audio.segmenter import Segment, Segmenter
+from voiced.audio.settings import AudioSettings, ViewerSettings
+from voiced.audio.transcribe import Transcript
+from voiced.audio.viewer import (
+    AudioViewer,
+    PayloadError,
+    segment_payload,
+    splice_jump,
+    validate_payload,
+)
 
-from audio.segmenter import Segment, Segmenter
-from audio.settings import AudioSettings, ViewerSettings
-from audio.transcribe import Transcript
-from audio.viewer import AudioViewer, PayloadError, segment_payload, splice_jump, validate_payload
 from tests.audio.clips import Clips, samples_of
 
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from voiced.audio.segmenter import Segment, Segmenter
+from voiced.audio.settings import AudioSettings, ViewerSettings
+from voiced.audio.transcribe import Transcript
+from voiced.audio.viewer import AudioViewer
 
-from audio.segmenter import Segment, Segmenter
-from audio.settings import AudioSettings, ViewerSettings
-from audio.transcribe import Transcript
-from audio.viewer import AudioViewer
 from tests.audio.cdp import CHROMIUM, Browser
 from tests.audio.clips import Clips, samples_of
 

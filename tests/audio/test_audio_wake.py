@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from voiced.audio.convert import Pcm
+from voiced.audio.segmenter import Segment, VadStats
+from voiced.audio.settings import WakeSettings
+from voiced.audio.wake import MicroWakeDetector, WakeGate, make_wake_gate, matches_wake_word
 
-from audio.convert import Pcm
-from audio.segmenter import Segment, VadStats
-from audio.settings import WakeSettings
-from audio.wake import MicroWakeDetector, WakeGate, make_wake_gate, matches_wake_word
 from tests.audio.clips import Clips, samples_of
 
 

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from voiced.robot.cell import load_cell
+from voiced.robot.simulator import Simulator
 
-from robot.cell import load_cell
-from robot.simulator import Simulator
 from tests.e2e.helpers import voiced, voiced_env
 from tests.faultproxy import FaultProxy
 

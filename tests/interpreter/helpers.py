@@ -6,9 +6,10 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from robot.cell import Cell, load_cell
-from robot.scene import Scene
-from robot.view import scene_from_view
+from voiced.robot.cell import Cell, load_cell
+from voiced.robot.scene import Scene
+from voiced.robot.view import scene_from_view
+
 from voiced.interpreter.grammar import Grammar
 
 

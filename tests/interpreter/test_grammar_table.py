@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from voiced.robot.compiler import compile_sequence
 
-from robot.compiler import compile_sequence
 from tests.interpreter.helpers import cell, grammar, scene
 from tests.interpreter.phrases import CASES, Case
 

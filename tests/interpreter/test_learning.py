@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from voiced.robot.compiler import compile_sequence
 
-from robot.compiler import compile_sequence
 from tests.interpreter.helpers import cell, grammar
 from tests.interpreter.phrases import layers
 from tests.killing import run_and_kill
@@ -171,7 +171,7 @@ import sys
 from pathlib import Path
 import structlog
 structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
-from robot.cell import load_cell
+from voiced.robot.cell import load_cell
 from voiced.interpreter.learning import Learning, MemoryWriter
 from voiced.interpreter.result import SequenceStep
 from voiced.paths import DataDir

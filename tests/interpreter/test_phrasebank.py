@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from voiced.robot.compiler import compile_sequence
 
-from robot.compiler import compile_sequence
 from tests.interpreter.helpers import cell, grammar
 from tests.interpreter.phrases import layers
 from voiced.interpreter.grammar import Grammar, interpret

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from voiced.robot.cell import load_cell
+from voiced.rules import Handled, LlmClassifier, Utterance
 
-from robot.cell import load_cell
-from rules import Handled, LlmClassifier, Utterance
 from tests.llm.llmfakes import client_for
 from tests.llm.messages_api import MessagesApi, Reply, error, json_message, message
 from voiced.llm.classifier import AnthropicClassifier, Intent, IntentClassifier

@@ -8,10 +8,10 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from voiced.robot.cell import load_cell
+from voiced.robot.compiler import compile_sequence
+from voiced.robot.view import scene_from_view
 
-from robot.cell import load_cell
-from robot.compiler import compile_sequence
-from robot.view import scene_from_view
 from voiced.interpreter.result import SequenceStep, steps
 from voiced.llm.creative import (
     INCOMPATIBLE,

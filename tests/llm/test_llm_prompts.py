@@ -7,9 +7,9 @@ from typing import Any
 
 import anthropic
 import pytest
+from voiced.robot.cell import load_cell
+from voiced.robot.view import scene_from_view
 
-from robot.cell import load_cell
-from robot.view import scene_from_view
 from tests.llm.llmfakes import step
 from voiced.configschema import parse
 from voiced.errors import ConfigError

@@ -8,10 +8,10 @@ import json
 import random
 
 import pytest
+from voiced.robot.cell import Cell, load_cell
+from voiced.robot.scene import Scene
+from voiced.robot.view import scene_from_view
 
-from robot.cell import Cell, load_cell
-from robot.scene import Scene
-from robot.view import scene_from_view
 from tests.llm.llmfakes import FAST, answer, client_for, reply, step, text_reply
 from tests.llm.messages_api import MessagesApi, Reply, error, message
 from voiced.interpreter.result import steps

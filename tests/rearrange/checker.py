@@ -9,7 +9,7 @@ from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from robot.cell import Cell
+from voiced.robot.cell import Cell
 
 COLOURS = ("red cube", "green cube", "blue cube")
 ARRANGEMENT = ("left", "center", "right", "front", "back", "pyramid_left", "pyramid_right",

@@ -7,10 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from voiced.robot.cell import load_cell
+from voiced.robot.rearrange import plan_rearrangement
+from voiced.robot.rearrange.targets import (
+    enforce_plan_consistency,
+    validate_target_structure_payload,
+)
 
-from robot.cell import load_cell
-from robot.rearrange import plan_rearrangement
-from robot.rearrange.targets import enforce_plan_consistency, validate_target_structure_payload
 from tests.rearrange.checker import COLOURS, Rules, all_starts, all_targets
 
 CELL = load_cell("blocks")

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from voiced.robot.cell import load_cell
+from voiced.robot.rearrange import plan_rearrangement
 
-from robot.cell import load_cell
-from robot.rearrange import plan_rearrangement
 from voiced.interpreter.arrangement import parse_arrangement
 
 CELL = load_cell("blocks")

@@ -9,9 +9,8 @@ import zlib
 from collections.abc import Sequence
 
 import pytest
-
-from robot.arrangement import SUPPORTED_RELATIONSHIPS
-from robot.rearrange.kb import (
+from voiced.robot.arrangement import SUPPORTED_RELATIONSHIPS
+from voiced.robot.rearrange.kb import (
     EMBEDDING_PACKAGE,
     Bm25,
     KnowledgeBase,

@@ -8,10 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
-
-from bench import planner_time
-from robot.cell import load_cell
-from robot.rearrange.planner import (
+from voiced.robot.cell import load_cell
+from voiced.robot.rearrange.planner import (
     PARK,
     Move,
     Problem,
@@ -22,6 +20,8 @@ from robot.rearrange.planner import (
     parking_sites,
     search,
 )
+
+from bench import planner_time
 from tests.rearrange.checker import COLOURS, Rules, all_targets
 
 CELL = load_cell("blocks")

@@ -7,13 +7,14 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from robot.cell import load_cell
-from robot.compiler import compile_sequence
-from robot.executor import ControllerLink
-from robot.rearrange import plan_rearrangement, plan_to_sequence
-from robot.rearrange.targets import validate_target_structure_payload
-from robot.simulator import Simulator
-from robot.view import state_view
+from voiced.robot.cell import load_cell
+from voiced.robot.compiler import compile_sequence
+from voiced.robot.executor import ControllerLink
+from voiced.robot.rearrange import plan_rearrangement, plan_to_sequence
+from voiced.robot.rearrange.targets import validate_target_structure_payload
+from voiced.robot.simulator import Simulator
+from voiced.robot.view import state_view
+
 from tests.rearrange.checker import all_starts, all_targets
 from voiced.interpreter.arrangement import parse_arrangement
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from robot.cell import load_cell
-from robot.rearrange.targets import (
+from voiced.robot.cell import load_cell
+from voiced.robot.rearrange.targets import (
     BUFFER_SLOTS,
     TargetError,
     build_position_object_map,

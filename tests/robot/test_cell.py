@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from voiced.robot.cell import Cell, ValueProblem, list_cells, load_cell
+from voiced.robot.compiler import compile_sequence
 
-from robot.cell import Cell, ValueProblem, list_cells, load_cell
-from robot.compiler import compile_sequence
 from voiced.errors import CellError
 
 PACKAGED = ("sandwich", "weld", "blocks")

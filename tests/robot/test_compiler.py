@@ -1,4 +1,4 @@
-"""Compiling sequences of composite calls into primitives (robot.compiler)."""
+"""Compiling sequences of composite calls into primitives (voiced.robot.compiler)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from robot.cell import Cell, load_cell
-from robot.compiler import CompileIssue, CompileResult, Program, compile_sequence
-from robot.primitives import Grip, MoveJ, MoveL, Speed, Wait
-from robot.scene import RoutineRun, Scene
-from robot.view import scene_from_view, state_view
+from voiced.robot.cell import Cell, load_cell
+from voiced.robot.compiler import CompileIssue, CompileResult, Program, compile_sequence
+from voiced.robot.primitives import Grip, MoveJ, MoveL, Speed, Wait
+from voiced.robot.scene import RoutineRun, Scene
+from voiced.robot.view import scene_from_view, state_view
 
 CELLS = {name: load_cell(name) for name in ("sandwich", "weld", "blocks")}
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from voiced.robot.compiler import compile_sequence
+from voiced.robot.executor import ControllerLink
+from voiced.robot.simulator import Simulator
+from voiced.robot.view import state_view
 
-from robot.compiler import compile_sequence
-from robot.executor import ControllerLink
-from robot.simulator import Simulator
-from robot.view import state_view
 from tests.robot.test_compiler import CELLS, EVERY_COMPOSITE
 
 

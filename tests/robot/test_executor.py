@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pytest
 import structlog
-
-from robot import physics
-from robot.cell import Cell, load_cell
-from robot.executor import ControllerLink, RunReport, backoff_delays
-from robot.primitives import (
+from voiced.robot import physics
+from voiced.robot.cell import Cell, load_cell
+from voiced.robot.executor import ControllerLink, RunReport, backoff_delays
+from voiced.robot.primitives import (
     CallRoutine,
     Grip,
     MoveJ,
@@ -28,8 +27,9 @@ from robot.primitives import (
     ToolDetach,
     Wait,
 )
-from robot.scene import Scene
-from robot.simulator import Faults, Simulator
+from voiced.robot.scene import Scene
+from voiced.robot.simulator import Faults, Simulator
+
 from voiced.errors import ControllerConnectionError, ProtocolError
 
 TIMEOUT = 5.0

@@ -1,13 +1,12 @@
-"""What primitives do to a scene (robot.physics)."""
+"""What primitives do to a scene (voiced.robot.physics)."""
 
 from __future__ import annotations
 
 import pytest
-
-from robot import physics
-from robot.cell import Cell, load_cell
-from robot.physics import PhysicsError, apply, position_name
-from robot.primitives import (
+from voiced.robot import physics
+from voiced.robot.cell import Cell, load_cell
+from voiced.robot.physics import PhysicsError, apply, position_name
+from voiced.robot.primitives import (
     CallRoutine,
     Grip,
     MoveJ,
@@ -19,7 +18,7 @@ from robot.primitives import (
     ToolDetach,
     Wait,
 )
-from robot.scene import RoutineRun, Scene
+from voiced.robot.scene import RoutineRun, Scene
 
 
 @pytest.fixture(scope="module")

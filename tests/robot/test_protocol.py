@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from robot.primitives import (
+from voiced.robot.primitives import (
     CallRoutine,
     Grip,
     MoveJ,
@@ -26,7 +25,7 @@ from robot.primitives import (
     ToolDetach,
     Wait,
 )
-from robot.protocol import (
+from voiced.robot.protocol import (
     ERROR_CODES,
     MAX_LINE_BYTES,
     MESSAGE_TYPES,
@@ -60,6 +59,7 @@ from robot.protocol import (
     format_line,
     parse_line,
 )
+
 from voiced.errors import ProtocolError
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -3,7 +3,7 @@
 RAPID cannot run here, so these tests read the sources: blocks balance, identifiers and string
 literals fit RAPID's limits, and everything the Python side defines (keywords, error codes,
 reasons the daemon relies on, field ranges, default ports and timeouts, the cell's limits) appears
-in the RAPID code where it must. The lists come from `robot.protocol`, the simulator and the
+in the RAPID code where it must. The lists come from `voiced.robot.protocol`, the simulator and the
 physics, not from this file, so a change on the Python side that the RAPID side misses fails here.
 """
 
@@ -20,10 +20,9 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
-
-from robot import physics, simcore, simulator
-from robot.executor import ControllerLink
-from robot.protocol import (
+from voiced.robot import physics, simcore, simulator
+from voiced.robot.executor import ControllerLink
+from voiced.robot.protocol import (
     ERROR_CODES,
     MAX_LINE_BYTES,
     MAX_SEQ,
@@ -36,8 +35,9 @@ from robot.protocol import (
     parse_line,
     wire,
 )
-from robot.protocol.messages import SPECS
-from robot.simulator import Simulator
+from voiced.robot.protocol.messages import SPECS
+from voiced.robot.simulator import Simulator
+
 from voiced import cli
 from voiced.config import ControllerConfig
 

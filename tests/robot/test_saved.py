@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from voiced.robot.cell import load_cell
+from voiced.robot.compiler import compile_sequence
+from voiced.robot.saved import read_saved_scene
 
-from robot.cell import load_cell
-from robot.compiler import compile_sequence
-from robot.saved import read_saved_scene
 from voiced.errors import CellError
 
 

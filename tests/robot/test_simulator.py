@@ -7,15 +7,14 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import pytest
-
-from robot.auth import mac
-from robot.cell import Cell, load_cell
-from robot.physics import PhysicsError
-from robot.primitives import Grip, Pose, Primitive
-from robot.scene import Scene
-from robot.simledger import Ledger
-from robot.simmotion import Profile
-from robot.simulator import Faults, Simulator, serve_forever
+from voiced.robot.auth import mac
+from voiced.robot.cell import Cell, load_cell
+from voiced.robot.physics import PhysicsError
+from voiced.robot.primitives import Grip, Pose, Primitive
+from voiced.robot.scene import Scene
+from voiced.robot.simledger import Ledger
+from voiced.robot.simmotion import Profile
+from voiced.robot.simulator import Faults, Simulator, serve_forever
 
 REPLY_TIMEOUT = 2.0
 SESSION = "5e55101a"
@@ -27,7 +26,7 @@ def weld() -> Cell:
 
 
 class Raw:
-    """A client that speaks raw lines (no help from robot.protocol)."""
+    """A client that speaks raw lines (no help from voiced.robot.protocol)."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer

@@ -1,5 +1,5 @@
-"""State views and their inverse (robot.view), scene files, and the blocks arrangement
-vocabulary (robot.arrangement)."""
+"""State views and their inverse (voiced.robot.view), scene files, and the blocks arrangement
+vocabulary (voiced.robot.arrangement)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from voiced.robot import arrangement
+from voiced.robot.cell import Cell, load_cell, load_scene_file
+from voiced.robot.compiler import compile_sequence
+from voiced.robot.scene import Scene
+from voiced.robot.view import scene_from_view, state_view
 
-from robot import arrangement
-from robot.cell import Cell, load_cell, load_scene_file
-from robot.compiler import compile_sequence
-from robot.scene import Scene
-from robot.view import scene_from_view, state_view
 from voiced.errors import CellError
 
 CELLS = {name: load_cell(name) for name in ("sandwich", "weld", "blocks")}

@@ -7,7 +7,7 @@ A *placement* changes the current arrangement and keeps the rest: "stack the blu
 red cube", "put red on the left and green on the right", "put the blue cube in front of the
 green one". Where a placement displaces an object ("put red on the left" with green there), the
 displaced object comes off the arrangement, and the meaning says so. The result is checked by
-`validate_target_structure_payload`; the planner (robot.rearrange) finds the moves.
+`validate_target_structure_payload`; the planner (voiced.robot.rearrange) finds the moves.
 
 `parse_arrangement` returns None quickly for anything else (no arrangement area in the cell, or
 no arrangement words), so the grammar can go first or second. Failures are the grammar's.
@@ -20,13 +20,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from robot.arrangement import ARRANGEMENT_SITES
-from robot.cell import Cell
-from robot.rearrange.targets import TargetError, structure_from_stacks
-from robot.rearrange.targets import validate_target_structure_payload as validate
-from robot.scene import Scene
 from voiced.interpreter.grammar import ErrorType, Failure, Fallback
 from voiced.interpreter.vocabulary import COLOUR_NOUNS, HEARD_AS
+from voiced.robot.arrangement import ARRANGEMENT_SITES
+from voiced.robot.cell import Cell
+from voiced.robot.rearrange.targets import TargetError, structure_from_stacks
+from voiced.robot.rearrange.targets import validate_target_structure_payload as validate
+from voiced.robot.scene import Scene
 
 STRUCTURES = {"pyramid": "pyramid", "tower": "tower", "row": "row", "line": "row"}
 """Words that name a whole structure."""

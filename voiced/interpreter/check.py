@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from robot.cell import Cell
-from robot.compiler import CompileResult, compile_sequence
-from robot.scene import Scene
 from voiced.interpreter.result import Interpretation
+from voiced.robot.cell import Cell
+from voiced.robot.compiler import CompileResult, compile_sequence
+from voiced.robot.scene import Scene
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from robot.cell import Cell
-from robot.scene import Scene
 from voiced.interpreter import learning as learn
 from voiced.interpreter.clauses import build, split, verb_index
 from voiced.interpreter.confidence import NAMED_LAST, UNKNOWN, grammar_confidence
@@ -33,6 +31,8 @@ from voiced.interpreter.semantic import (
     verb_phrases,
 )
 from voiced.interpreter.vocabulary import Entry, Vocabulary
+from voiced.robot.cell import Cell
+from voiced.robot.scene import Scene
 
 ErrorType = Literal["lexical_failure", "semantic_failure", "syntax_error"]
 Fallback = Literal["resolve_phrase", "interpret", "none"]

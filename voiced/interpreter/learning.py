@@ -19,12 +19,12 @@ from typing import Any
 
 import structlog
 
-from robot.cell import Cell
 from voiced.errors import CellError, Problem, VoicedError
 from voiced.interpreter.confidence import LEARN_THRESHOLD
 from voiced.interpreter.phrasebank import LEARNED_KEY
 from voiced.interpreter.result import Interpretation, SequenceStep
 from voiced.paths import DataDir, atomic_write_json
+from voiced.robot.cell import Cell
 
 log = structlog.get_logger(__name__)
 

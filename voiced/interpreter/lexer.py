@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-from rules.normalize import words as plain_words
 from voiced.interpreter.numbers import as_number, split_glued, words_to_digits
 from voiced.interpreter.vocabulary import (
     COUNT_MISHEARD,
@@ -24,6 +23,7 @@ from voiced.interpreter.vocabulary import (
     VerbSense,
     Vocabulary,
 )
+from voiced.rules.normalize import words as plain_words
 
 SNAP_CUTOFF = 80.0
 """Least rapidfuzz ratio (0-100) for a near miss of six letters or more to snap."""

@@ -23,12 +23,12 @@ from typing import Any
 import structlog
 from rapidfuzz import fuzz, process
 
-from robot.cell import Cell
 from voiced.errors import Problem
 from voiced.interpreter.confidence import phrase_confidence
 from voiced.interpreter.lexer import normal_words
 from voiced.interpreter.result import Interpretation, SequenceStep
 from voiced.paths import DataDir
+from voiced.robot.cell import Cell
 
 log = structlog.get_logger(__name__)
 

@@ -32,12 +32,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from robot.cell import Cell
-from robot.scene import Scene
 from voiced.interpreter.clauses import Clause
 from voiced.interpreter.lexer import Token
 from voiced.interpreter.result import SequenceStep
 from voiced.interpreter.vocabulary import Value, VerbSense, spoken
+from voiced.robot.cell import Cell
+from voiced.robot.scene import Scene
 
 VERB_PHRASES: Mapping[str, tuple[str, ...]] = {
     "put": ("add", "put", "place", "stack", "layer", "lay", "pop", "put on", "give me",

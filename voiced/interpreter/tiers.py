@@ -18,11 +18,6 @@ from typing import Any
 
 import structlog
 
-from robot.cell import Cell
-from robot.rearrange import plan_rearrangement, plan_to_sequence
-from robot.rearrange.llm import understand_target
-from robot.scene import Scene
-from rules.normalize import normalize
 from voiced.errors import LlmError
 from voiced.interpreter.arrangement import ArrangementParse, parse_arrangement
 from voiced.interpreter.grammar import Grammar, from_parse, remember
@@ -37,6 +32,11 @@ from voiced.llm.resolver import PhraseResolver
 from voiced.llm.sequence import SequenceInterpreter
 from voiced.llm.settings import LlmSettings
 from voiced.paths import DataDir
+from voiced.robot.cell import Cell
+from voiced.robot.rearrange import plan_rearrangement, plan_to_sequence
+from voiced.robot.rearrange.llm import understand_target
+from voiced.robot.scene import Scene
+from voiced.rules.normalize import normalize
 
 log = structlog.get_logger(__name__)
 

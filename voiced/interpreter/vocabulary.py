@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from robot.cell import Cell
+from voiced.robot.cell import Cell
 
 Value = str | float
 """A plain reading value: a cell name, a keyword or a number."""

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 import structlog
 
-from robot.cell import Cell
 from voiced.errors import LlmError
 from voiced.llm import prompts
 from voiced.llm.client import LlmClient, PromptBlock
 from voiced.llm.jsonparse import JsonParseError, parse_json_object
+from voiced.robot.cell import Cell
 
 log = structlog.get_logger(__name__)
 

@@ -12,9 +12,9 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from robot.cell import DIRECTIONS, Cell, Composite
-from robot.scene import Scene
-from robot.view import state_view
+from voiced.robot.cell import DIRECTIONS, Cell, Composite
+from voiced.robot.scene import Scene
+from voiced.robot.view import state_view
 
 
 def _names(names: Iterable[str]) -> str:
@@ -115,7 +115,7 @@ def supplies(cell: Cell, scene: Scene) -> dict[str, int]:
 
 
 def scene_section(cell: Cell, scene: Scene) -> str:
-    """The current scene in the cell's vocabulary (robot.view.state_view), plus supplies."""
+    """The current scene in the cell's vocabulary (voiced.robot.view.state_view), plus supplies."""
     view: dict[str, Any] = state_view(cell, scene)
     if cell.items() and "supplies" not in view:
         view["supplies left"] = supplies(cell, scene)

@@ -12,8 +12,6 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from robot.cell import Cell
-from robot.scene import Scene
 from voiced.interpreter.result import Interpretation, SequenceStep
 from voiced.llm.creative import (
     CATEGORIES,
@@ -23,6 +21,8 @@ from voiced.llm.creative import (
     CreativeAssignment,
     check,
 )
+from voiced.robot.cell import Cell
+from voiced.robot.scene import Scene
 
 _NEEDED = ("add_layer", "set_active_zone", "go_home")
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from robot.cell import Cell, ValueProblem
+from voiced.robot.cell import Cell, ValueProblem
 
 
 @dataclass(frozen=True)

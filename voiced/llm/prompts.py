@@ -14,13 +14,13 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from robot.cell import DIRECTIONS, Cell
-from robot.scene import Scene
 from voiced.llm import context
 from voiced.llm.client import PromptBlock
 from voiced.llm.creative import INGREDIENT_LOGIC, SPATIAL, CreativeAssignment
 from voiced.llm.creative_gen import supported as creative_supported
 from voiced.llm.examples import examples_section
+from voiced.robot.cell import DIRECTIONS, Cell
+from voiced.robot.scene import Scene
 
 OUTPUT_FORMAT = """━━━ OUTPUT FORMAT ━━━
 Respond with ONLY a JSON object — no prose, no markdown fence:

@@ -19,8 +19,6 @@ from typing import Any
 
 import structlog
 
-from robot.cell import Cell
-from robot.scene import Scene
 from voiced.errors import LlmError
 from voiced.interpreter.result import Interpretation, SequenceStep
 from voiced.llm import prompts
@@ -31,6 +29,8 @@ from voiced.llm.creative_gen import offline_interpretation
 from voiced.llm.jsonparse import JsonParseError, parse_json_object
 from voiced.llm.settings import LlmSettings
 from voiced.llm.validate import Checked, steps_of, validate_steps
+from voiced.robot.cell import Cell
+from voiced.robot.scene import Scene
 
 log = structlog.get_logger(__name__)
 

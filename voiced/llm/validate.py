@@ -18,11 +18,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from robot.cell import Cell, ValueProblem
-from robot.compiler import compile_sequence
-from robot.program import Composite
-from robot.scene import Scene
 from voiced.interpreter.result import SequenceStep
+from voiced.robot.cell import Cell, ValueProblem
+from voiced.robot.compiler import compile_sequence
+from voiced.robot.program import Composite
+from voiced.robot.scene import Scene
 
 ASSEMBLY_IMPOSTORS = frozenset({"transfer", "place_at"})
 """Rule 5: instructions models use for assembly that the sandwich cell spells add_layer."""
