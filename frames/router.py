@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import structlog
 from voiced.frames.frame import Frame, Services
@@ -21,8 +21,38 @@ from voiced.rules import CheckParent, Handled, Rule, RuleResult, Utterance
 
 log = structlog.get_logger(__name__)
 
-EventSink = Callable[[str, dict[str, Any]], None]
 MODES = ("wake", "always")
+
+
+@dataclass(frozen=True)
+class StackChange:
+    """A frame pushed or popped, or the listening mode changed: the daemon's `frame` event."""
+
+    KIND: ClassVar[str] = "frame"
+    VARIANT: ClassVar[str | None] = None
+    action: str
+    """push, pop or mode"""
+    frame: str
+    """The frame pushed or popped; for mode, the frame on top."""
+    mode: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"action": self.action, "frame": self.frame}
+        if self.mode is not None:
+            out["mode"] = self.mode
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> StackChange:
+        unknown = set(data) - {"event", "t", "correlation_id", "action", "frame", "mode"}
+        missing = {"action", "frame"} - set(data)
+        if unknown or missing:
+            wrong = ", ".join(sorted(unknown | missing))
+            raise ValueError(f"event 'frame': unknown or missing field {wrong}")
+        return cls(str(data["action"]), str(data["frame"]), data.get("mode"))
+
+
+EventSink = Callable[[StackChange], None]
 
 
 @dataclass(frozen=True)
@@ -74,13 +104,13 @@ class CommandRouter:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         self._mode = mode
-        self._events("frame", {"action": "mode", "frame": self.top.name, "mode": mode})
+        self._events(StackChange("mode", self.top.name, mode))
         log.info("mode changed", mode=mode)
 
     def push(self, frame: Frame) -> None:
         self._stack.append(frame)
         self.changed.set()
-        self._events("frame", {"action": "push", "frame": frame.name})
+        self._events(StackChange("push", frame.name))
         log.info("frame pushed", frame=frame.name, depth=len(self._stack))
         frame.on_push(self, self.now)
 
@@ -92,7 +122,7 @@ class CommandRouter:
             self.pop(self._stack[-1])
         self._stack.pop()
         self.changed.set()
-        self._events("frame", {"action": "pop", "frame": frame.name})
+        self._events(StackChange("pop", frame.name))
         log.info("frame popped", frame=frame.name, depth=len(self._stack))
         frame.on_pop(self, self.now)
         self.top.on_uncover(self, self.now)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+
+from voiced.frames.router import StackChange
 
 
 @dataclass
@@ -48,12 +49,12 @@ class FakeServices:
 
 @dataclass
 class EventRecorder:
-    """Collects (event, fields) pairs as `CommandRouter` emits them."""
+    """Collects the stack changes `CommandRouter` reports."""
 
-    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    events: list[StackChange] = field(default_factory=list)
 
-    def __call__(self, event: str, fields: dict[str, Any]) -> None:
-        self.events.append((event, fields))
+    def __call__(self, change: StackChange) -> None:
+        self.events.append(change)
 
     def frames(self) -> list[tuple[str, str]]:
-        return [(f["action"], f.get("mode") or f["frame"]) for e, f in self.events if e == "frame"]
+        return [(change.action, change.mode or change.frame) for change in self.events]

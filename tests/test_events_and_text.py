@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from voiced.events import EventLog
+from voiced.eventtypes import Feedback, Utterance
 from voiced.logs import correlation
 from voiced.textinput import LINE_STEP, Line, Pause, TextInput
 
@@ -23,7 +24,7 @@ def test_events_are_json_lines_with_event_and_t() -> None:
     out, clock = io.StringIO(), FakeClock()
     events = EventLog(out, clock)
     clock.now += 1.25
-    events.emit("utterance", {"text": "add bread"})
+    events.emit(Utterance("add bread"))
     record = json.loads(out.getvalue())
     assert record == {"event": "utterance", "t": 1.25, "text": "add bread"}
 
@@ -32,18 +33,18 @@ def test_events_carry_the_bound_correlation_id() -> None:
     out = io.StringIO()
     events = EventLog(out)
     with correlation("abc"):
-        events.emit("feedback", {"text": "hi"})
+        events.emit(Feedback("hi"))
     assert json.loads(out.getvalue())["correlation_id"] == "abc"
 
 
 def test_listeners_see_every_event_and_can_unsubscribe() -> None:
     seen: list[str] = []
     events = EventLog()
-    remove = events.subscribe(lambda r: seen.append(r["event"]))
-    events.emit("a", {})
+    remove = events.subscribe(lambda r: seen.append(r.event.KIND))
+    events.emit(Feedback("a"))
     remove()
-    events.emit("b", {})
-    assert seen == ["a"]
+    events.emit(Feedback("b"))
+    assert seen == ["feedback"]
 
 
 def test_a_closed_event_stream_does_not_stop_the_daemon() -> None:
@@ -51,10 +52,10 @@ def test_a_closed_event_stream_does_not_stop_the_daemon() -> None:
     out.close()
     seen: list[str] = []
     events = EventLog(out)
-    events.subscribe(lambda r: seen.append(r["event"]))
-    events.emit("a", {})
-    events.emit("b", {})
-    assert seen == ["a", "b"]
+    events.subscribe(lambda r: seen.append(r.event.KIND))
+    events.emit(Feedback("a"))
+    events.emit(Utterance("b"))
+    assert seen == ["feedback", "utterance"]
 
 
 async def test_text_input_virtual_clock(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ async def test_a_lost_link_is_reported_brought_back_and_reconciled() -> None:
     weld = load_cell("weld")
     events = EventLog()
     seen: list[dict[str, Any]] = []
-    events.subscribe(seen.append)
+    events.subscribe(lambda record: seen.append(record.to_dict()))
     statuses: list[str | None] = []
     reconciled: list[str] = []
 

@@ -17,6 +17,7 @@ from dataclasses import replace
 
 import structlog
 
+from voiced import eventtypes as ev
 from voiced.audio.aec import make_canceller
 from voiced.audio.duplex import Duplex, EchoGate
 from voiced.audio.feedback import SpokenFeedback
@@ -156,7 +157,7 @@ class AudioFrontEnd:
         if self.viewer is not None:
             await stack.enter_async_context(self.viewer)
             log.info("audio debug viewer", url=self.viewer.url)
-            self.events.emit("viewer", {"url": self.viewer.url})
+            self.events.emit(ev.ViewerUp(self.viewer.url))
 
     def _publish(self, segment: Segment, transcript: Transcript | None, reason: str | None) -> None:
         if self.viewer is not None:
@@ -168,34 +169,27 @@ class AudioFrontEnd:
     def describe(self, event: ListenerEvent) -> None:
         """Events for what the router never sees: rejected audio."""
         if isinstance(event, Rejected):
-            self.events.emit("rejected", {"reason": event.reason, "raw": event.raw,
-                                          "audio_t": round(event.t, 3)})  # fmt: skip
+            self.events.emit(ev.Rejected(event.reason, event.raw, round(event.t, 3)))
 
 
-def utterance_fields(heard: Heard) -> dict[str, object]:
+def heard_event(heard: Heard) -> ev.Utterance:
     """The `utterance` event for a transcript: what was said and when, on the audio clock."""
-    vad = heard.segment.vad
-    fields: dict[str, object] = {
-        "text": heard.text,
-        "raw": heard.raw,
-        "audio_t": round(heard.t, 3),
-        "speech_end": round(vad.speech_end, 3),
-        "decoded_at": round(heard.decoded_at, 3),
-        "transcribe_s": round(heard.transcript.seconds, 3),
-    }
-    if heard.spotted:
-        fields["spotted"] = True
-    return fields
+    return ev.Utterance(
+        heard.text,
+        raw=heard.raw,
+        audio_t=round(heard.t, 3),
+        speech_end=round(heard.segment.vad.speech_end, 3),
+        decoded_at=round(heard.decoded_at, 3),
+        transcribe_s=round(heard.transcript.seconds, 3),
+        spotted=True if heard.spotted else None,
+    )
 
 
-def spotted_fields(spotted: Spotted) -> dict[str, object]:
+def spotted_event(spotted: Spotted) -> ev.Spotted:
     """The `spotted` event: a stop heard in the pause after it (see `voiced.audio.stopspot`)."""
-    return {
-        "text": spotted.text,
-        "audio_t": round(spotted.t, 3),
-        "speech_end": round(spotted.speech_end, 3),
-        "decode_s": spotted.seconds,
-    }
+    return ev.Spotted(
+        spotted.text, round(spotted.t, 3), round(spotted.speech_end, 3), spotted.seconds
+    )
 
 
 __all__ = [
@@ -206,6 +200,6 @@ __all__ = [
     "Spotted",
     "Tick",
     "bias_for",
-    "spotted_fields",
-    "utterance_fields",
+    "heard_event",
+    "spotted_event",
 ]

@@ -375,7 +375,7 @@ def _cmd_interpret(args: argparse.Namespace) -> int:
 
     async def understand() -> dict[str, object]:
         client = LlmClient.from_env(config.llm)
-        interpreter = Interpreter(cell, data, client, config.llm, lambda e, f: None)
+        interpreter = Interpreter(cell, data, client, config.llm, lambda event: None)
         try:
             understood = await interpreter.interpret(args.text, scene, (), None)
         finally:

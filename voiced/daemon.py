@@ -19,6 +19,7 @@ from typing import Any
 
 import structlog
 
+from voiced import eventtypes as ev
 from voiced.audioinput import (
     Activity,
     AudioFrontEnd,
@@ -27,13 +28,15 @@ from voiced.audioinput import (
     Spotted,
     Tick,
     bias_for,
-    spotted_fields,
-    utterance_fields,
+    heard_event,
+    spotted_event,
 )
 from voiced.config import Config
 from voiced.errors import ControllerAuthError, ControllerConnectionError, VoicedError
 from voiced.events import EventLog
+from voiced.eventtypes import Record
 from voiced.frames import BaseFrame, CommandRouter, ReviewFrame
+from voiced.frames.router import StackChange
 from voiced.frames.stop import stop_rule
 from voiced.history import History
 from voiced.interpreter.tiers import Interpreter
@@ -169,8 +172,8 @@ class Daemon:
             try:
                 entered = await stack.enter_async_context(link)
             except ControllerConnectionError as exc:
-                kind = "auth" if isinstance(exc, ControllerAuthError) else "link"
-                self.events.emit("error", {"kind": kind, "reason": str(exc)})
+                auth = isinstance(exc, ControllerAuthError)
+                self.events.emit(ev.AuthRefused(str(exc)) if auth else ev.LinkLost(str(exc)))
                 raise
             yield entered
 
@@ -180,10 +183,9 @@ class Daemon:
             return
         seq = line.split(" ", 1)[0]
         if direction == "tx" and channel == "motion" and seq.isdigit():
-            self.events.emit("primitive", {"seq": int(seq), "line": line})
+            self.events.emit(ev.Primitive(int(seq), line))
         else:
-            self.events.emit("controller", {"direction": direction, "channel": channel,
-                                            "line": line})  # fmt: skip
+            self.events.emit(ev.ControllerLine(direction, channel, line))
 
     async def _serve(self, link: ControllerLink) -> int:
         session = self.session
@@ -266,9 +268,7 @@ class Daemon:
             learn_threshold=cfg.interpreter.learn_threshold,
         )  # fmt: skip
         if interpreter.writer.last_error is not None:
-            self.events.emit(
-                "error", {"kind": "learned", "error": str(interpreter.writer.last_error)}
-            )
+            self.events.emit(ev.Failure("learned", str(interpreter.writer.last_error)))
         return interpreter
 
     def _ask(
@@ -280,7 +280,7 @@ class Daemon:
     ) -> Withdraw:
         if self.session.assume_yes:
             log.info("approved beforehand", question=question)
-            self.events.emit("feedback", {"text": f"{question} Yes (approved beforehand)."})
+            self.events.emit(ev.Feedback(f"{question} Yes (approved beforehand)."))
             answered("yes")
             return lambda: None
         timeout = self.config.query.confirm_timeout
@@ -304,9 +304,10 @@ class Daemon:
         self._link = text
         self._announce_status(self._mode)
 
-    def _on_event(self, record: dict[str, Any]) -> None:
-        if record["event"] == "frame" and record.get("action") == "mode":
-            self._announce_status(record["mode"])
+    def _on_event(self, record: Record) -> None:
+        change = record.event
+        if isinstance(change, StackChange) and change.mode is not None:
+            self._announce_status(change.mode)
 
     def _router(self, services: DaemonServices) -> CommandRouter:
         cfg = self.config
@@ -410,7 +411,7 @@ class Daemon:
                         # question it asks is in place before the next line arrives. A stop
                         # waits for nothing.
                         await self.pipeline.wait_accepted()
-                    self.events.emit("utterance", {"text": event.text})
+                    self.events.emit(ev.Utterance(event.text))
                     await router.dispatch(utterance)
             await router.tick(event.t)
         await self._run_out(router, source.clock)
@@ -442,17 +443,17 @@ class Daemon:
                     stop = router.is_global(utterance)
                     if not stop:
                         await self.pipeline.wait_accepted()
-                    self.events.emit("utterance", utterance_fields(event))
+                    self.events.emit(heard_event(event))
                     if not (stop and event.spotted):  # the spotter has stopped the arm
                         await router.dispatch(utterance)
                 await router.tick(event.t)
             elif isinstance(event, Spotted):
                 with correlation() as cid:
-                    self.events.emit("spotted", spotted_fields(event))
+                    self.events.emit(spotted_event(event))
                     await router.dispatch(Utterance(event.text, event.speech_end, cid))
             elif isinstance(event, BargeIn):
                 cut = self.front.feedback.interrupt(event.position, "barge-in")
-                self.events.emit("barge_in", {"audio_t": round(event.t, 3), "cut": cut})
+                self.events.emit(ev.BargeIn(round(event.t, 3), cut))
             elif isinstance(event, Activity):
                 router.activity(event.t, event.voiced)
             elif isinstance(event, Tick):
@@ -470,23 +471,23 @@ class Daemon:
 
         async def handle(item: QueuedItem) -> TargetResult:
             with correlation(item.correlation_id) as cid:
-                self.events.emit("utterance", {"text": item.text, "queued": item.id})
+                self.events.emit(ev.Utterance(item.text, queued=str(item.id)))
                 outcome = pipeline.submit(item.text, cid)
                 await self._run_out(router, router.now)
                 return await outcome
 
         done = await work_off(DeferredQueue(self.session.data.queue), handle)
         ok = sum(1 for _, result in done if result.ok)
-        self.events.emit("queue", {"worked_off": len(done), "ok": ok})
+        self.events.emit(ev.QueueWorkedOff(len(done), ok))
 
     async def _feed_replay(self, router: CommandRouter, run_id: str) -> None:
         assert self.pipeline is not None
         with correlation() as cid:
-            self.events.emit("utterance", {"text": f"run task {run_id}", "replay": run_id})
+            self.events.emit(ev.Utterance(f"run task {run_id}", replay=run_id))
             outcome = self.pipeline.submit(f"run task {run_id}", cid)
             await self._run_out(router, router.now)
             result = await outcome
-        self.events.emit("replay", {"run_id": run_id, "ok": result.ok, "message": result.message})
+        self.events.emit(ev.Replayed(run_id, result.ok, result.message))
 
     def _starting_scene(self, link: ControllerLink) -> Scene:
         """--scene; else the scene saved when this very controller was last driven (kept per
@@ -518,7 +519,7 @@ class Daemon:
         try:
             atomic_write_json(path, scene.to_dict())
         except OSError as exc:
-            self.events.emit("error", {"kind": "persist", "path": str(path), "error": str(exc)})
+            self.events.emit(ev.PersistFailed(str(path), str(exc)))
             log.error("could not save the scene", path=str(path), error=str(exc))
 
     def _final_state(self) -> dict[str, Any]:
@@ -531,7 +532,7 @@ class Daemon:
 
     def _emit_final_state(self) -> None:
         if self.pipeline is not None:
-            self.events.emit("final_state", {"state": self._final_state()})
+            self.events.emit(ev.FinalState(self._final_state()))
 
 
 def _identity(link: ControllerLink) -> str:

@@ -10,13 +10,15 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TextIO
 
 import structlog
 
+from voiced.eventtypes import AnyEvent, Record
+
 log = structlog.get_logger(__name__)
 
-Listener = Callable[[dict[str, Any]], None]
+Listener = Callable[[Record], None]
 
 
 class EventLog:
@@ -36,15 +38,15 @@ class EventLog:
     def elapsed(self) -> float:
         return self._clock() - self._start
 
-    def emit(self, event: str, fields: dict[str, Any] | None = None) -> dict[str, Any]:
-        record: dict[str, Any] = {"event": event, "t": round(self.elapsed(), 4)}
-        cid = structlog.contextvars.get_contextvars().get("correlation_id")
-        if cid is not None:
-            record["correlation_id"] = cid
-        record.update(fields or {})
+    def emit(self, event: AnyEvent, correlation_id: str | None = None) -> Record:
+        """Write `event` and hand it to the listeners. It belongs to `correlation_id`, else to
+        the utterance being handled (the logging context's id), if any."""
+        if correlation_id is None:
+            correlation_id = structlog.contextvars.get_contextvars().get("correlation_id")
+        record = Record(event, round(self.elapsed(), 4), correlation_id)
         if self._stream is not None:
             try:
-                self._stream.write(json.dumps(record, default=str) + "\n")
+                self._stream.write(json.dumps(record.to_dict(), default=str) + "\n")
                 self._stream.flush()
             except (OSError, ValueError) as exc:
                 # A closed pipe (the reader went away) must not take the daemon down.
@@ -54,5 +56,5 @@ class EventLog:
             listener(record)
         return record
 
-    def __call__(self, event: str, fields: dict[str, Any]) -> None:
-        self.emit(event, fields)
+    def __call__(self, event: AnyEvent) -> None:
+        self.emit(event)

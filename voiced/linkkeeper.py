@@ -17,6 +17,7 @@ import structlog
 
 from voiced.errors import ControllerAuthError, ControllerConnectionError, VoicedError
 from voiced.events import EventLog
+from voiced.eventtypes import AuthRefused, LinkLost
 from voiced.robot.executor import ControllerLink, backoff_delays
 
 log = structlog.get_logger(__name__)
@@ -73,7 +74,7 @@ class LinkKeeper:
                 return
             self.up.clear()
             log.error("controller link lost", reason=reason)
-            self.events.emit("error", {"kind": "link", "reason": reason})
+            self.events.emit(LinkLost(reason))
             self.status("link lost, reconnecting")
             if not await self._reconnect():
                 return
@@ -98,7 +99,7 @@ class LinkKeeper:
                 log.warning("reconnect failed", error=str(exc))
                 if isinstance(exc, ControllerAuthError) and str(exc) != refused:
                     refused = str(exc)  # once per reason, not at every attempt
-                    self.events.emit("error", {"kind": "auth", "reason": refused})
+                    self.events.emit(AuthRefused(refused))
                 self.status(f"link lost, reconnecting ({exc})")
             except VoicedError as exc:
                 log.warning("the controller did not report its state", error=str(exc))

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import structlog
 
+from voiced import eventtypes as ev
 from voiced.config import ReviewConfig
 from voiced.errors import ControllerConnectionError, VoicedError
 from voiced.events import EventLog
@@ -215,13 +216,13 @@ class RobotPipeline:
             return
         checked = self._plan(meant)
         result = checked.interpretation
-        self.events.emit("interpretation", result.to_dict())
+        self.events.emit(ev.Interpreted(**result.to_dict()))
         if result.user_feedback:
             self.speak(result.user_feedback)
         if checked.compiled is None or checked.compiled.program is None:
             if checked.compiled is not None:
                 issues = [issue.message for issue in checked.compiled.errors]
-                self.events.emit("error", {"kind": "validation", "issues": issues})
+                self.events.emit(ev.ValidationFailed(issues))
             feedback = result.user_feedback or "I could not make sense of that."
             self._record(ticket, meant, "rejected", feedback)
             self.pending.release(ticket)
@@ -243,8 +244,7 @@ class RobotPipeline:
         answer = self.questions.answer(text, self.planned)
         if answer is None:
             return False
-        self.events.emit("answer", {"question": text, "brief": answer.brief, "full": answer.full,
-                                    "topic": answer.topic})  # fmt: skip
+        self.events.emit(ev.Answered(text, answer.brief, answer.full, answer.topic))
         self.speak(answer.brief)
         self.pending.release(ticket)
         _settle(ticket.outcome, True, answer.brief)
@@ -302,7 +302,7 @@ class RobotPipeline:
         """Read the plan back; it runs only on a yes, and a revision is read back again."""
 
         def answered(answer: str) -> None:
-            self.events.emit("confirmation", {"question": job.text, "answer": answer})
+            self.events.emit(ev.Confirmation(job.text, answer))
             if answer == "yes":
                 self._enqueue(job)
             else:
@@ -317,7 +317,7 @@ class RobotPipeline:
 
     def _revised(self, job: Job, feedback: str) -> Job:
         """The job with its plan changed as the operator said, or unchanged (and told why)."""
-        self.events.emit("revision", {"question": job.text, "feedback": feedback})
+        self.events.emit(ev.Revision(job.text, feedback))
         goals = [s.to_dict() for s in job.goals or job.interpretation.sequence]
         plan = revise(self.cell, goals, feedback)
         if plan is None:
@@ -331,7 +331,7 @@ class RobotPipeline:
         if checked.compiled is None or checked.compiled.program is None:
             self.speak(f"I cannot change it that way: {checked.interpretation.user_feedback}")
             return job
-        self.events.emit("interpretation", checked.interpretation.to_dict())
+        self.events.emit(ev.Interpreted(**checked.interpretation.to_dict()))
         if self.history is not None and job.ticket.run_id is not None:
             self.history.replan(job.ticket.run_id, plan)
         return Job(job.ticket, checked.interpretation, checked.compiled.program, meant.sequence,
@@ -344,7 +344,7 @@ class RobotPipeline:
         plan = [step.to_dict() for step in meant.sequence]
 
         def answered(answer: str) -> None:
-            self.events.emit("confirmation", {"question": ticket.text, "answer": answer})
+            self.events.emit(ev.Confirmation(ticket.text, answer))
             self.pending.release(ticket)
             _settle(ticket.outcome, *self._learn(meant, phrase, answer))
 
@@ -365,8 +365,7 @@ class RobotPipeline:
             return False, str(error)
         self.cell = self.interpreter.cell
         sequence = [step.to_dict() for step in meant.sequence]
-        self.events.emit("learned", {"name": meant.composite_name, "phrase": phrase,
-                                     "sequence": sequence})  # fmt: skip
+        self.events.emit(ev.Learned(meant.composite_name, phrase, sequence))
         self.speak(f'Saved. Say "{phrase}" to use it.')
         return True, "Learned."
 
@@ -412,7 +411,7 @@ class RobotPipeline:
         compiled = compile_sequence(self.cell, before, sequence)
         if compiled.program is None:
             issues = [issue.message for issue in compiled.errors]
-            self.events.emit("error", {"kind": "validation", "issues": issues})
+            self.events.emit(ev.ValidationFailed(issues))
             self.speak(f"I can no longer do that: {issues[0]}")
             self._finish(job.ticket, "failed", f"I can no longer do that: {issues[0]}")
             self._after_fault(job, "the scene changed")
@@ -500,12 +499,10 @@ class RobotPipeline:
         self._reconciled = True
         self.save_scene(self.scene)
         not_done = cut.not_done(self.cell) if cut is not None else []
-        self.events.emit("reconciled", {
-            "why": why, "changes": list(fixed.changes), "status": state.status,
-            "halt_reason": state.halt_reason, "last_done": state.last_done,
-            "holding": self.scene.holding, "tool": self.scene.tool,
-            "not_done": not_done,
-        })  # fmt: skip
+        self.events.emit(ev.Reconciled(
+            why, list(fixed.changes), state.status, state.halt_reason, state.last_done,
+            self.scene.holding, self.scene.tool, not_done,
+        ))  # fmt: skip
         if fixed.changes:
             log.warning("the controller corrected the scene", changes=list(fixed.changes))
         # After a cut-short run the arm stopped part-way by design: only what it holds or
@@ -574,11 +571,11 @@ class RobotPipeline:
     async def _after_cut_short(self, job: Job, report: RunReport) -> None:
         dropped = self._after_fault(job, "the last command did not finish")
         if report.error is not None:
-            self.events.emit("error", {"kind": "controller", **report.to_dict()})
+            self.events.emit(ev.ControllerRefused(**report.to_dict()))
             self.speak(dropped_sentence(dropped, f"The controller refused: {report.error.reason}."))
         elif report.lost:
             if not self.keeper.active:  # the keeper reports the loss itself
-                self.events.emit("error", {"kind": "link", "reason": report.lost_reason})
+                self.events.emit(ev.LinkLost(report.lost_reason))
             lead = "I lost the controller link. The rest of the command was not run."
             self.speak(dropped_sentence(dropped, lead))
         if self.link.connected:
@@ -609,8 +606,7 @@ class RobotPipeline:
         await self.link.stop()
         dropped = self._drop(withdrawn, reason) + list(unsent)
         log.warning("robot stopped", reason=reason, dropped_commands=len(dropped))
-        self.events.emit("stopped", {"reason": reason, "dropped_commands": len(dropped),
-                                     "dropped": dropped, "silenced": list(silenced)})  # fmt: skip
+        self.events.emit(ev.Stopped(reason, len(dropped), dropped, list(silenced)))
         return dropped
 
     async def shutdown(self) -> list[str]:
@@ -619,8 +615,7 @@ class RobotPipeline:
             return await self.stop("shutdown")
         dropped = self._drop(self._withdraw(), "shutdown")
         if dropped:
-            self.events.emit("stopped", {"reason": "shutdown", "dropped_commands": len(dropped),
-                                         "dropped": dropped})  # fmt: skip
+            self.events.emit(ev.Stopped("shutdown", len(dropped), dropped))
         return dropped
 
     def _withdraw(self) -> list[Ticket]:
@@ -637,7 +632,7 @@ class RobotPipeline:
     def _drop(self, tickets: list[Ticket], reason: str) -> list[str]:
         """Settle withdrawn tickets as dropped; what was said, oldest first."""
         for ticket in tickets:
-            self.events.emit("dropped", {"text": ticket.text, "reason": reason})
+            self.events.emit(ev.Dropped(ticket.text, reason))
             self._finish(ticket, "dropped", f"Dropped: {reason}.")
         self._settle_idle()
         return [ticket.text for ticket in tickets]
@@ -721,11 +716,11 @@ class RobotPipeline:
     def _report_failure(self, text: str, exc: Exception) -> str:
         if isinstance(exc, VoicedError):
             log.error("command failed", text=text, error=str(exc))
-            self.events.emit("error", {"kind": type(exc).__name__, "error": str(exc)})
+            self.events.emit(ev.Failure(type(exc).__name__, str(exc)))
             message = f"That failed: {exc}"
         else:
             log.exception("command crashed", text=text)
-            self.events.emit("error", {"kind": "internal", "error": repr(exc)})
+            self.events.emit(ev.Failure("internal", repr(exc)))
             message = "Something went wrong inside me; the command was not finished."
         self.speak(message)
         return message

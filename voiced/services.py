@@ -9,6 +9,7 @@ import structlog
 
 from voiced.audio.tts import Speaker
 from voiced.events import EventLog
+from voiced.eventtypes import Feedback, Submitted, VoicePicked
 from voiced.logs import correlation
 from voiced.pending import dropped_sentence
 from voiced.pipeline import RobotPipeline
@@ -62,7 +63,7 @@ class DaemonServices:
 
     def speak(self, text: str) -> None:
         log.info("feedback", text=text)
-        self.events.emit("feedback", {"text": text})
+        self.events.emit(Feedback(text))
         if self._say is not None:
             self._say(text)
 
@@ -79,12 +80,12 @@ class DaemonServices:
         self.voice = name
         if self._speaker is not None:
             self._speaker.set_voice(name)
-        self.events.emit("voice", {"voice": name})
+        self.events.emit(VoicePicked(name))
 
     async def submit(
         self, target: str, text: str, correlation_id: str | None, *, source: str = "voiced"
     ) -> None:
-        self.events.emit("submit", {"target": target, "text": text, "source": source})
+        self.events.emit(Submitted(target, text, source))
         if target == ROBOT:
             self.pipeline.submit(text, correlation_id)
             return

@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from voiced.eventtypes import Record
+
 REPO = Path(__file__).resolve().parents[2]
 
 FAST_CONFIG = """
@@ -56,7 +58,12 @@ def run_text(
 
 
 def parse_events(stdout: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    """The records of an --events stream. Each must be a known event that its typed form
+    (voiced.eventtypes) writes back field for field: what a session emits is what is documented."""
+    records = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    for record in records:
+        assert Record.from_dict(record).to_dict() == record, record
+    return records
 
 
 def final_state(events: list[dict[str, Any]]) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from voiced.paths import DataDir
 
 
 def _interpreter(cell: str, tmp_path: Path) -> Interpreter:
-    return Interpreter(load_cell(cell), DataDir(tmp_path), None, LlmSettings(), lambda e, f: None)
+    return Interpreter(load_cell(cell), DataDir(tmp_path), None, LlmSettings(), lambda event: None)
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
+from voiced import eventtypes as ev
 from voiced.config import load_config, with_overrides
 from voiced.daemon import Daemon, Session
 from voiced.events import EventLog
+from voiced.eventtypes import Record
+from voiced.frames.router import StackChange
 from voiced.logs import configure_logging
 from voiced.paths import DataDir
 from voiced.robot.cell import load_cell
@@ -37,32 +40,32 @@ class TracePrinter:
     def __init__(self, out: TextIO) -> None:
         self.out = out
 
-    def __call__(self, record: dict[str, Any]) -> None:
+    def __call__(self, record: Record) -> None:
         line = self.render(record)
         if line:
-            print(f"[{record['t']:6.2f}s] {line}", file=self.out, flush=True)
+            print(f"[{record.t:6.2f}s] {line}", file=self.out, flush=True)
 
-    def render(self, r: dict[str, Any]) -> str | None:
-        match r["event"]:
-            case "utterance":
-                return f'heard     "{r["text"]}"'
-            case "frame":
-                return f"frame     {r['action']} {r.get('mode') or r['frame']}"
-            case "submit":
-                return f'submit    "{r["text"]}" -> {r["target"]}'
-            case "interpretation":
-                seq = ", ".join(_call(s) for s in r["sequence"]) or "(nothing)"
-                return (
-                    f"meaning   {r['interpretation']} [{r['source']} {r['confidence']:.2f}] {seq}"
-                )
-            case "primitive":
-                return f"robot  -> {r['line']}"
-            case "feedback":
-                return f'says      "{r["text"]}"'
-            case "error":
-                return f"error     {json.dumps({k: v for k, v in r.items() if k != 't'})}"
-            case "final_state":
-                return "final scene:\n" + json.dumps(r["state"], indent=2)
+    def render(self, record: Record) -> str | None:
+        match record.event:
+            case ev.Utterance(text=text):
+                return f'heard     "{text}"'
+            case StackChange(action=action, frame=frame, mode=mode):
+                return f"frame     {action} {mode or frame}"
+            case ev.Submitted(text=text, target=target):
+                return f'submit    "{text}" -> {target}'
+            case ev.Interpreted() as meant:
+                seq = ", ".join(_call(s) for s in meant.sequence) or "(nothing)"
+                how = f"[{meant.source} {meant.confidence:.2f}]"
+                return f"meaning   {meant.interpretation} {how} {seq}"
+            case ev.Primitive(line=line):
+                return f"robot  -> {line}"
+            case ev.Feedback(text=text):
+                return f'says      "{text}"'
+            case ev.FinalState(state=state):
+                return "final scene:\n" + json.dumps(state, indent=2)
+            case event if event.KIND == "error":
+                fields = {k: v for k, v in record.to_dict().items() if k != "t"}
+                return f"error     {json.dumps(fields)}"
         return None
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import structlog
 
 from voiced.errors import LlmError
+from voiced.eventtypes import Event, LlmResolution, LlmUsage, Planned
 from voiced.interpreter.arrangement import ArrangementParse, parse_arrangement
 from voiced.interpreter.grammar import Grammar, from_parse, remember
 from voiced.interpreter.learning import Learning, MemoryWriter
@@ -40,7 +41,7 @@ from voiced.rules.normalize import normalize
 
 log = structlog.get_logger(__name__)
 
-Emit = Callable[[str, dict[str, Any]], None]
+Emit = Callable[[Event], None]
 
 
 @dataclass(frozen=True)
@@ -200,7 +201,7 @@ class Interpreter:
             feedback = failure.feedback if failure is not None else "I cannot arrange that."
             return unknown(text, feedback, source="planner").with_changes(correlation_id=cid)
         plan = plan_rearrangement(self.cell, scene, target)
-        self.emit("plan", plan.to_dict())
+        self.emit(Planned(**plan.to_dict()))
         if plan.status != "success":
             reason = plan.reason or "it cannot be done with the buffers I have"
             return unknown(text, f"I cannot build that: {reason}", source="planner").with_changes(
@@ -250,7 +251,7 @@ class Interpreter:
         except LlmError as error:
             log.warning("resolver unavailable", phrase=phrase, error=str(error))
             return None
-        self.emit("llm", {"kind": "resolve", **resolution.llm_metadata()})
+        self.emit(LlmResolution(**resolution.llm_metadata()))
         if resolution.canonical is None:
             return None
         trial = Grammar(self.cell, self.grammar.phrase_bank)
@@ -282,4 +283,4 @@ class Interpreter:
         return result
 
     def _usage(self, usage: dict[str, Any], error: str | None) -> None:
-        self.emit("llm", {"kind": "tokens", **usage, "error": error})
+        self.emit(LlmUsage(**usage, error=error))

@@ -10,6 +10,7 @@ import structlog
 
 from voiced.config import Config
 from voiced.events import EventLog
+from voiced.eventtypes import TargetDone
 from voiced.notes import NoteStore
 from voiced.paths import DataDir
 from voiced.targets.base import DEFAULT_SOURCE, SubmitTarget, TargetResult
@@ -35,7 +36,6 @@ __all__ = [
 
 log = structlog.get_logger(__name__)
 
-TARGET_EVENT = "target"
 """The event every submission's result is reported as."""
 
 
@@ -54,16 +54,8 @@ class ReportedTarget:
         self, text: str, correlation_id: str | None, *, source: str = DEFAULT_SOURCE
     ) -> TargetResult:
         result = await self.inner.submit(text, correlation_id, source=source)
-        fields = {
-            "target": self.name,
-            "source": source,
-            "ok": result.ok,
-            "message": result.message,
-            "detail": dict(result.detail),
-        }
-        if correlation_id is not None:
-            fields["correlation_id"] = correlation_id
-        self.events.emit(TARGET_EVENT, fields)
+        done = TargetDone(self.name, source, result.ok, result.message, dict(result.detail))
+        self.events.emit(done, correlation_id)
         level = log.info if result.ok else log.warning
         level("target result", target=self.name, ok=result.ok, message=result.message)
         return result
