@@ -6,7 +6,7 @@ from voiced.robot.cell import load_cell
 from voiced.robot.compiler import compile_sequence
 from voiced.robot.primitives import Grip
 
-from voiced.pipeline import scene_after_partial_run
+from voiced.belief import scene_after_partial_run
 
 SEQUENCE = [
     {"instruction": "set_active_zone", "params": {"zone": "left"}},

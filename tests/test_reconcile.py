@@ -10,7 +10,7 @@ from voiced.robot.link import ControllerState
 from voiced.robot.primitives import Pose
 from voiced.robot.scene import Scene
 
-from voiced.pipeline import scene_after_partial_run
+from voiced.belief import scene_after_partial_run
 from voiced.reconcile import Interrupted, reconcile, rest_of
 
 

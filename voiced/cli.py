@@ -363,9 +363,9 @@ def _cmd_cells(args: argparse.Namespace) -> int:
 
 
 def _cmd_interpret(args: argparse.Namespace) -> int:
+    from voiced.acceptance import plan
     from voiced.interpreter.tiers import Interpreter
     from voiced.llm.client import LlmClient
-    from voiced.pipeline import plan
 
     config = load_config(None)
     configure_logging("warning", config.logging.format)

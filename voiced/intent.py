@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from voiced.history import History, Run
+from voiced.interpreter.result import Interpretation, as_sequence, unknown
 from voiced.rules.normalize import words
 
 _RUN_TASK = re.compile(r"\b(?:run|replay|repeat) (?:task|run) ([0-9a-f]{8}(?:-[0-9a-f-]{1,28})?)\b")
@@ -38,3 +40,36 @@ def replay_request(text: str) -> ReplayRequest | None:
     if " ".join(words(text)) in _AGAIN:
         return ReplayRequest(None)
     return None
+
+
+def replay_of(
+    history: History | None, cell: str, text: str, correlation_id: str | None
+) -> Interpretation | None:
+    """ "run task <id>" and "do that again": the plan loaded from the history (the run keeps its
+    new correlation id), an explanation if there is none, or None when `text` asks no replay."""
+    request = replay_request(text)
+    if request is None:
+        return None
+    found = _find(history, cell, request)
+    if isinstance(found, str):
+        return unknown(text, found, source="replay").with_changes(correlation_id=correlation_id)
+    plan = as_sequence(found.plan)
+    return Interpretation(
+        interpretation=f"Replay of {found.operator_input!r} ({found.run_id[:8]}).",
+        sequence=plan, pass1_sequence=plan, confidence=0.95, validated=True,
+        source="replay", correlation_id=correlation_id,
+    )  # fmt: skip
+
+
+def _find(history: History | None, cell: str, request: ReplayRequest) -> Run | str:
+    if history is None:
+        return "I keep no history, so I cannot repeat anything."
+    if request.run_id is None:
+        run = history.last_completed(cell)
+        return run or "There is nothing I have finished that I could do again."
+    matches = history.find(request.run_id)
+    if len(matches) != 1:
+        return f"I found {len(matches) or 'no'} runs matching {request.run_id}."
+    if matches[0].cell != cell:
+        return f"Run {request.run_id} was for the {matches[0].cell} cell."
+    return matches[0]

@@ -1,0 +1,220 @@
+"""Accepting commands: what was said -> an interpretation -> a checked plan -> the queue (or a
+question first, or an answer, or a refusal).
+
+Interpreting, validating and (where the cell asks for it) confirming happen at once, when a
+command is submitted, against the *planned* scene: what the cell will look like once everything
+already queued has run. Commands are taken one at a time and in order, so a question like "Clear
+the assembly. Proceed?" is on the stack before the operator's next words arrive. Interpretation
+may wait on a language model; motion never waits on it, and neither does the global stop, which
+cancels it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from voiced import eventtypes as ev
+from voiced.asking import Asking
+from voiced.belief import Belief
+from voiced.events import EventLog
+from voiced.history import History
+from voiced.intent import replay_of
+from voiced.interpreter.check import Checked, validate
+from voiced.interpreter.grammar import is_learning
+from voiced.interpreter.result import Interpretation, as_sequence
+from voiced.interpreter.tiers import Interpreter, Understood
+from voiced.logs import correlation
+from voiced.pending import Outcome, PendingWork, Ticket
+from voiced.questions import Questions, is_question
+from voiced.reconcile import describe, rest_of
+from voiced.robot.cell import Cell
+from voiced.robot.scene import Scene
+from voiced.rules.normalize import normalize
+from voiced.runlog import RunLog
+from voiced.sequence_builder import build
+from voiced.workload import Job, Phase, Workload
+
+CONTINUE = frozenset(("continue", "carry on", "go on", "keep going", "resume", "please continue",
+                      "continue please", "finish it", "finish that", "finish the job"))  # fmt: skip
+"""What the operator says to finish a command cut short (asked first, re-planned)."""
+
+
+class Acceptance:
+    def __init__(
+        self,
+        belief: Belief,
+        interpreter: Interpreter,
+        asking: Asking,
+        enqueue: Callable[[Job], None],
+        questions: Questions,
+        history: History | None,
+        pending: PendingWork,
+        workload: Workload,
+        runlog: RunLog,
+        events: EventLog,
+        speak: Callable[[str], None],
+    ) -> None:
+        self.belief = belief
+        self.interpreter = interpreter
+        self.asking = asking
+        self.enqueue = enqueue
+        self.history = history
+        self.questions = questions
+        self.pending = pending
+        self.workload = workload
+        self.runlog = runlog
+        self.events = events
+        self.speak = speak
+        self._inbox: asyncio.Queue[Ticket] = asyncio.Queue()
+
+    def submit(self, text: str, correlation_id: str | None) -> Outcome:
+        """Hand a command over for interpretation (in order, by the acceptance worker). The
+        returned future settles when the command has run, or was refused, declined, dropped or
+        cut short."""
+        outcome: Outcome = asyncio.get_running_loop().create_future()
+        ticket = self.pending.issue(text, correlation_id, outcome)
+        self.workload.enter(ticket, Phase.SUBMITTED)
+        self._inbox.put_nowait(ticket)
+        return outcome
+
+    async def accept(self) -> None:
+        """The acceptance worker: interpret, validate, then queue or ask, one command at a
+        time and in order."""
+        while True:
+            ticket = await self._inbox.get()
+            if not self.pending.current(ticket):
+                continue  # withdrawn by a stop while it waited; the stop settled it
+            self.workload.enter(ticket, Phase.INTERPRETING)
+            task = asyncio.create_task(self._accept_one(ticket), name="interpretation")
+            self.workload.interpreting(task)
+            try:
+                await asyncio.wait({task})
+            except asyncio.CancelledError:
+                task.cancel()
+                await asyncio.wait({task})
+                raise
+            finally:
+                self.workload.interpreting(None)
+                if self.workload.phase(ticket) is Phase.INTERPRETING:
+                    self.workload.leave(ticket)  # settled: not queued, not asked about
+
+    async def _accept_one(self, ticket: Ticket) -> None:
+        with correlation(ticket.correlation_id):
+            try:
+                await self._accept(ticket)
+            except Exception as exc:  # one bad command must never take the daemon down
+                self.runlog.settle(ticket, False, self.runlog.failed(ticket.text, exc))
+
+    def is_complete(self, text: str) -> bool:
+        """Whether `text` is already a whole command the offline tiers understand, or a
+        question (answered at once, even while the arm moves)."""
+        belief = self.belief
+        return is_question(text) or self.interpreter.complete_offline(
+            text, belief.planned, belief.last_goals
+        )
+
+    def continues(self, text: str) -> bool:
+        """Whether `text` is a whole command without a verb of its own (a continuation)."""
+        belief = self.belief
+        return self.interpreter.continues_offline(text, belief.planned, belief.last_goals)
+
+    async def _accept(self, ticket: Ticket) -> None:
+        text, correlation_id, belief = ticket.text, ticket.correlation_id, self.belief
+        if is_question(text) and self._answer(ticket):
+            return
+        if normalize(text) in CONTINUE:
+            self._continue(ticket)
+            return
+        replay = replay_of(self.history, belief.cell.name, text, correlation_id)
+        understood = (
+            Understood(replay)
+            if replay is not None
+            else await self.interpreter.interpret(
+                text, belief.planned, belief.last_goals, correlation_id
+            )
+        )
+        if not self.pending.current(ticket):
+            return  # a stop came while it was being interpreted; the stop settled it
+        meant = understood.interpretation
+        if is_learning(meant):
+            self.asking.confirm_learning(ticket, meant)
+            return
+        checked = self.plan(meant)
+        result = checked.interpretation
+        self.events.emit(ev.Interpreted(**result.to_dict()))
+        if result.user_feedback:
+            self.speak(result.user_feedback)
+        if checked.compiled is None or checked.compiled.program is None:
+            if checked.compiled is not None:
+                issues = [issue.message for issue in checked.compiled.errors]
+                self.events.emit(ev.ValidationFailed(issues))
+            feedback = result.user_feedback or "I could not make sense of that."
+            self.runlog.record(ticket, meant, "rejected", feedback)
+            self.runlog.settle(ticket, False, feedback)
+            return
+        self.runlog.record(ticket, meant, "planned")
+        job = Job(ticket, result, checked.compiled.program, meant.sequence, understood)
+        if self.asking.needs_review(job):
+            self.asking.ask_first(job)
+        else:
+            self.enqueue(job)
+
+    def plan(self, meant: Interpretation) -> Checked:
+        return plan(self.belief.cell, self.belief.planned, meant)
+
+    def _answer(self, ticket: Ticket) -> bool:
+        """Seed 001's question branch: answered from the cell, scene and history; no motion."""
+        text = ticket.text
+        answer = self.questions.answer(text, self.belief.planned)
+        if answer is None:
+            return False
+        self.events.emit(ev.Answered(text, answer.brief, answer.full, answer.topic))
+        self.speak(answer.brief)
+        self.runlog.settle(ticket, True, answer.brief)
+        return True
+
+    def _continue(self, ticket: Ticket) -> None:
+        """ "continue": the rest of the command cut short, re-planned from the reconciled
+        scene and read back first."""
+        cell, cut = self.belief.cell, self.belief.interrupted
+        if cut is None:
+            self.runlog.refuse(ticket, "There is nothing to continue.")
+            return
+        if self.workload.any_in(Phase.QUEUED, Phase.RUNNING):
+            self.runlog.refuse(ticket, "The arm is still busy; say continue once it has stopped.")
+            return
+        rest = rest_of(cell, cut, self.belief.planned)
+        cannot = f"I cannot finish that from here. {describe(cell, self.belief.planned)}"
+        if rest is None:
+            self.runlog.refuse(ticket, cannot)
+            return
+        if not rest:
+            self.runlog.refuse(ticket, "That was already done.")
+            return
+        meant = Interpretation(
+            f"Continue: {cut.text}", as_sequence(rest), composite_name=None, confidence=1.0,
+            source="continue", correlation_id=ticket.correlation_id,
+        )  # fmt: skip
+        checked = self.plan(meant)
+        if checked.compiled is None or checked.compiled.program is None:
+            self.runlog.refuse(ticket, cannot)
+            return
+        self.runlog.record(ticket, meant, "planned")
+        job = Job(ticket, checked.interpretation, checked.compiled.program, meant.sequence)
+        self.asking.ask_first(job)
+
+
+def plan(cell: Cell, scene: Scene, meant: Interpretation) -> Checked:
+    """The goals as atomic steps (navigation, tool changes: see sequence_builder), checked
+    against `scene` by the compiler."""
+    goals = [step.to_dict() for step in meant.sequence]
+    built = build(cell, scene, goals)
+    if built.errors:
+        failed = meant.with_changes(
+            validated=False,
+            validation_issues=meant.validation_issues + built.errors,
+            user_feedback=meant.user_feedback or built.errors[0],
+        )
+        return Checked(failed, None)
+    return validate(meant.with_changes(sequence=as_sequence(built.steps)), cell, scene)

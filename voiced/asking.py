@@ -1,0 +1,164 @@
+"""Questions about a command before it runs: the read-back ("... Proceed?", which the operator
+may revise) and teaching a phrase ("Shall I remember ...?").
+
+An answer counts only while no stop has come since the command was said: a stop takes the
+question back and settles the command itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import structlog
+
+from voiced import eventtypes as ev
+from voiced.belief import Belief
+from voiced.config import ReviewConfig
+from voiced.errors import VoicedError
+from voiced.events import EventLog
+from voiced.interpreter.check import Checked
+from voiced.interpreter.learning import LearningRefused
+from voiced.interpreter.result import Interpretation, as_sequence
+from voiced.interpreter.tiers import Interpreter
+from voiced.logs import correlation
+from voiced.pending import PendingWork, Ticket, Withdraw
+from voiced.review import read_back, revise
+from voiced.runlog import RunLog
+from voiced.workload import Job, Phase, Workload
+
+log = structlog.get_logger(__name__)
+
+Ask = Callable[[str, Callable[[str], None], Callable[[str], None]], Withdraw]
+"""Read a plan back to the operator: the first callback gets "yes", "no" or "timeout", the
+second the words of a revision ("skip position 2"). Returns how to take the question back."""
+
+Answer = Callable[[str], None]
+
+
+class Asking:
+    def __init__(
+        self,
+        belief: Belief,
+        ask: Ask,
+        review: ReviewConfig,
+        interpreter: Interpreter,
+        plan: Callable[[Interpretation], Checked],
+        enqueue: Callable[[Job], None],
+        pending: PendingWork,
+        workload: Workload,
+        runlog: RunLog,
+        events: EventLog,
+        speak: Callable[[str], None],
+    ) -> None:
+        self.belief = belief
+        self.ask = ask
+        self.review = review
+        self.interpreter = interpreter
+        self.plan = plan
+        self.enqueue = enqueue
+        self.pending = pending
+        self.workload = workload
+        self.runlog = runlog
+        self.events = events
+        self.speak = speak
+
+    def needs_review(self, job: Job) -> bool:
+        """A composite that asks for it (clear_assembly), a reviewed cell or source, or strict
+        mode's low confidence (creative plans are exempt, as seed 000 says)."""
+        result, review, cell = job.interpretation, self.review, self.belief.cell
+        if any(
+            (composite := cell.composite(step.instruction)) is not None and composite.confirm
+            for step in job.program.steps
+        ):
+            return True
+        low = review.strict and not result.is_creative
+        return (
+            cell.name in review.cells
+            or result.source in review.sources
+            or (low and result.confidence < review.strict_threshold)
+        )
+
+    def ask_first(self, job: Job) -> None:
+        """Read the plan back; it runs only on a yes, and a revision is read back again."""
+
+        def answered(answer: str) -> None:
+            self.events.emit(ev.Confirmation(job.text, answer))
+            if answer == "yes":
+                self.enqueue(job)
+            else:
+                log.info("not confirmed", answer=answer, text=job.text)
+                self.runlog.finish(job.ticket, "declined", f"Not confirmed ({answer}).")
+
+        def revised(feedback: str) -> None:
+            self.ask_first(self._revised(job, feedback))
+
+        plan = [step.to_dict() for step in job.goals or job.interpretation.sequence]
+        question = f"{read_back(self.belief.cell, plan)} Proceed?"
+        self._put(job.ticket, question, answered, revised)
+
+    def confirm_learning(self, ticket: Ticket, meant: Interpretation) -> None:
+        """Seed 000's secondary commands: spoken confirmation, then the memory writer; the
+        sequence is learned, not run. A revision counts as a no."""
+        phrase = (meant.composite_name or "").replace("_", " ")
+        plan = [step.to_dict() for step in meant.sequence]
+
+        def answered(answer: str) -> None:
+            self.events.emit(ev.Confirmation(ticket.text, answer))
+            self.runlog.settle(ticket, *self._learn(meant, phrase, answer))
+
+        question = f'Shall I remember "{phrase}" as: {read_back(self.belief.cell, plan)[7:-1]}?'
+        self._put(ticket, question, answered, lambda feedback: answered("no"))
+
+    def _put(self, ticket: Ticket, question: str, answered: Answer, revised: Answer) -> None:
+        """Ask the operator about `ticket`; the callbacks run only while it still counts."""
+
+        def guarded(callback: Answer) -> Answer:
+            def handle(words: str) -> None:
+                ticket.withdraw = None
+                if not self.pending.current(ticket):
+                    return  # a stop took the question back and settled the command
+                with correlation(ticket.correlation_id):
+                    callback(words)
+                if self.workload.phase(ticket) is Phase.ASKING and ticket.withdraw is None:
+                    self.workload.leave(ticket)  # settled, not queued nor asked again
+
+            return handle
+
+        self.workload.enter(ticket, Phase.ASKING)
+        ticket.withdraw = self.ask(question, guarded(answered), guarded(revised))
+
+    def _revised(self, job: Job, feedback: str) -> Job:
+        """The job with its plan changed as the operator said, or unchanged (and told why)."""
+        self.events.emit(ev.Revision(job.text, feedback))
+        goals = [s.to_dict() for s in job.goals or job.interpretation.sequence]
+        plan = revise(self.belief.cell, goals, feedback)
+        if plan is None:
+            self.speak("I did not understand that change.")
+            return job
+        meant = job.interpretation.with_changes(
+            sequence=as_sequence(plan),
+            interpretation=f"{job.interpretation.interpretation} Revised: {feedback}",
+        )
+        checked = self.plan(meant)
+        if checked.compiled is None or checked.compiled.program is None:
+            self.speak(f"I cannot change it that way: {checked.interpretation.user_feedback}")
+            return job
+        self.events.emit(ev.Interpreted(**checked.interpretation.to_dict()))
+        self.runlog.replan(job.ticket, plan)
+        return Job(job.ticket, checked.interpretation, checked.compiled.program, meant.sequence,
+                   job.understood)  # fmt: skip
+
+    def _learn(self, meant: Interpretation, phrase: str, answer: str) -> tuple[bool, str]:
+        if answer != "yes":
+            self.speak("I will not remember it.")
+            return False, f"Not learned ({answer})."
+        try:
+            self.interpreter.remember(meant)
+        except (LearningRefused, VoicedError) as error:
+            self.speak(f"I could not remember it: {error}")
+            return False, str(error)
+        self.belief.cell = self.interpreter.cell
+        sequence = [step.to_dict() for step in meant.sequence]
+        self.events.emit(ev.Learned(meant.composite_name, phrase, sequence))
+        self.speak(f'Saved. Say "{phrase}" to use it.')
+        return True, "Learned."

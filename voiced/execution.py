@@ -1,0 +1,141 @@
+"""Running accepted commands on the robot, one at a time, and tracking the scene they leave.
+
+The scene is tracked after every completed primitive and saved after each run, so a restarted
+daemon knows the real state; a run cut short leaves it as far as the controller got (and the
+fault handling, `voiced.faults`, corrects it from the controller's report).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from voiced import eventtypes as ev
+from voiced.belief import Belief, scene_after_partial_run
+from voiced.events import EventLog
+from voiced.faults import Faults
+from voiced.interpreter.tiers import Interpreter
+from voiced.logs import correlation
+from voiced.pending import PendingWork
+from voiced.reconcile import Interrupted
+from voiced.robot.compiler import Program, compile_sequence
+from voiced.robot.executor import ControllerLink, RunReport
+from voiced.robot.scene import Scene
+from voiced.runlog import RunLog
+from voiced.workload import Job, Phase, Workload
+
+
+class Execution:
+    def __init__(
+        self,
+        belief: Belief,
+        link: ControllerLink,
+        faults: Faults,
+        interpreter: Interpreter,
+        pending: PendingWork,
+        workload: Workload,
+        runlog: RunLog,
+        events: EventLog,
+        speak: Callable[[str], None],
+        save_scene: Callable[[Scene], None],
+        trace_dir: Path | None,
+    ) -> None:
+        self.belief = belief
+        self.link = link
+        self.faults = faults
+        self.interpreter = interpreter
+        self.pending = pending
+        self.workload = workload
+        self.runlog = runlog
+        self.events = events
+        self.speak = speak
+        self.save_scene = save_scene
+        self.trace_dir = trace_dir
+        self.runs = 0
+        self._queue: asyncio.Queue[Job] = asyncio.Queue()
+
+    def enqueue(self, job: Job) -> None:
+        """Accept `job` for the arm: new commands are planned from where it will leave the cell."""
+        self.belief.interrupted = None  # a new command starts fresh; "continue" planned its own
+        self.belief.last_goals = job.goals or self.belief.last_goals
+        self.belief.planned = job.program.expected
+        self.workload.enter(job.ticket, Phase.QUEUED)
+        self._queue.put_nowait(job)
+
+    async def run(self) -> None:
+        """The worker: forever take the next accepted command and carry it out."""
+        while True:
+            job = await self._queue.get()
+            if not self.pending.current(job.ticket):
+                continue  # withdrawn by a stop while it waited; the stop settled it
+            self.workload.enter(job.ticket, Phase.RUNNING)
+            try:
+                with correlation(job.correlation_id):
+                    await self._execute_safely(job)
+            finally:
+                self.workload.leave(job.ticket)
+
+    async def _execute_safely(self, job: Job) -> None:
+        try:
+            await self._execute(job)
+        except Exception as exc:  # one bad command must never take the daemon down
+            self.runlog.finish(job.ticket, "failed", self.runlog.failed(job.text, exc))
+            self.faults.after_fault(job, "a command failed")
+
+    async def _execute(self, job: Job) -> None:
+        if not await self.faults.ready(job.ticket):
+            return  # a stop came while the link was being readied; the stop settled it
+        # Re-checked against the real scene, once the controller's report has corrected it: it
+        # differs from the planned one only if something went wrong in between, and then this
+        # must not run blind.
+        cell, before = self.belief.cell, self.belief.scene
+        sequence = [s.to_dict() for s in job.interpretation.sequence]
+        compiled = compile_sequence(cell, before, sequence)
+        if compiled.program is None:
+            issues = [issue.message for issue in compiled.errors]
+            self.events.emit(ev.ValidationFailed(issues))
+            self.speak(f"I can no longer do that: {issues[0]}")
+            self.runlog.finish(job.ticket, "failed", f"I can no longer do that: {issues[0]}")
+            self.faults.after_fault(job, "the scene changed")
+            return
+        # No await between this check and the first line: a stop now interrupts the run.
+        self.pending.release(job.ticket)
+        self.runlog.update(job.ticket, "running")
+        self.runs += 1
+        trace = self.trace_dir / f"tcp_commands-{self.runs:04d}.json" if self.trace_dir else None
+        report = await self.link.run(compiled.program.primitives, trace_path=trace)
+        self._track(job.text, before, compiled.program, report)
+        if report.complete:
+            self.runlog.finish(job.ticket, "completed", "Done.", ok=True)
+            if job.understood is not None:
+                self.interpreter.used(job.understood)
+        else:
+            self.runlog.finish(job.ticket, "stopped" if report.stopped else "failed",
+                               _why_cut_short(report))  # fmt: skip
+            await self.faults.after_cut_short(job, report)
+
+    def _track(self, text: str, before: Scene, program: Program, report: RunReport) -> None:
+        """The scene after a run, from what the controller said completed. After a lost link
+        some outcomes are unknown: nothing is saved until the reconnect has settled them and
+        the controller's report has corrected the scene (`reconcile`)."""
+        belief = self.belief
+        if report.complete:
+            belief.scene = program.expected
+            belief.interrupted = None
+        else:
+            belief.scene = scene_after_partial_run(belief.cell, before, program, report.completed)
+            belief.interrupted = Interrupted(text, program, before, frozenset(report.completed),
+                                             report.run, settled=not report.unknown)  # fmt: skip
+        if report.lost:
+            belief.reconciled = False
+            return
+        self.save_scene(belief.scene)
+
+
+def _why_cut_short(report: RunReport) -> str:
+    if report.stopped:
+        return "Stopped."
+    if report.error is not None:
+        return f"The controller refused: {report.error.reason}"
+    return "The controller link was lost."

@@ -1,0 +1,82 @@
+"""How every command ended: its row in the history, its outcome, and what the operator hears
+when it fails."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import structlog
+
+from voiced import eventtypes as ev
+from voiced.errors import VoicedError
+from voiced.events import EventLog
+from voiced.history import History
+from voiced.interpreter.result import Interpretation
+from voiced.pending import PendingWork, Ticket
+from voiced.targets.base import TargetResult
+
+log = structlog.get_logger(__name__)
+
+
+class RunLog:
+    def __init__(
+        self,
+        cell_name: Callable[[], str],
+        history: History | None,
+        pending: PendingWork,
+        events: EventLog,
+        speak: Callable[[str], None],
+    ) -> None:
+        self.cell_name = cell_name
+        self.history = history
+        self.pending = pending
+        self.events = events
+        self.speak = speak
+
+    def record(
+        self, ticket: Ticket, result: Interpretation, status: str, feedback: str | None = None
+    ) -> None:
+        if self.history is None:
+            return
+        plan = [step.to_dict() for step in result.sequence]
+        ticket.run_id = self.history.record(
+            ticket.text, plan, cell=self.cell_name(), status=status, source=result.source,
+            correlation_id=result.correlation_id, feedback=feedback,
+        )  # fmt: skip
+
+    def replan(self, ticket: Ticket, plan: list[dict[str, object]]) -> None:
+        """The operator revised the plan before it ran."""
+        if self.history is not None and ticket.run_id is not None:
+            self.history.replan(ticket.run_id, plan)
+
+    def update(self, ticket: Ticket, status: str, feedback: str | None = None) -> None:
+        if self.history is not None and ticket.run_id is not None:
+            self.history.update(ticket.run_id, status, feedback)
+
+    def settle(self, ticket: Ticket, ok: bool, message: str) -> None:
+        """`ticket` is no longer pending, and its outcome is known."""
+        self.pending.release(ticket)
+        if not ticket.outcome.done():
+            ticket.outcome.set_result(TargetResult(ok, message))
+
+    def finish(self, ticket: Ticket, status: str, message: str, ok: bool = False) -> None:
+        """Record how a command ended and settle its outcome."""
+        self.update(ticket, status, message)
+        self.settle(ticket, ok, message)
+
+    def refuse(self, ticket: Ticket, feedback: str) -> None:
+        self.speak(feedback)
+        self.settle(ticket, False, feedback)
+
+    def failed(self, text: str, exc: Exception) -> str:
+        """A command that raised: logged, emitted, said; returns what was said."""
+        if isinstance(exc, VoicedError):
+            log.error("command failed", text=text, error=str(exc))
+            self.events.emit(ev.Failure(type(exc).__name__, str(exc)))
+            message = f"That failed: {exc}"
+        else:
+            log.exception("command crashed", text=text)
+            self.events.emit(ev.Failure("internal", repr(exc)))
+            message = "Something went wrong inside me; the command was not finished."
+        self.speak(message)
+        return message

@@ -1,0 +1,124 @@
+"""Where every live command is: the one state machine behind "busy", "moving" and "idle".
+
+A command (its `Ticket`) goes
+
+    SUBMITTED -> INTERPRETING -> [ASKING ->] QUEUED -> RUNNING -> (gone)
+
+and leaves at any point when it is settled: refused, answered, declined, dropped by a stop, or
+run. A revision asks again (ASKING -> ASKING). The daemon waits on this state and nothing else:
+`wait_accepted` (nothing submitted is still being understood) before the next typed line,
+`wait_idle` (nothing at all) at the end of input.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from enum import Enum
+
+from voiced.interpreter.result import Interpretation, SequenceStep
+from voiced.interpreter.tiers import Understood
+from voiced.pending import Ticket
+from voiced.robot.compiler import Program
+
+
+class Phase(Enum):
+    SUBMITTED = "submitted"
+    """Waiting in the inbox for the acceptance worker."""
+    INTERPRETING = "interpreting"
+    ASKING = "asking"
+    """A question about it is open (read-back, learning)."""
+    QUEUED = "queued"
+    """Accepted, waiting for the arm."""
+    RUNNING = "running"
+
+
+UNACCEPTED = frozenset((Phase.SUBMITTED, Phase.INTERPRETING))
+
+
+@dataclass(frozen=True)
+class Job:
+    """One accepted command, waiting to run."""
+
+    ticket: Ticket
+    """What was said, its outcome, its history row and its stop epoch."""
+    interpretation: Interpretation
+    program: Program
+    goals: tuple[SequenceStep, ...] = ()
+    """What the operator asked for, before navigation and tool changes were added: what is
+    read back, revised, recorded and replayed."""
+    understood: Understood | None = None
+    """How it was understood (a verb the LLM resolved is learned once the job has run)."""
+
+    @property
+    def text(self) -> str:
+        return self.ticket.text
+
+    @property
+    def correlation_id(self) -> str | None:
+        return self.ticket.correlation_id
+
+
+class Workload:
+    """The phase of every command that is not settled yet."""
+
+    def __init__(self) -> None:
+        self._phases: dict[Ticket, Phase] = {}
+        self._idle = asyncio.Event()
+        self._accepted = asyncio.Event()
+        self._interpretation: asyncio.Task[None] | None = None
+        self._changed()
+
+    def enter(self, ticket: Ticket, phase: Phase) -> None:
+        self._phases[ticket] = phase
+        self._changed()
+
+    def leave(self, ticket: Ticket) -> None:
+        """`ticket` is settled (or withdrawn): it no longer counts."""
+        self._phases.pop(ticket, None)
+        self._changed()
+
+    def phase(self, ticket: Ticket) -> Phase | None:
+        return self._phases.get(ticket)
+
+    def withdraw(self) -> None:
+        """A stop: everything not yet moving is gone, and the interpretation in progress is
+        cancelled (what it was interpreting is withdrawn)."""
+        if self._interpretation is not None:
+            self._interpretation.cancel()
+        for ticket, phase in list(self._phases.items()):
+            if phase is not Phase.RUNNING:
+                del self._phases[ticket]
+        self._changed()
+
+    def interpreting(self, task: asyncio.Task[None] | None) -> None:
+        """The task interpreting the current command (None when it is done)."""
+        self._interpretation = task
+
+    def any_in(self, *phases: Phase) -> bool:
+        return any(phase in phases for phase in self._phases.values())
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._phases)
+
+    @property
+    def moving(self) -> bool:
+        return self.any_in(Phase.RUNNING)
+
+    @property
+    def accepted(self) -> bool:
+        return not self.any_in(*UNACCEPTED)
+
+    async def wait_idle(self) -> None:
+        await self._idle.wait()
+
+    async def wait_accepted(self) -> None:
+        await self._accepted.wait()
+
+    def _changed(self) -> None:
+        for event, holds in ((self._idle, not self.busy), (self._accepted, self.accepted)):
+            if holds:
+                event.set()
+            else:
+                event.clear()
