@@ -5,14 +5,12 @@ from __future__ import annotations
 from voiced.robot.cell import load_cell
 from voiced.robot.compiler import compile_sequence
 from voiced.robot.primitives import Grip
+from voiced.robot.sequence import steps
 
 from voiced.pipeline import scene_after_partial_run
 
-SEQUENCE = [
-    {"instruction": "set_active_zone", "params": {"zone": "left"}},
-    {"instruction": "add_layer", "params": {"item": "bread"}},
-    {"instruction": "add_layer", "params": {"item": "cheese"}},
-]
+SEQUENCE = steps(("set_active_zone", {"zone": "left"}), ("add_layer", {"item": "bread"}),
+                 ("add_layer", {"item": "cheese"}))  # fmt: skip
 
 
 def test_partial_run_keeps_completed_steps_and_the_cut_steps_done_primitives() -> None:

@@ -29,7 +29,7 @@ from voiced.intent import ReplayRequest, replay_request
 from voiced.interpreter.check import Checked, validate
 from voiced.interpreter.grammar import is_learning
 from voiced.interpreter.learning import LearningRefused
-from voiced.interpreter.result import Interpretation, SequenceStep, as_sequence, unknown
+from voiced.interpreter.result import Interpretation, unknown
 from voiced.interpreter.tiers import Interpreter, Understood
 from voiced.linkkeeper import LinkKeeper
 from voiced.logs import correlation
@@ -42,6 +42,7 @@ from voiced.robot.cell import Cell
 from voiced.robot.compiler import Program, compile_sequence
 from voiced.robot.executor import ControllerLink, RunReport
 from voiced.robot.scene import Scene
+from voiced.robot.sequence import SequenceStep, StepFormatError, steps_from_json, steps_to_json
 from voiced.rules.normalize import normalize
 from voiced.sequence_builder import build
 from voiced.targets.base import TargetResult
@@ -312,19 +313,18 @@ class RobotPipeline:
         def revised(feedback: str) -> None:
             self._ask_first(self._revised(job, feedback))
 
-        plan = [step.to_dict() for step in job.goals or job.interpretation.sequence]
+        plan = job.goals or job.interpretation.sequence
         self._put_question(job.ticket, f"{read_back(self.cell, plan)} Proceed?", answered, revised)
 
     def _revised(self, job: Job, feedback: str) -> Job:
         """The job with its plan changed as the operator said, or unchanged (and told why)."""
         self.events.emit("revision", {"question": job.text, "feedback": feedback})
-        goals = [s.to_dict() for s in job.goals or job.interpretation.sequence]
-        plan = revise(self.cell, goals, feedback)
+        plan = revise(self.cell, job.goals or job.interpretation.sequence, feedback)
         if plan is None:
             self.speak("I did not understand that change.")
             return job
         meant = job.interpretation.with_changes(
-            sequence=as_sequence(plan),
+            sequence=tuple(plan),
             interpretation=f"{job.interpretation.interpretation} Revised: {feedback}",
         )
         checked = self._plan(meant)
@@ -333,7 +333,7 @@ class RobotPipeline:
             return job
         self.events.emit("interpretation", checked.interpretation.to_dict())
         if self.history is not None and job.ticket.run_id is not None:
-            self.history.replan(job.ticket.run_id, plan)
+            self.history.replan(job.ticket.run_id, steps_to_json(plan))
         return Job(job.ticket, checked.interpretation, checked.compiled.program, meant.sequence,
                    job.understood)  # fmt: skip
 
@@ -341,7 +341,7 @@ class RobotPipeline:
         """Seed 000's secondary commands: spoken confirmation, then the memory writer; the
         sequence is learned, not run."""
         phrase = (meant.composite_name or "").replace("_", " ")
-        plan = [step.to_dict() for step in meant.sequence]
+        plan = meant.sequence
 
         def answered(answer: str) -> None:
             self.events.emit("confirmation", {"question": ticket.text, "answer": answer})
@@ -364,9 +364,8 @@ class RobotPipeline:
             self.speak(f"I could not remember it: {error}")
             return False, str(error)
         self.cell = self.interpreter.cell
-        sequence = [step.to_dict() for step in meant.sequence]
         self.events.emit("learned", {"name": meant.composite_name, "phrase": phrase,
-                                     "sequence": sequence})  # fmt: skip
+                                     "sequence": steps_to_json(meant.sequence)})  # fmt: skip
         self.speak(f'Saved. Say "{phrase}" to use it.')
         return True, "Learned."
 
@@ -408,8 +407,7 @@ class RobotPipeline:
         # differs from the planned one only if something went wrong in between, and then this
         # must not run blind.
         before = self.scene
-        sequence = [s.to_dict() for s in job.interpretation.sequence]
-        compiled = compile_sequence(self.cell, before, sequence)
+        compiled = compile_sequence(self.cell, before, job.interpretation.sequence)
         if compiled.program is None:
             issues = [issue.message for issue in compiled.errors]
             self.events.emit("error", {"kind": "validation", "issues": issues})
@@ -555,7 +553,7 @@ class RobotPipeline:
             self._refuse(ticket, "That was already done.")
             return
         meant = Interpretation(
-            f"Continue: {cut.text}", as_sequence(rest), composite_name=None, confidence=1.0,
+            f"Continue: {cut.text}", tuple(rest), composite_name=None, confidence=1.0,
             source="continue", correlation_id=ticket.correlation_id,
         )  # fmt: skip
         checked = self._plan(meant)
@@ -677,7 +675,13 @@ class RobotPipeline:
         found = self._find_replay(request)
         if isinstance(found, str):
             return unknown(text, found, source="replay").with_changes(correlation_id=correlation_id)
-        plan = as_sequence(found.plan)
+        try:
+            plan = steps_from_json(found.plan)
+        except StepFormatError as error:
+            feedback = f"I cannot read the plan of run {found.run_id[:8]}: {error}"
+            return unknown(text, feedback, source="replay").with_changes(
+                correlation_id=correlation_id
+            )
         return Interpretation(
             interpretation=f"Replay of {found.operator_input!r} ({found.run_id[:8]}).",
             sequence=plan, pass1_sequence=plan, confidence=0.95, validated=True,
@@ -702,7 +706,7 @@ class RobotPipeline:
     ) -> None:
         if self.history is None:
             return
-        plan = [step.to_dict() for step in result.sequence]
+        plan = steps_to_json(result.sequence)
         ticket.run_id = self.history.record(
             ticket.text, plan, cell=self.cell.name, status=status, source=result.source,
             correlation_id=result.correlation_id, feedback=feedback,
@@ -755,7 +759,7 @@ def scene_after_partial_run(
         i in done for i in range(program.steps[prefix].start, program.steps[prefix].end)
     ):
         prefix += 1
-    calls = [{"instruction": s.instruction, "params": dict(s.params)} for s in program.steps]
+    calls = [step.call for step in program.steps]
     scene = before
     if prefix:
         compiled = compile_sequence(cell, before, calls[:prefix])
@@ -775,8 +779,7 @@ def scene_after_partial_run(
 def plan(cell: Cell, scene: Scene, meant: Interpretation) -> Checked:
     """The goals as atomic steps (navigation, tool changes: see sequence_builder), checked
     against `scene` by the compiler."""
-    goals = [step.to_dict() for step in meant.sequence]
-    built = build(cell, scene, goals)
+    built = build(cell, scene, meant.sequence)
     if built.errors:
         failed = meant.with_changes(
             validated=False,
@@ -784,4 +787,4 @@ def plan(cell: Cell, scene: Scene, meant: Interpretation) -> Checked:
             user_feedback=meant.user_feedback or built.errors[0],
         )
         return Checked(failed, None)
-    return validate(meant.with_changes(sequence=as_sequence(built.steps)), cell, scene)
+    return validate(meant.with_changes(sequence=built.steps), cell, scene)

@@ -27,7 +27,7 @@ def validate(result: Interpretation, cell: Cell, scene: Scene) -> Checked:
     """Compile the sequence against the scene; failures become validation issues and feedback."""
     if not result.sequence:
         return Checked(result, None)
-    compiled = compile_sequence(cell, scene, [s.to_dict() for s in result.sequence])
+    compiled = compile_sequence(cell, scene, result.sequence)
     if compiled.ok:
         return Checked(result, compiled)
     issues = tuple(issue.message for issue in compiled.errors)
