@@ -101,6 +101,8 @@ class Program:
     """Which primitives each sequence step produced."""
     expected: Scene
     """The scene once every primitive has run."""
+    start: Scene
+    """The scene it was compiled from: it runs as compiled only from there."""
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,8 @@ def compile_sequence(cell: Cell, scene: Scene, sequence: Sequence[SequenceStep])
         compiled.append(CompiledStep(name, bound, start, len(runner.primitives)))
     if errors:
         return CompileResult(None, tuple(errors))
-    return CompileResult(Program(tuple(runner.primitives), tuple(compiled), runner.scene))
+    program = Program(tuple(runner.primitives), tuple(compiled), runner.scene, scene)
+    return CompileResult(program)
 
 
 def _bind(

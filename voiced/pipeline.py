@@ -26,7 +26,7 @@ from voiced.errors import ControllerConnectionError, VoicedError
 from voiced.events import EventLog
 from voiced.history import History, Run
 from voiced.intent import ReplayRequest, replay_request
-from voiced.interpreter.check import Checked, validate
+from voiced.interpreter.check import Checked, program_from, validate
 from voiced.interpreter.grammar import is_learning
 from voiced.interpreter.learning import LearningRefused
 from voiced.interpreter.result import Interpretation, unknown
@@ -70,6 +70,8 @@ class Job:
     """What was said, its outcome, its history row and its stop epoch."""
     interpretation: Interpretation
     program: Program
+    """Compiled when the command was accepted, from the planned scene (`program.start`): it runs
+    as it is when the arm starts from that scene, and is compiled again only from another."""
     goals: tuple[SequenceStep, ...] = ()
     """What the operator asked for, before navigation and tool changes were added: what is
     read back, revised, recorded and replayed."""
@@ -403,11 +405,11 @@ class RobotPipeline:
     async def _execute(self, job: Job) -> None:
         if not await self._ready_controller(job.ticket):
             return  # a stop came while the link was being readied; the stop settled it
-        # Re-checked against the real scene, once the controller's report has corrected it: it
-        # differs from the planned one only if something went wrong in between, and then this
-        # must not run blind.
+        # The program accepted runs if the arm is in the scene it was planned on. The real scene,
+        # once the controller's report has corrected it, differs from the planned one only if
+        # something went wrong in between: then it is compiled again and must not run blind.
         before = self.scene
-        compiled = compile_sequence(self.cell, before, job.interpretation.sequence)
+        compiled = program_from(self.cell, before, job.program, job.interpretation.sequence)
         if compiled.program is None:
             issues = [issue.message for issue in compiled.errors]
             self.events.emit("error", {"kind": "validation", "issues": issues})
