@@ -45,7 +45,8 @@ def program_from(
     cell: Cell, scene: Scene, accepted: Program, sequence: Sequence[SequenceStep]
 ) -> CompileResult:
     """What runs from `scene`: the program accepted, when it was compiled from this very scene
-    (compiling is pure: it would come out the same), else `sequence` compiled again from it."""
+    (compiling is pure, so doing it again would only repeat it), else `sequence` compiled again
+    from `scene`, where it may no longer fit."""
     if accepted.start == scene:
         return CompileResult(accepted)
     return compile_sequence(cell, scene, sequence)
