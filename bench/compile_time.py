@@ -10,22 +10,21 @@ from typing import Any
 
 from voiced.robot.cell import Cell
 from voiced.robot.compiler import compile_sequence
+from voiced.robot.sequence import SequenceStep
 
 from bench.stats import Summary, summarise
 
 TARGET_US = 1000.0
 """The 20-step sequence must compile in at most this (p50), so a spoken command feels instant."""
 
-Step = Mapping[str, Any]
 
-
-def step(instruction: str, **params: Any) -> Step:
-    return {"instruction": instruction, "params": params}
+def step(instruction: str, **params: Any) -> SequenceStep:
+    return SequenceStep(instruction, params)
 
 
 _ITEMS = ("bread", "meat", "cheese", "lettuce", "tomato")
 
-TWENTY_STEP: tuple[Step, ...] = (
+TWENTY_STEP: tuple[SequenceStep, ...] = (
     *(step("add_layer", item=item) for item in _ITEMS * 3),
     step("set_active_zone", zone="left"),
     step("add_layer", item="bread"),
@@ -37,7 +36,7 @@ TWENTY_STEP: tuple[Step, ...] = (
 cell's initial scene (its supplies hold 8 of each item). The same sequence as the compiler's
 speed test in tests/robot/test_compiler.py."""
 
-FOUR_STEP: tuple[Step, ...] = (
+FOUR_STEP: tuple[SequenceStep, ...] = (
     step("set_active_zone", zone="right"),
     step("add_layer", item="bread"),
     step("add_layer", item="cheese"),
@@ -45,7 +44,7 @@ FOUR_STEP: tuple[Step, ...] = (
 )
 """A typical spoken command: 19 primitives."""
 
-SINGLE_STEPS: Mapping[str, Step] = {
+SINGLE_STEPS: Mapping[str, SequenceStep] = {
     "go_home": step("go_home"),
     "move_relative": step("move_relative", direction="up", distance="a bit"),
     "set_speed": step("set_speed", speed="slow"),
@@ -80,7 +79,9 @@ class CompileFigures:
         }
 
 
-def measure(cell: Cell, name: str, sequence: Sequence[Step], repetitions: int) -> CompileFigures:
+def measure(
+    cell: Cell, name: str, sequence: Sequence[SequenceStep], repetitions: int
+) -> CompileFigures:
     """Compile `sequence` from the cell's initial scene `repetitions` times (after a warm-up)."""
     scene = cell.initial_scene
     result = compile_sequence(cell, scene, sequence)

@@ -1,11 +1,11 @@
 """The instruction compiler: a sequence of composite calls in, tier-0 primitives out.
 
-`compile_sequence` validates every step of a sequence (seed 000 format:
-`[{"instruction": "add_layer", "params": {"item": "bread"}}, ...]`) against the cell's
-instruction set, resolves spoken aliases, expands composites into primitives against the running
-scene, checks each composite's preconditions, and runs every primitive through `robot.physics`
-so that workspace, speed and gripper limits are enforced before anything moves. It never raises
-for bad input: problems come back as `CompileIssue`s. Pure and deterministic.
+`compile_sequence` validates every step of a sequence (typed `SequenceStep`s: their JSON form
+is read and checked where it enters, see `robot.sequence`) against the cell's instruction set,
+resolves spoken aliases, expands composites into primitives against the running scene, checks
+each composite's preconditions, and runs every primitive through `robot.physics` so that
+workspace, speed and gripper limits are enforced before anything moves. It never raises for bad
+input: problems come back as `CompileIssue`s. Pure and deterministic.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ from voiced.robot.program import (
     WhileStep,
 )
 from voiced.robot.scene import Scene
+from voiced.robot.sequence import SequenceStep
 
 MAX_LOOP = 100
 """Most rounds a `while` step may run before the program is refused."""
@@ -58,13 +59,13 @@ class CompileIssue:
     """One reason a sequence cannot run."""
 
     step: int
-    """Index (0-based) of the sequence step at fault; -1 for the sequence as a whole."""
+    """Index (0-based) of the sequence step at fault."""
     instruction: str
     """The step's instruction as given."""
     code: str
     """unknown_instruction, unknown_param, missing_param, bad_value, unknown_item, unknown_zone,
     unknown_site, unknown_position, unknown_tool, unknown_routine, precondition, workspace,
-    speed, physics, loop or malformed."""
+    speed, physics or loop."""
     message: str
     """Plain-English explanation, fit to show or speak."""
     param: str | None = None
@@ -84,6 +85,11 @@ class CompiledStep:
     end: int
     """One past its last primitive (equal to `start` for a purely logical step)."""
 
+    @property
+    def call(self) -> SequenceStep:
+        """The step as a call to compile again (from another scene, say)."""
+        return SequenceStep(self.instruction, dict(self.params))
+
 
 @dataclass(frozen=True)
 class Program:
@@ -95,6 +101,8 @@ class Program:
     """Which primitives each sequence step produced."""
     expected: Scene
     """The scene once every primitive has run."""
+    start: Scene
+    """The scene it was compiled from: it runs as compiled only from there."""
 
 
 @dataclass(frozen=True)
@@ -119,18 +127,15 @@ class _Fail(Exception):
         super().__init__(message)
 
 
-def compile_sequence(cell: Cell, scene: Scene, sequence: object) -> CompileResult:
+def compile_sequence(cell: Cell, scene: Scene, sequence: Sequence[SequenceStep]) -> CompileResult:
     """Compile `sequence` starting from `scene`. Static problems (names, parameters) are
     reported for every step; expansion stops at the first step that cannot run, since what
     follows it would start from an unknown scene."""
-    if not isinstance(sequence, Sequence) or isinstance(sequence, str | bytes):
-        issue = CompileIssue(-1, "", "malformed", "a sequence must be a list of steps")
-        return CompileResult(None, (issue,))
     runner = _Runner(cell, scene)
     errors: list[CompileIssue] = []
     compiled: list[CompiledStep] = []
-    for index, raw in enumerate(sequence):
-        name, bound = _bind(cell, index, raw, errors)
+    for index, step in enumerate(sequence):
+        name, bound = _bind(cell, index, step, errors)
         if bound is None or errors:
             continue
         start = len(runner.primitives)
@@ -142,39 +147,30 @@ def compile_sequence(cell: Cell, scene: Scene, sequence: object) -> CompileResul
         compiled.append(CompiledStep(name, bound, start, len(runner.primitives)))
     if errors:
         return CompileResult(None, tuple(errors))
-    return CompileResult(Program(tuple(runner.primitives), tuple(compiled), runner.scene))
+    program = Program(tuple(runner.primitives), tuple(compiled), runner.scene, scene)
+    return CompileResult(program)
 
 
 def _bind(
-    cell: Cell, index: int, raw: object, errors: list[CompileIssue]
+    cell: Cell, index: int, step: SequenceStep, errors: list[CompileIssue]
 ) -> tuple[str, dict[str, Value] | None]:
     """The composite a step calls and its resolved parameters; problems go to `errors`."""
-    if not isinstance(raw, Mapping) or not isinstance(raw.get("instruction"), str):
-        shown = "" if not isinstance(raw, Mapping) else str(raw.get("instruction", ""))
-        message = 'a step must look like {"instruction": "name", "params": {...}}'
-        errors.append(CompileIssue(index, shown, "malformed", message))
-        return shown, None
-    given_name: str = raw["instruction"]
-    composite = cell.composite(given_name)
+    composite = cell.composite(step.instruction)
     if composite is None:
         message = (
-            f"unknown instruction '{given_name}' (available: {', '.join(cell.instructions())})"
+            f"unknown instruction '{step.instruction}' "
+            f"(available: {', '.join(cell.instructions())})"
         )
-        errors.append(CompileIssue(index, given_name, "unknown_instruction", message))
-        return given_name, None
-    params = raw.get("params") or {}
-    if not isinstance(params, Mapping):
-        message = "params must be an object of parameter values"
-        errors.append(CompileIssue(index, composite.name, "malformed", message))
-        return composite.name, None
-    return composite.name, _bind_params(cell, index, composite, params, errors)
+        errors.append(CompileIssue(index, step.instruction, "unknown_instruction", message))
+        return step.instruction, None
+    return composite.name, _bind_params(cell, index, composite, step.params, errors)
 
 
 def _bind_params(
     cell: Cell,
     index: int,
     composite: Composite,
-    params: Mapping[Any, Any],
+    params: Mapping[str, Any],
     errors: list[CompileIssue],
 ) -> dict[str, Value] | None:
     before = len(errors)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from voiced.robot.cell import load_cell
 from voiced.robot.compiler import compile_sequence
+from voiced.robot.sequence import SequenceStep
 
 from voiced.history import History
 from voiced.questions import Questions, is_question
@@ -57,7 +58,7 @@ def test_answers(cell_name: str, said: str, expected: str) -> None:
 
 
 def test_what_is_on_a_stack_after_building() -> None:
-    steps = [{"instruction": "add_layer", "params": {"item": i}} for i in ("bread", "cheese")]
+    steps = [SequenceStep("add_layer", {"item": i}) for i in ("bread", "cheese")]
     program = compile_sequence(SANDWICH, SANDWICH.initial_scene, steps).program
     assert program is not None
     answer = Questions(SANDWICH, None).answer("what's on the fixture", program.expected)

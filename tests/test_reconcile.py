@@ -9,6 +9,7 @@ from voiced.robot.compiler import Program, compile_sequence
 from voiced.robot.link import ControllerState
 from voiced.robot.primitives import Pose
 from voiced.robot.scene import Scene
+from voiced.robot.sequence import SequenceStep
 
 from voiced.belief import scene_after_partial_run
 from voiced.reconcile import Interrupted, reconcile, rest_of
@@ -20,7 +21,7 @@ def sandwich() -> Cell:
 
 
 def _program(cell: Cell, scene: Scene, *calls: tuple[str, dict[str, str]]) -> Program:
-    compiled = compile_sequence(cell, scene, [{"instruction": i, "params": p} for i, p in calls])
+    compiled = compile_sequence(cell, scene, [SequenceStep(i, p) for i, p in calls])
     assert compiled.program is not None, compiled.errors
     return compiled.program
 
@@ -81,8 +82,8 @@ def test_continue_puts_the_carried_part_where_it_was_going_then_goes_on(sandwich
     cut = Interrupted("add bread and cheese", program, sandwich.initial_scene,
                       frozenset(range(5)), run=1, settled=True)  # fmt: skip
     rest = rest_of(sandwich, cut, carrying)
-    assert rest == [{"instruction": "place_on_zone", "params": {}},
-                    {"instruction": "add_layer", "params": {"item": "cheese"}}]  # fmt: skip
+    assert rest == [SequenceStep("place_on_zone"),
+                    SequenceStep("add_layer", {"item": "cheese"})]  # fmt: skip
     assert cut.not_done(sandwich) == ["add bread", "add cheese"]
     finished = compile_sequence(sandwich, carrying, rest).program
     assert finished is not None
@@ -97,9 +98,7 @@ def test_continue_redoes_a_step_cut_before_it_picked_anything(sandwich: Cell) ->
     done = frozenset(range(first.end + 2))  # bread placed, the arm on its way to the cheese
     scene = scene_after_partial_run(sandwich, sandwich.initial_scene, program, sorted(done))
     cut = Interrupted("add bread and cheese", program, sandwich.initial_scene, done, 1, True)
-    assert rest_of(sandwich, cut, scene) == [
-        {"instruction": "add_layer", "params": {"item": "cheese"}}
-    ]
+    assert rest_of(sandwich, cut, scene) == [SequenceStep("add_layer", {"item": "cheese"})]
 
 
 def test_continue_after_everything_ran_has_nothing_left(sandwich: Cell) -> None:

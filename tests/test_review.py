@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from voiced.robot.cell import load_cell
+from voiced.robot.sequence import SequenceStep
 
 from voiced.review import read_back, revise
 
@@ -13,11 +12,8 @@ WELD = load_cell("weld")
 SANDWICH = load_cell("sandwich")
 
 
-def weld_at(*positions: str, routine: str = "tack_weld") -> list[dict[str, Any]]:
-    return [
-        {"instruction": "run_routine_at", "params": {"routine": routine, "position": p}}
-        for p in positions
-    ]
+def weld_at(*positions: str, routine: str = "tack_weld") -> list[SequenceStep]:
+    return [SequenceStep("run_routine_at", {"routine": routine, "position": p}) for p in positions]
 
 
 def test_read_back_a_weld_plan() -> None:
@@ -28,9 +24,9 @@ def test_read_back_a_weld_plan() -> None:
 
 def test_read_back_a_sandwich_plan() -> None:
     plan = [
-        {"instruction": "set_active_zone", "params": {"zone": "assembly_left"}},
-        {"instruction": "add_layer", "params": {"item": "bread"}},
-        {"instruction": "go_home", "params": {}},
+        SequenceStep("set_active_zone", {"zone": "assembly_left"}),
+        SequenceStep("add_layer", {"item": "bread"}),
+        SequenceStep("go_home"),
     ]
     assert read_back(SANDWICH, plan) == (
         "I will switch to assembly left, then add bread, then go home."
@@ -49,7 +45,7 @@ def test_read_back_a_sandwich_plan() -> None:
         ("position 3 instead of position 2", weld_at("Pos_1", "Pos_3", "Pos_3")),
     ],
 )
-def test_weld_revisions(feedback: str, expected: list[dict[str, Any]]) -> None:
+def test_weld_revisions(feedback: str, expected: list[SequenceStep]) -> None:
     assert revise(WELD, weld_at("Pos_1", "Pos_2", "Pos_3"), feedback) == expected
 
 
@@ -58,13 +54,13 @@ def test_also_repeats_the_last_step_for_the_new_value() -> None:
 
 
 def test_sandwich_revisions() -> None:
-    plan = [{"instruction": "add_layer", "params": {"item": i}} for i in ("bread", "cheese")]
+    plan = [SequenceStep("add_layer", {"item": i}) for i in ("bread", "cheese")]
     assert revise(SANDWICH, plan, "skip the cheese") == plan[:1]
     assert revise(SANDWICH, plan, "tomato instead of cheese") == [
-        plan[0], {"instruction": "add_layer", "params": {"item": "tomato"}}
+        plan[0], SequenceStep("add_layer", {"item": "tomato"})
     ]  # fmt: skip
     assert revise(SANDWICH, plan, "also lettuce") == [
-        *plan, {"instruction": "add_layer", "params": {"item": "lettuce"}}
+        *plan, SequenceStep("add_layer", {"item": "lettuce"})
     ]  # fmt: skip
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from voiced.robot.cell import load_cell
 from voiced.robot.compiler import compile_sequence
+from voiced.robot.sequence import SequenceStep
 from voiced.robot.view import state_view
 
 from voiced.sequence_builder import build
@@ -16,22 +17,18 @@ WELD = load_cell("weld")
 SANDWICH = load_cell("sandwich")
 
 
-def goal(instruction: str, **params: Any) -> dict[str, Any]:
-    return {"instruction": instruction, "params": params}
+def goal(instruction: str, **params: Any) -> SequenceStep:
+    return SequenceStep(instruction, params)
 
 
-def names(steps: tuple[dict[str, Any], ...]) -> list[str]:
-    out = []
-    for s in steps:
-        p = s["params"]
-        out.append(f"{s['instruction']}({','.join(str(v) for v in p.values())})")
-    return out
+def names(steps: tuple[SequenceStep, ...]) -> list[str]:
+    return [f"{s.instruction}({','.join(str(v) for v in s.params.values())})" for s in steps]
 
 
-def run(goals: list[dict[str, Any]]) -> tuple[list[str], dict[str, Any]]:
+def run(goals: list[SequenceStep]) -> tuple[list[str], dict[str, Any]]:
     built = build(WELD, WELD.initial_scene, goals)
     assert not built.errors, built.errors
-    program = compile_sequence(WELD, WELD.initial_scene, list(built.steps)).program
+    program = compile_sequence(WELD, WELD.initial_scene, built.steps).program
     assert program is not None
     return names(built.steps), state_view(WELD, program.expected)
 
@@ -93,7 +90,7 @@ def test_release_without_a_tool_does_nothing() -> None:
         (goal("attach_tool", tool="Hammer"), "Tool 'Hammer'"),
     ],
 )
-def test_invalid_goals_are_reported(bad: dict[str, Any], message: str) -> None:
+def test_invalid_goals_are_reported(bad: SequenceStep, message: str) -> None:
     built = build(WELD, WELD.initial_scene, [bad])
     assert built.steps == ()
     assert any(message in e for e in built.errors)

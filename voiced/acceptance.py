@@ -22,7 +22,7 @@ from voiced.history import History
 from voiced.intent import replay_of
 from voiced.interpreter.check import Checked, validate
 from voiced.interpreter.grammar import is_learning
-from voiced.interpreter.result import Interpretation, as_sequence
+from voiced.interpreter.result import Interpretation
 from voiced.interpreter.tiers import Interpreter, Understood
 from voiced.logs import correlation
 from voiced.pending import Outcome, PendingWork, Ticket
@@ -193,7 +193,7 @@ class Acceptance:
             self.runlog.refuse(ticket, "That was already done.")
             return
         meant = Interpretation(
-            f"Continue: {cut.text}", as_sequence(rest), composite_name=None, confidence=1.0,
+            f"Continue: {cut.text}", tuple(rest), composite_name=None, confidence=1.0,
             source="continue", correlation_id=ticket.correlation_id,
         )  # fmt: skip
         checked = self.plan(meant)
@@ -208,8 +208,7 @@ class Acceptance:
 def plan(cell: Cell, scene: Scene, meant: Interpretation) -> Checked:
     """The goals as atomic steps (navigation, tool changes: see sequence_builder), checked
     against `scene` by the compiler."""
-    goals = [step.to_dict() for step in meant.sequence]
-    built = build(cell, scene, goals)
+    built = build(cell, scene, meant.sequence)
     if built.errors:
         failed = meant.with_changes(
             validated=False,
@@ -217,4 +216,4 @@ def plan(cell: Cell, scene: Scene, meant: Interpretation) -> Checked:
             user_feedback=meant.user_feedback or built.errors[0],
         )
         return Checked(failed, None)
-    return validate(meant.with_changes(sequence=as_sequence(built.steps)), cell, scene)
+    return validate(meant.with_changes(sequence=built.steps), cell, scene)

@@ -18,11 +18,12 @@ from voiced.errors import VoicedError
 from voiced.events import EventLog
 from voiced.interpreter.check import Checked
 from voiced.interpreter.learning import LearningRefused
-from voiced.interpreter.result import Interpretation, as_sequence
+from voiced.interpreter.result import Interpretation
 from voiced.interpreter.tiers import Interpreter
 from voiced.logs import correlation
 from voiced.pending import PendingWork, Ticket, Withdraw
 from voiced.review import read_back, revise
+from voiced.robot.sequence import steps_to_json
 from voiced.runlog import RunLog
 from voiced.workload import Job, Phase, Workload
 
@@ -92,7 +93,7 @@ class Asking:
         def revised(feedback: str) -> None:
             self.ask_first(self._revised(job, feedback))
 
-        plan = [step.to_dict() for step in job.goals or job.interpretation.sequence]
+        plan = job.goals or job.interpretation.sequence
         question = f"{read_back(self.belief.cell, plan)} Proceed?"
         self._put(job.ticket, question, answered, revised)
 
@@ -100,7 +101,7 @@ class Asking:
         """Seed 000's secondary commands: spoken confirmation, then the memory writer; the
         sequence is learned, not run. A revision counts as a no."""
         phrase = (meant.composite_name or "").replace("_", " ")
-        plan = [step.to_dict() for step in meant.sequence]
+        plan = meant.sequence
 
         def answered(answer: str) -> None:
             self.events.emit(ev.Confirmation(ticket.text, answer))
@@ -130,13 +131,12 @@ class Asking:
     def _revised(self, job: Job, feedback: str) -> Job:
         """The job with its plan changed as the operator said, or unchanged (and told why)."""
         self.events.emit(ev.Revision(job.text, feedback))
-        goals = [s.to_dict() for s in job.goals or job.interpretation.sequence]
-        plan = revise(self.belief.cell, goals, feedback)
+        plan = revise(self.belief.cell, job.goals or job.interpretation.sequence, feedback)
         if plan is None:
             self.speak("I did not understand that change.")
             return job
         meant = job.interpretation.with_changes(
-            sequence=as_sequence(plan),
+            sequence=tuple(plan),
             interpretation=f"{job.interpretation.interpretation} Revised: {feedback}",
         )
         checked = self.plan(meant)
@@ -144,7 +144,7 @@ class Asking:
             self.speak(f"I cannot change it that way: {checked.interpretation.user_feedback}")
             return job
         self.events.emit(ev.Interpreted(**checked.interpretation.to_dict()))
-        self.runlog.replan(job.ticket, plan)
+        self.runlog.replan(job.ticket, steps_to_json(plan))
         return Job(job.ticket, checked.interpretation, checked.compiled.program, meant.sequence,
                    job.understood)  # fmt: skip
 
@@ -158,7 +158,6 @@ class Asking:
             self.speak(f"I could not remember it: {error}")
             return False, str(error)
         self.belief.cell = self.interpreter.cell
-        sequence = [step.to_dict() for step in meant.sequence]
-        self.events.emit(ev.Learned(meant.composite_name, phrase, sequence))
+        self.events.emit(ev.Learned(meant.composite_name, phrase, steps_to_json(meant.sequence)))
         self.speak(f'Saved. Say "{phrase}" to use it.')
         return True, "Learned."

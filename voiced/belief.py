@@ -13,12 +13,12 @@ from dataclasses import dataclass
 
 import structlog
 
-from voiced.interpreter.result import SequenceStep
 from voiced.reconcile import Interrupted
 from voiced.robot import physics
 from voiced.robot.cell import Cell
 from voiced.robot.compiler import Program, compile_sequence
 from voiced.robot.scene import Scene
+from voiced.robot.sequence import SequenceStep
 
 log = structlog.get_logger(__name__)
 
@@ -48,7 +48,7 @@ def scene_after_partial_run(
         i in done for i in range(program.steps[prefix].start, program.steps[prefix].end)
     ):
         prefix += 1
-    calls = [{"instruction": s.instruction, "params": dict(s.params)} for s in program.steps]
+    calls = [step.call for step in program.steps]
     scene = before
     if prefix:
         compiled = compile_sequence(cell, before, calls[:prefix])

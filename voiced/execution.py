@@ -15,11 +15,12 @@ from voiced import eventtypes as ev
 from voiced.belief import Belief, scene_after_partial_run
 from voiced.events import EventLog
 from voiced.faults import Faults
+from voiced.interpreter.check import program_from
 from voiced.interpreter.tiers import Interpreter
 from voiced.logs import correlation
 from voiced.pending import PendingWork
 from voiced.reconcile import Interrupted
-from voiced.robot.compiler import Program, compile_sequence
+from voiced.robot.compiler import Program
 from voiced.robot.executor import ControllerLink, RunReport
 from voiced.robot.scene import Scene
 from voiced.runlog import RunLog
@@ -86,12 +87,11 @@ class Execution:
     async def _execute(self, job: Job) -> None:
         if not await self.faults.ready(job.ticket):
             return  # a stop came while the link was being readied; the stop settled it
-        # Re-checked against the real scene, once the controller's report has corrected it: it
-        # differs from the planned one only if something went wrong in between, and then this
-        # must not run blind.
+        # The program accepted runs if the arm is in the scene it was planned on. The real scene,
+        # once the controller's report has corrected it, differs from the planned one only if
+        # something went wrong in between: then it is compiled again and must not run blind.
         cell, before = self.belief.cell, self.belief.scene
-        sequence = [s.to_dict() for s in job.interpretation.sequence]
-        compiled = compile_sequence(cell, before, sequence)
+        compiled = program_from(cell, before, job.program, job.interpretation.sequence)
         if compiled.program is None:
             issues = [issue.message for issue in compiled.errors]
             self.events.emit(ev.ValidationFailed(issues))

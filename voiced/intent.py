@@ -10,7 +10,8 @@ import re
 from dataclasses import dataclass
 
 from voiced.history import History, Run
-from voiced.interpreter.result import Interpretation, as_sequence, unknown
+from voiced.interpreter.result import Interpretation, unknown
+from voiced.robot.sequence import StepFormatError, steps_from_json
 from voiced.rules.normalize import words
 
 _RUN_TASK = re.compile(r"\b(?:run|replay|repeat) (?:task|run) ([0-9a-f]{8}(?:-[0-9a-f-]{1,28})?)\b")
@@ -53,7 +54,11 @@ def replay_of(
     found = _find(history, cell, request)
     if isinstance(found, str):
         return unknown(text, found, source="replay").with_changes(correlation_id=correlation_id)
-    plan = as_sequence(found.plan)
+    try:
+        plan = steps_from_json(found.plan)
+    except StepFormatError as error:
+        feedback = f"I cannot read the plan of run {found.run_id[:8]}: {error}"
+        return unknown(text, feedback, source="replay").with_changes(correlation_id=correlation_id)
     return Interpretation(
         interpretation=f"Replay of {found.operator_input!r} ({found.run_id[:8]}).",
         sequence=plan, pass1_sequence=plan, confidence=0.95, validated=True,

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from voiced.review import describe as say
 from voiced.robot import physics
@@ -26,6 +25,7 @@ from voiced.robot.compiler import Program, compile_sequence
 from voiced.robot.link import ControllerState
 from voiced.robot.primitives import Grip, Pose
 from voiced.robot.scene import Scene
+from voiced.robot.sequence import SequenceStep
 
 GRIPPER_MM = 0.5
 """Openings closer than this are the same (the wire carries one decimal)."""
@@ -128,14 +128,14 @@ class Interrupted:
     def not_done(self, cell: Cell) -> list[str]:
         """The steps not done, as the cell says them ("add bread")."""
         steps = self.program.steps[self.first_unfinished() :]
-        return [say(cell, {"instruction": s.instruction, "params": dict(s.params)}) for s in steps]
+        return [say(cell, step.call) for step in steps]
 
 
-def rest_of(cell: Cell, cut: Interrupted, scene: Scene) -> list[dict[str, Any]] | None:
+def rest_of(cell: Cell, cut: Interrupted, scene: Scene) -> list[SequenceStep] | None:
     """The steps that finish `cut` from `scene`, or None when no plan from here compiles."""
     steps = cut.program.steps
     first = cut.first_unfinished()
-    rest = [{"instruction": s.instruction, "params": dict(s.params)} for s in steps[first:]]
+    rest = [step.call for step in steps[first:]]
     if not rest:
         return []
     if _compiles(cell, scene, rest):
@@ -143,7 +143,7 @@ def rest_of(cell: Cell, cut: Interrupted, scene: Scene) -> list[dict[str, Any]] 
     if scene.holding is None:
         return None
     # The step was cut while carrying its object: put it where the step was taking it.
-    upto = [{"instruction": s.instruction, "params": dict(s.params)} for s in steps[: first + 1]]
+    upto = [step.call for step in steps[: first + 1]]
     planned = compile_sequence(cell, cut.before, upto)
     if planned.program is None:
         return None
@@ -182,18 +182,18 @@ def _same(a: Scene, b: Scene) -> bool:
     return dict(a.stacks) == dict(b.stacks) and a.holding == b.holding and a.dropped == b.dropped
 
 
-def _placings(cell: Cell, site: str) -> Sequence[dict[str, Any]]:
+def _placings(cell: Cell, site: str) -> Sequence[SequenceStep]:
     """Calls of the cell's public composites that might set the held object down on `site`:
     those without parameters and those with one (given the place); the compiler then shows
     which of them does exactly that."""
-    calls: list[dict[str, Any]] = []
+    calls: list[SequenceStep] = []
     for name, composite in cell.composites.items():
         if composite.internal or len(composite.params) > 1:
             continue
         params = {p.name: site for p in composite.params}
-        calls.append({"instruction": name, "params": params})
+        calls.append(SequenceStep(name, params))
     return calls
 
 
-def _compiles(cell: Cell, scene: Scene, calls: list[dict[str, Any]]) -> bool:
+def _compiles(cell: Cell, scene: Scene, calls: Sequence[SequenceStep]) -> bool:
     return compile_sequence(cell, scene, calls).program is not None

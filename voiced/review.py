@@ -9,13 +9,12 @@ not understood here (the caller may ask the language model, or the operator agai
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from voiced.robot.cell import Cell
+from voiced.robot.sequence import SequenceStep
 from voiced.rules.normalize import normalize
-
-Step = Mapping[str, Any]
 
 _SKIP = re.compile(r"^(?:revise |but )?(?:skip|without|not|drop|leave out|no) (?:the )?(?P<x>.+)$")
 _ALSO = re.compile(r"^(?:revise |but )?(?:also|and|add|plus) (?:the )?(?P<x>.+)$")
@@ -26,21 +25,20 @@ _POLITE = frozenset({"please", "thanks", "thank", "you", "ok", "okay"})
 _USE = re.compile(r"^(?:revise |but )?(?:use|with) (?:the )?(?P<x>.+)$")
 
 
-def describe(cell: Cell, step: Step) -> str:
+def describe(cell: Cell, step: SequenceStep) -> str:
     """One step as it is read back: the composite's `say` template, else its name and values."""
-    name = str(step["instruction"])
-    params = {k: _spoken(v) for k, v in dict(step.get("params") or {}).items()}
-    composite = cell.composite(name)
+    params = {k: _spoken(v) for k, v in step.params.items()}
+    composite = cell.composite(step.instruction)
     if composite is not None and composite.say:
         try:
             return composite.say.format(**params)
         except KeyError:
             pass  # a parameter left to its default: fall back to the plain form
     values = " ".join(params.values())
-    return f"{name.replace('_', ' ')} {values}".strip()
+    return f"{step.instruction.replace('_', ' ')} {values}".strip()
 
 
-def read_back(cell: Cell, sequence: Sequence[Step]) -> str:
+def read_back(cell: Cell, sequence: Sequence[SequenceStep]) -> str:
     """ "I will tack weld at Pos 1, then tack weld at Pos 2." for a plan."""
     said = [describe(cell, step) for step in sequence]
     if not said:
@@ -48,17 +46,19 @@ def read_back(cell: Cell, sequence: Sequence[Step]) -> str:
     return "I will " + ", then ".join(said) + "."
 
 
-def revise(cell: Cell, sequence: Sequence[Step], feedback: str) -> list[dict[str, Any]] | None:
+def revise(
+    cell: Cell, sequence: Sequence[SequenceStep], feedback: str
+) -> list[SequenceStep] | None:
     """The plan changed as `feedback` says, or None when the revision is not understood."""
     said = " ".join(w for w in normalize(feedback).split() if w not in _POLITE)
     values = _spoken_values(cell)
-    plan = [_copy(step) for step in sequence]
+    plan = list(sequence)
     if swap := _SWAP.match(said):
         new, old = values.get(swap["new"]), values.get(swap["old"])
         return None if new is None or old is None else _replace(plan, old, new)
     if skip := _SKIP.match(said):
         target = values.get(skip["x"])
-        kept = [step for step in plan if target not in step["params"].values()]
+        kept = [step for step in plan if target not in step.params.values()]
         return None if target is None or len(kept) == len(plan) else kept
     if also := _ALSO.match(said):
         target = values.get(also["x"])
@@ -68,37 +68,30 @@ def revise(cell: Cell, sequence: Sequence[Step], feedback: str) -> list[dict[str
     return None
 
 
-def _copy(step: Step) -> dict[str, Any]:
-    return {"instruction": step["instruction"], "params": dict(step.get("params") or {})}
+def _changed(step: SequenceStep, change: Callable[[Any], Any]) -> SequenceStep:
+    """`step` with `change` applied to each of its values."""
+    return SequenceStep(step.instruction, {k: change(v) for k, v in step.params.items()})
 
 
-def _replace(plan: list[dict[str, Any]], old: str, new: str) -> list[dict[str, Any]] | None:
-    changed = False
-    for step in plan:
-        for key, value in step["params"].items():
-            if value == old:
-                step["params"][key] = new
-                changed = True
-    return plan if changed else None
+def _replace(plan: list[SequenceStep], old: str, new: str) -> list[SequenceStep] | None:
+    if not any(value == old for step in plan for value in step.params.values()):
+        return None
+    return [_changed(step, lambda value: new if value == old else value) for step in plan]
 
 
 def _repeat_with(
-    plan: list[dict[str, Any]], target: str, values: Mapping[str, str]
-) -> list[dict[str, Any]] | None:
+    plan: list[SequenceStep], target: str, values: Mapping[str, str]
+) -> list[SequenceStep] | None:
     """Repeat the last step that has a value of the same kind as `target`, with `target`."""
     kind = _kind_of(target, values)
     for step in reversed(plan):
-        for key, value in step["params"].items():
+        for key, value in step.params.items():
             if _kind_of(str(value), values) == kind:
-                extra = _copy(step)
-                extra["params"][key] = target
-                return [*plan, extra]
+                return [*plan, SequenceStep(step.instruction, {**step.params, key: target})]
     return None
 
 
-def _use_tool(
-    cell: Cell, plan: list[dict[str, Any]], tool: str | None
-) -> list[dict[str, Any]] | None:
+def _use_tool(cell: Cell, plan: list[SequenceStep], tool: str | None) -> list[SequenceStep] | None:
     """Switch every routine in the plan to the one the named tool serves."""
     routines = [r.name for r in cell.routines.values() if tool is not None and r.tool == tool]
     if len(routines) != 1:
@@ -106,16 +99,10 @@ def _use_tool(
     return _replace_kind(plan, set(cell.routines), routines[0])
 
 
-def _replace_kind(
-    plan: list[dict[str, Any]], kind: set[str], new: str
-) -> list[dict[str, Any]] | None:
-    changed = False
-    for step in plan:
-        for key, value in step["params"].items():
-            if value in kind and value != new:
-                step["params"][key] = new
-                changed = True
-    return plan if changed else None
+def _replace_kind(plan: list[SequenceStep], kind: set[str], new: str) -> list[SequenceStep] | None:
+    if not any(v in kind and v != new for step in plan for v in step.params.values()):
+        return None
+    return [_changed(step, lambda value: new if value in kind else value) for step in plan]
 
 
 def _kind_of(value: str, values: Mapping[str, str]) -> str:

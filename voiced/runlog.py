@@ -13,6 +13,7 @@ from voiced.events import EventLog
 from voiced.history import History
 from voiced.interpreter.result import Interpretation
 from voiced.pending import PendingWork, Ticket
+from voiced.robot.sequence import steps_to_json
 from voiced.targets.base import TargetResult
 
 log = structlog.get_logger(__name__)
@@ -38,7 +39,7 @@ class RunLog:
     ) -> None:
         if self.history is None:
             return
-        plan = [step.to_dict() for step in result.sequence]
+        plan = steps_to_json(result.sequence)
         ticket.run_id = self.history.record(
             ticket.text, plan, cell=self.cell_name(), status=status, source=result.source,
             correlation_id=result.correlation_id, feedback=feedback,

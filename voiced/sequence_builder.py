@@ -16,8 +16,8 @@ from typing import Any
 
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
+from voiced.robot.sequence import SequenceStep
 
-Call = dict[str, Any]
 STAND = "stand"
 """The area of the tool stands."""
 NEAR_MM = 150.0
@@ -28,7 +28,7 @@ NEAR_MM = 150.0
 class Built:
     """The atomic steps, or why the goals cannot be built."""
 
-    steps: tuple[Call, ...] = ()
+    steps: tuple[SequenceStep, ...] = ()
     errors: tuple[str, ...] = ()
     """Plain-English problems (unknown position, a routine whose tool does not exist)."""
 
@@ -41,9 +41,9 @@ class _Arm:
     area: str
     position: str | None
     tool: str | None
-    steps: list[Call] = field(default_factory=list)
+    steps: list[SequenceStep] = field(default_factory=list)
 
-    def go(self, area: str, step: Call, position: str | None = None) -> None:
+    def go(self, area: str, step: SequenceStep, position: str | None = None) -> None:
         via = self.cell.travel_via
         if via and self.area not in (area, "safe") and area != "safe" and position != via:
             self.steps.append(_call("move_to_position", position=via))
@@ -70,20 +70,20 @@ class _Arm:
             self.tool = None
 
 
-def build(cell: Cell, scene: Scene, goals: Sequence[Mapping[str, Any]]) -> Built:
+def build(cell: Cell, scene: Scene, goals: Sequence[SequenceStep]) -> Built:
     """The atomic steps for `goals`, starting from `scene`."""
     if cell.travel_via is None:
-        return Built(tuple(_call(g["instruction"], **dict(g.get("params") or {})) for g in goals))
+        return Built(tuple(goals))
     errors = [e for goal in goals for e in _check(cell, goal)]
     if errors:
         return Built(errors=tuple(errors))
     arm = _Arm(cell, *_where(cell, scene), scene.tool)
     for goal in goals:
-        _lay_out(arm, str(goal["instruction"]), dict(goal.get("params") or {}))
+        _lay_out(arm, goal.instruction, goal.params)
     return Built(tuple(arm.steps))
 
 
-def _lay_out(arm: _Arm, name: str, params: dict[str, Any]) -> None:
+def _lay_out(arm: _Arm, name: str, params: Mapping[str, Any]) -> None:
     cell = arm.cell
     if name == "run_routine_at":
         arm.take_tool(_tool_for(cell, params["routine"]))
@@ -110,8 +110,8 @@ def _lay_out(arm: _Arm, name: str, params: dict[str, Any]) -> None:
         arm.steps.append(_call(name, **params))  # speed, waits: no navigation involved
 
 
-def _check(cell: Cell, goal: Mapping[str, Any]) -> list[str]:
-    params = dict(goal.get("params") or {})
+def _check(cell: Cell, goal: SequenceStep) -> list[str]:
+    params = goal.params
     errors = []
     position = params.get("position")
     if position is not None and position not in cell.poses:
@@ -158,5 +158,5 @@ def _where(cell: Cell, scene: Scene) -> tuple[str, str | None]:
     return best[1], best[2]
 
 
-def _call(instruction: str, **params: Any) -> Call:
-    return {"instruction": instruction, "params": params}
+def _call(instruction: str, **params: Any) -> SequenceStep:
+    return SequenceStep(instruction, params)

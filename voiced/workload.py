@@ -16,10 +16,11 @@ import asyncio
 from dataclasses import dataclass
 from enum import Enum
 
-from voiced.interpreter.result import Interpretation, SequenceStep
+from voiced.interpreter.result import Interpretation
 from voiced.interpreter.tiers import Understood
 from voiced.pending import Ticket
 from voiced.robot.compiler import Program
+from voiced.robot.sequence import SequenceStep
 
 
 class Phase(Enum):
@@ -44,6 +45,8 @@ class Job:
     """What was said, its outcome, its history row and its stop epoch."""
     interpretation: Interpretation
     program: Program
+    """Compiled when the command was accepted, from the planned scene (`program.start`): it runs
+    as it is when the arm starts from that scene, and is compiled again only from another."""
     goals: tuple[SequenceStep, ...] = ()
     """What the operator asked for, before navigation and tool changes were added: what is
     read back, revised, recorded and replayed."""

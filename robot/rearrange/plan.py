@@ -26,6 +26,7 @@ from voiced.robot.rearrange.targets import (
     validate_target_structure_payload,
 )
 from voiced.robot.scene import Scene
+from voiced.robot.sequence import SequenceStep
 from voiced.robot.view import state_view
 
 ACTIONS = ("move_to_buffer", "move_from_buffer", "move_to_position", "place_from_supply")
@@ -208,23 +209,18 @@ def final_view(cell: Cell, scene: Scene, stacks: Mapping[str, tuple[str, ...]]) 
     return state_view(cell, scene.with_changes(stacks=dict(stacks)))
 
 
-def plan_to_sequence(cell: Cell, plan: ActionPlan) -> list[dict[str, Any]]:
+def plan_to_sequence(cell: Cell, plan: ActionPlan) -> list[SequenceStep]:
     """The plan as a composite sequence: `move_object(object, to)` per step, or `pick` then
     `place` where the cell has no move_object. Buffers are the sites B1-B3."""
     if plan.status != "success":
         return []
-    out: list[dict[str, Any]] = []
+    out: list[SequenceStep] = []
     for step in plan.steps:
         if cell.composite("move_object") is not None:
-            out.append(
-                {
-                    "instruction": "move_object",
-                    "params": {"object": step.object, "to": step.target.site},
-                }
-            )
+            out.append(SequenceStep("move_object", {"object": step.object, "to": step.target.site}))
         else:
-            out.append({"instruction": "pick", "params": {"object": step.object}})
-            out.append({"instruction": "place", "params": {"site": step.target.site}})
+            out.append(SequenceStep("pick", {"object": step.object}))
+            out.append(SequenceStep("place", {"site": step.target.site}))
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from voiced.robot.sequence import steps
 
 from tests.interpreter.helpers import grammar, scene
 from voiced.interpreter.confidence import (
@@ -13,7 +14,7 @@ from voiced.interpreter.confidence import (
     strict_warning,
 )
 from voiced.interpreter.grammar import interpret
-from voiced.interpreter.result import Interpretation, steps
+from voiced.interpreter.result import Interpretation
 
 
 @pytest.mark.parametrize(

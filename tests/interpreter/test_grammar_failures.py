@@ -4,11 +4,11 @@ LLM tier; seed 000's answer to an impossible command."""
 from __future__ import annotations
 
 import pytest
+from voiced.robot.sequence import steps
 
 from tests.interpreter.helpers import grammar, scene
 from voiced.interpreter.grammar import interpret
 from voiced.interpreter.lexer import normal_words
-from voiced.interpreter.result import steps
 
 FAILURES = [
     # (cell, said, error_type, token, fallback)

@@ -31,5 +31,5 @@ def test_phrase(case: Case) -> None:
     assert result.success, result.error
     got = [(step.instruction, dict(step.params)) for step in result.sequence]
     assert got == [(name, dict(params)) for name, params in case.expected]
-    compiled = compile_sequence(cell(case.cell), start, [s.to_dict() for s in result.sequence])
+    compiled = compile_sequence(cell(case.cell), start, result.sequence)
     assert compiled.ok, compiled.errors

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from voiced.robot.compiler import compile_sequence
+from voiced.robot.sequence import SequenceStep, steps
 
 from tests.interpreter.helpers import cell, grammar
 from tests.interpreter.phrases import layers
@@ -22,7 +23,6 @@ from voiced.interpreter.learning import (
     composite_name,
 )
 from voiced.interpreter.phrasebank import PhraseBank
-from voiced.interpreter.result import SequenceStep, steps
 from voiced.paths import DataDir
 
 LUNCH = tuple(SequenceStep(n, dict(p)) for n, p in layers("bread", "cheese", "bread"))
@@ -85,8 +85,7 @@ def test_save_then_the_phrase_works_on_the_next_utterance(tmp_path: Path) -> Non
     result = interpret(g, "lunch")
     assert result.source == "phrase_bank"
     assert [s.instruction for s in result.sequence] == ["lunch"]
-    compiled = compile_sequence(g.cell, g.cell.initial_scene,
-                                [s.to_dict() for s in result.sequence])  # fmt: skip
+    compiled = compile_sequence(g.cell, g.cell.initial_scene, result.sequence)
     assert compiled.ok and len(compiled.program.steps) == 1  # type: ignore[union-attr]
     assert compiled.program.expected.stacks["assembly_fixture"] == ("bread", "cheese", "bread")  # type: ignore[union-attr]
     on_left = interpret(g, "make lunch on the left then go home")
@@ -173,7 +172,7 @@ import structlog
 structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
 from voiced.robot.cell import load_cell
 from voiced.interpreter.learning import Learning, MemoryWriter
-from voiced.interpreter.result import SequenceStep
+from voiced.robot.sequence import SequenceStep
 from voiced.paths import DataDir
 
 cell = load_cell("sandwich")

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 from voiced.robot.compiler import compile_sequence
+from voiced.robot.sequence import SequenceStep, steps
 
 from tests.interpreter.helpers import cell, grammar
 from tests.interpreter.phrases import layers
 from voiced.interpreter.grammar import Grammar, interpret
 from voiced.interpreter.phrasebank import PhraseBank, key
-from voiced.interpreter.result import SequenceStep, steps
 from voiced.paths import DataDir
 
 BLT = layers("bread", "meat", "lettuce", "tomato", "bread")
@@ -30,8 +30,7 @@ def test_every_packaged_phrase_loads_and_compiles(name: str) -> None:
     for phrase in bank.phrases():
         hit = bank.exact(phrase)
         assert hit is not None
-        compiled = compile_sequence(cell(name), cell(name).initial_scene,
-                                    [s.to_dict() for s in hit.sequence])  # fmt: skip
+        compiled = compile_sequence(cell(name), cell(name).initial_scene, hit.sequence)
         assert compiled.ok, (phrase, compiled.errors)
 
 

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from voiced.robot.cell import load_cell
 from voiced.robot.compiler import compile_sequence
+from voiced.robot.sequence import SequenceStep, steps
 from voiced.robot.view import scene_from_view
 
-from voiced.interpreter.result import SequenceStep, steps
 from voiced.llm.creative import (
     INCOMPATIBLE,
     INGREDIENT_LOGIC,
@@ -60,7 +60,7 @@ def test_the_offline_generator_satisfies_both_axes(
     axes, named = combination
     sequence = generate(SANDWICH, axes, random.Random(seed), named)
     assert check(axes, sequence, named) == []
-    compiled = compile_sequence(SANDWICH, SANDWICH.initial_scene, [s.to_dict() for s in sequence])
+    compiled = compile_sequence(SANDWICH, SANDWICH.initial_scene, sequence)
     assert compiled.ok, compiled.errors
 
 
@@ -217,7 +217,7 @@ def test_a_held_item_is_put_back_first() -> None:
     scene = scene_from_view(SANDWICH, {"holding": "cheese"}, "test")
     sequence = generate(SANDWICH, Axes("single_short", "doubled"), random.Random(2), scene=scene)
     assert sequence[0] == SequenceStep("return_to_stack")
-    assert compile_sequence(SANDWICH, scene, [s.to_dict() for s in sequence]).ok
+    assert compile_sequence(SANDWICH, scene, sequence).ok
 
 
 def test_cells_without_ingredients_cannot_build_creatively() -> None:

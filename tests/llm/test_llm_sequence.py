@@ -10,11 +10,11 @@ import random
 import pytest
 from voiced.robot.cell import Cell, load_cell
 from voiced.robot.scene import Scene
+from voiced.robot.sequence import steps
 from voiced.robot.view import scene_from_view
 
 from tests.llm.llmfakes import FAST, answer, client_for, reply, step, text_reply
 from tests.llm.messages_api import MessagesApi, Reply, error, message
-from voiced.interpreter.result import steps
 from voiced.llm.creative import Axes, CreativeAssignment, check
 from voiced.llm.sequence import LlmOutcome, SequenceInterpreter
 from voiced.llm.settings import LlmSettings

@@ -28,7 +28,7 @@ def test_sampled_plans_compile_and_reach_the_target() -> None:
         scene = CELL.initial_scene.with_changes(stacks=start)
         plan = plan_rearrangement(CELL, scene, target)
         sequence = plan_to_sequence(CELL, plan)
-        assert [s["instruction"] for s in sequence] == ["move_object"] * len(plan.steps)
+        assert [s.instruction for s in sequence] == ["move_object"] * len(plan.steps)
         result = compile_sequence(CELL, scene, sequence)
         assert result.program is not None, (start, target, result.errors)
         view = state_view(CELL, result.program.expected)
@@ -43,7 +43,7 @@ def test_pick_and_place_where_the_cell_has_no_move_object() -> None:
     scene = cell.initial_scene.with_changes(stacks=start)
     plan = plan_rearrangement(cell, scene, target)
     sequence = plan_to_sequence(cell, plan)
-    assert [s["instruction"] for s in sequence] == ["pick", "place"] * len(plan.steps)
+    assert [s.instruction for s in sequence] == ["pick", "place"] * len(plan.steps)
     assert compile_sequence(cell, scene, sequence).ok
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from voiced.robot.cell import Cell, ValueProblem, list_cells, load_cell
 from voiced.robot.compiler import compile_sequence
+from voiced.robot.sequence import SequenceStep, steps_from_json
 
 from voiced.errors import CellError
 
@@ -319,9 +320,9 @@ def test_learned_composites_are_tier_2_and_compile() -> None:
     assert "cheese_sandwich" not in cell.composites
     assert learned.composites["cheese_sandwich"].tier == 2
     assert "cheese_sandwich" in learned.instructions()
-    result = compile_sequence(learned, learned.initial_scene, [{"instruction": "cheese_sandwich"}])
+    result = compile_sequence(learned, learned.initial_scene, [SequenceStep("cheese_sandwich")])
     assert result.program is not None, result.errors
-    direct = compile_sequence(cell, cell.initial_scene, sequence)
+    direct = compile_sequence(cell, cell.initial_scene, steps_from_json(sequence))
     assert direct.program is not None
     assert result.program.primitives == direct.program.primitives
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from voiced.robot.compiler import compile_sequence
 from voiced.robot.executor import ControllerLink
+from voiced.robot.sequence import SequenceStep
 from voiced.robot.simulator import Simulator
 from voiced.robot.view import state_view
 
@@ -17,10 +18,10 @@ from tests.robot.test_compiler import CELLS, EVERY_COMPOSITE
 @pytest.mark.parametrize(
     ("cell_name", "setup", "call", "expected"),
     EVERY_COMPOSITE,
-    ids=[f"{c}.{call['instruction']}" for c, _, call, _ in EVERY_COMPOSITE],
+    ids=[f"{c}.{call.instruction}" for c, _, call, _ in EVERY_COMPOSITE],
 )
 async def test_composite_on_the_simulator(
-    cell_name: str, setup: list[dict[str, Any]], call: dict[str, Any], expected: dict[str, Any]
+    cell_name: str, setup: list[SequenceStep], call: SequenceStep, expected: dict[str, Any]
 ) -> None:
     cell = CELLS[cell_name]
     result = compile_sequence(cell, cell.initial_scene, [*setup, call])

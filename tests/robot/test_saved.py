@@ -9,6 +9,7 @@ import pytest
 from voiced.robot.cell import load_cell
 from voiced.robot.compiler import compile_sequence
 from voiced.robot.saved import read_saved_scene
+from voiced.robot.sequence import SequenceStep
 
 from voiced.errors import CellError
 
@@ -16,7 +17,7 @@ from voiced.errors import CellError
 def test_a_saved_scene_round_trips(tmp_path: Path) -> None:
     cell = load_cell("sandwich")
     program = compile_sequence(
-        cell, cell.initial_scene, [{"instruction": "add_layer", "params": {"item": "bread"}}]
+        cell, cell.initial_scene, [SequenceStep("add_layer", {"item": "bread"})]
     ).program
     assert program is not None
     path = tmp_path / "scene.json"

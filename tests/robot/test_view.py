@@ -12,6 +12,7 @@ from voiced.robot import arrangement
 from voiced.robot.cell import Cell, load_cell, load_scene_file
 from voiced.robot.compiler import compile_sequence
 from voiced.robot.scene import Scene
+from voiced.robot.sequence import SequenceStep
 from voiced.robot.view import scene_from_view, state_view
 
 from voiced.errors import CellError
@@ -19,11 +20,11 @@ from voiced.errors import CellError
 CELLS = {name: load_cell(name) for name in ("sandwich", "weld", "blocks")}
 
 
-def step(instruction: str, **params: Any) -> dict[str, Any]:
-    return {"instruction": instruction, "params": params}
+def step(instruction: str, **params: Any) -> SequenceStep:
+    return SequenceStep(instruction, params)
 
 
-def after(cell: Cell, *sequence: dict[str, Any]) -> Scene:
+def after(cell: Cell, *sequence: SequenceStep) -> Scene:
     result = compile_sequence(cell, cell.initial_scene, list(sequence))
     assert result.program is not None, result.errors
     return result.program.expected
@@ -49,7 +50,7 @@ def test_initial_views() -> None:
     }
 
 
-SCENES: list[tuple[str, list[dict[str, Any]]]] = [
+SCENES: list[tuple[str, list[SequenceStep]]] = [
     ("sandwich", []),
     ("sandwich", [step("add_layer", item="bread"), step("add_layer", item="cheese")]),
     ("sandwich", [step("set_active_zone", zone="right"), step("pick_up", item="tomato")]),
@@ -88,7 +89,7 @@ SCENES: list[tuple[str, list[dict[str, Any]]]] = [
 
 
 @pytest.mark.parametrize(("cell_name", "sequence"), SCENES)
-def test_view_round_trip(cell_name: str, sequence: list[dict[str, Any]]) -> None:
+def test_view_round_trip(cell_name: str, sequence: list[SequenceStep]) -> None:
     cell = CELLS[cell_name]
     view = state_view(cell, after(cell, *sequence))
     rebuilt = scene_from_view(cell, json.loads(json.dumps(view)), "test")

@@ -1,5 +1,5 @@
 """Interpretation: words to a validated sequence of composites (phrase bank, grammar, LLM)."""
 
-from voiced.interpreter.result import Interpretation, SequenceStep
+from voiced.interpreter.result import Interpretation
 
-__all__ = ["Interpretation", "SequenceStep"]
+__all__ = ["Interpretation"]

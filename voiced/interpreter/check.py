@@ -3,12 +3,14 @@ compiler instead of a model): names, parameters, preconditions against the scene
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from voiced.interpreter.result import Interpretation
 from voiced.robot.cell import Cell
-from voiced.robot.compiler import CompileResult, compile_sequence
+from voiced.robot.compiler import CompileResult, Program, compile_sequence
 from voiced.robot.scene import Scene
+from voiced.robot.sequence import SequenceStep
 
 
 @dataclass(frozen=True)
@@ -27,7 +29,7 @@ def validate(result: Interpretation, cell: Cell, scene: Scene) -> Checked:
     """Compile the sequence against the scene; failures become validation issues and feedback."""
     if not result.sequence:
         return Checked(result, None)
-    compiled = compile_sequence(cell, scene, [s.to_dict() for s in result.sequence])
+    compiled = compile_sequence(cell, scene, result.sequence)
     if compiled.ok:
         return Checked(result, compiled)
     issues = tuple(issue.message for issue in compiled.errors)
@@ -37,3 +39,14 @@ def validate(result: Interpretation, cell: Cell, scene: Scene) -> Checked:
         user_feedback=result.user_feedback or issues[0],
     )
     return Checked(failed, compiled)
+
+
+def program_from(
+    cell: Cell, scene: Scene, accepted: Program, sequence: Sequence[SequenceStep]
+) -> CompileResult:
+    """What runs from `scene`: the program accepted, when it was compiled from this very scene
+    (compiling is pure, so doing it again would only repeat it), else `sequence` compiled again
+    from `scene`, where it may no longer fit."""
+    if accepted.start == scene:
+        return CompileResult(accepted)
+    return compile_sequence(cell, scene, sequence)

@@ -20,7 +20,7 @@ from voiced.interpreter.lexer import SNAP_CUTOFF, Lexed, Lexer, Token
 from voiced.interpreter.lowering import lower
 from voiced.interpreter.phrasebank import PhraseBank
 from voiced.interpreter.places import clause_positions
-from voiced.interpreter.result import Interpretation, SequenceStep
+from voiced.interpreter.result import Interpretation
 from voiced.interpreter.semantic import (
     Context,
     Unparsed,
@@ -33,6 +33,7 @@ from voiced.interpreter.semantic import (
 from voiced.interpreter.vocabulary import Entry, Vocabulary
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
+from voiced.robot.sequence import SequenceStep
 
 ErrorType = Literal["lexical_failure", "semantic_failure", "syntax_error"]
 Fallback = Literal["resolve_phrase", "interpret", "none"]

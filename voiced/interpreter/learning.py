@@ -22,9 +22,10 @@ import structlog
 from voiced.errors import CellError, Problem, VoicedError
 from voiced.interpreter.confidence import LEARN_THRESHOLD
 from voiced.interpreter.phrasebank import LEARNED_KEY
-from voiced.interpreter.result import Interpretation, SequenceStep
+from voiced.interpreter.result import Interpretation
 from voiced.paths import DataDir, atomic_write_json
 from voiced.robot.cell import Cell
+from voiced.robot.sequence import SequenceStep, steps_to_json
 
 log = structlog.get_logger(__name__)
 
@@ -166,7 +167,7 @@ class MemoryWriter:
                 f"{self.threshold:.2f}"
             )
         learned = _with_learned(cell, learning)
-        steps = [s.to_dict() for s in learning.sequence]
+        steps = steps_to_json(learning.sequence)
         # Both files are read (and checked) before either is written.
         composites = _read_object(self.data_dir.learned_composites)
         bank = _read_object(self.data_dir.phrase_bank)
@@ -206,7 +207,7 @@ def _with_learned(cell: Cell, learning: Learning) -> Cell:
         cell = replace(cell, composites={k: v for k, v in cell.composites.items()
                                          if k != learning.name})  # fmt: skip
     return cell.with_learned(learning.name, learning.description,
-                             [s.to_dict() for s in learning.sequence])  # fmt: skip
+                             steps_to_json(learning.sequence))  # fmt: skip
 
 
 def _entries(path: Path, cell_name: str, problems: list[Problem]) -> Mapping[str, Any]:

@@ -26,9 +26,10 @@ from rapidfuzz import fuzz, process
 from voiced.errors import Problem
 from voiced.interpreter.confidence import phrase_confidence
 from voiced.interpreter.lexer import normal_words
-from voiced.interpreter.result import Interpretation, SequenceStep
+from voiced.interpreter.result import Interpretation
 from voiced.paths import DataDir
 from voiced.robot.cell import Cell
+from voiced.robot.sequence import SequenceStep, StepFormatError
 
 log = structlog.get_logger(__name__)
 
@@ -159,7 +160,7 @@ class PhraseBank:
             return None
         try:
             steps = tuple(SequenceStep.from_dict(step) for step in raw)
-        except (TypeError, KeyError, AttributeError) as error:
+        except StepFormatError as error:
             self.problems.append(Problem(where, "", f"malformed step: {error}"))
             return None
         unknown = [s.instruction for s in steps if self.cell.composite(s.instruction) is None]

@@ -2,27 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-
-@dataclass(frozen=True)
-class SequenceStep:
-    """One composite call: `{"instruction": name, "params": {...}}` in seed 000's format."""
-
-    instruction: str
-    params: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"instruction": self.instruction, "params": dict(self.params)}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> SequenceStep:
-        params = data.get("params") or {}
-        if not isinstance(params, Mapping):
-            raise TypeError(f"params must be an object, got {type(params).__name__}")
-        return cls(str(data["instruction"]), dict(params))
+from voiced.robot.sequence import SequenceStep, steps_to_json
 
 
 @dataclass(frozen=True)
@@ -59,8 +42,8 @@ class Interpretation:
     def to_dict(self) -> dict[str, Any]:
         return {
             "interpretation": self.interpretation,
-            "sequence": [s.to_dict() for s in self.sequence],
-            "pass1_sequence": [s.to_dict() for s in self.pass1_sequence],
+            "sequence": steps_to_json(self.sequence),
+            "pass1_sequence": steps_to_json(self.pass1_sequence),
             "composite_name": self.composite_name,
             "confidence": self.confidence,
             "validated": self.validated,
@@ -74,17 +57,6 @@ class Interpretation:
         }
 
 
-def steps(*calls: tuple[str, Mapping[str, Any]] | str) -> tuple[SequenceStep, ...]:
-    """Shorthand: steps("go_home", ("add_layer", {"item": "bread"}))."""
-    out = []
-    for call in calls:
-        if isinstance(call, str):
-            out.append(SequenceStep(call))
-        else:
-            out.append(SequenceStep(call[0], dict(call[1])))
-    return tuple(out)
-
-
 def unknown(text: str, feedback: str, source: str = "grammar") -> Interpretation:
     """Seed 000's answer to an impossible command: empty sequence, confidence 0.1, feedback."""
     return Interpretation(
@@ -93,7 +65,3 @@ def unknown(text: str, feedback: str, source: str = "grammar") -> Interpretation
         user_feedback=feedback,
         source=source,
     )
-
-
-def as_sequence(data: Sequence[Mapping[str, Any]]) -> tuple[SequenceStep, ...]:
-    return tuple(SequenceStep.from_dict(d) for d in data)

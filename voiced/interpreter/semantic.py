@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 
 from voiced.interpreter.clauses import Clause
 from voiced.interpreter.lexer import Token
-from voiced.interpreter.result import SequenceStep
 from voiced.interpreter.vocabulary import Value, VerbSense, spoken
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
+from voiced.robot.sequence import SequenceStep
 
 VERB_PHRASES: Mapping[str, tuple[str, ...]] = {
     "put": ("add", "put", "place", "stack", "layer", "lay", "pop", "put on", "give me",

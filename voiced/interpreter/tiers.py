@@ -24,7 +24,7 @@ from voiced.interpreter.arrangement import ArrangementParse, parse_arrangement
 from voiced.interpreter.grammar import Grammar, from_parse, remember
 from voiced.interpreter.learning import Learning, MemoryWriter
 from voiced.interpreter.phrasebank import PhraseBank
-from voiced.interpreter.result import Interpretation, SequenceStep, as_sequence, unknown
+from voiced.interpreter.result import Interpretation, unknown
 from voiced.interpreter.semantic import VERB_PHRASES
 from voiced.llm import creative
 from voiced.llm.client import LlmClient
@@ -37,6 +37,7 @@ from voiced.robot.cell import Cell
 from voiced.robot.rearrange import plan_rearrangement, plan_to_sequence
 from voiced.robot.rearrange.llm import understand_target
 from voiced.robot.scene import Scene
+from voiced.robot.sequence import SequenceStep
 from voiced.rules.normalize import normalize
 
 log = structlog.get_logger(__name__)
@@ -207,7 +208,7 @@ class Interpreter:
             return unknown(text, f"I cannot build that: {reason}", source="planner").with_changes(
                 correlation_id=cid
             )
-        steps = as_sequence(plan_to_sequence(self.cell, plan))
+        steps = tuple(plan_to_sequence(self.cell, plan))
         return Interpretation(
             interpretation=f"{meaning} ({len(plan.steps)} moves, optimal)",
             sequence=steps, pass1_sequence=steps, confidence=0.9 if arranged.target else 0.7,

@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from voiced.interpreter.result import SequenceStep
+from voiced.robot.sequence import SequenceStep
 
 SPATIAL: Mapping[str, str] = {
     "single_tall": "one zone only — stack as many layers as possible (at least 6).",

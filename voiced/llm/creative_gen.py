@@ -12,7 +12,7 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from voiced.interpreter.result import Interpretation, SequenceStep
+from voiced.interpreter.result import Interpretation
 from voiced.llm.creative import (
     CATEGORIES,
     CATEGORY_RANK,
@@ -23,6 +23,7 @@ from voiced.llm.creative import (
 )
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
+from voiced.robot.sequence import SequenceStep
 
 _NEEDED = ("add_layer", "set_active_zone", "go_home")
 

@@ -20,7 +20,7 @@ from typing import Any
 import structlog
 
 from voiced.errors import LlmError
-from voiced.interpreter.result import Interpretation, SequenceStep
+from voiced.interpreter.result import Interpretation
 from voiced.llm import prompts
 from voiced.llm.client import LlmClient, LlmReply, PromptBlock
 from voiced.llm.context import sequence_schema, validator_schema
@@ -31,6 +31,7 @@ from voiced.llm.settings import LlmSettings
 from voiced.llm.validate import Checked, steps_of, validate_steps
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
+from voiced.robot.sequence import SequenceStep
 
 log = structlog.get_logger(__name__)
 

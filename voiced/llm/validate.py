@@ -18,11 +18,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from voiced.interpreter.result import SequenceStep
 from voiced.robot.cell import Cell, ValueProblem
 from voiced.robot.compiler import compile_sequence
 from voiced.robot.program import Composite
 from voiced.robot.scene import Scene
+from voiced.robot.sequence import SequenceStep
 
 ASSEMBLY_IMPOSTORS = frozenset({"transfer", "place_at"})
 """Rule 5: instructions models use for assembly that the sandwich cell spells add_layer."""
@@ -61,7 +61,7 @@ def validate_steps(cell: Cell, scene: Scene, raw: object) -> Checked:
         issues += problems
         if fixed is not None:
             kept.append(fixed)
-    compiled = compile_sequence(cell, scene, [step.to_dict() for step in kept])
+    compiled = compile_sequence(cell, scene, kept)
     for error in compiled.errors:
         where = f"step {error.step + 1} ({error.instruction})" if error.step >= 0 else "sequence"
         issues.append(f"{where}: {error.message}")
