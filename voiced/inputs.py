@@ -37,7 +37,8 @@ from voiced.textinput import TextInput as TextLines
 
 @dataclass(frozen=True)
 class Utterance:
-    """One thing the operator said or typed, as an input hands it over."""
+    """One thing the operator said or typed, as an input hands it over (the daemon makes the
+    router's `voiced.rules.Utterance` from it, with its correlation id)."""
 
     text: str
     """What was said (as transcribed) or typed."""
