@@ -16,7 +16,8 @@ the reply's own echo are taken out of what is heard, or the segment is rejected 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+import contextlib
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -217,16 +218,20 @@ class Listener:
                 log.warning("speech hold never released; listening again", holds=len(self._holds))
                 self._holds.clear()
 
-    async def events(self) -> AsyncIterator[ListenerEvent]:
-        """Events until the source ends (a microphone never does)."""
+    async def events(self) -> AsyncGenerator[ListenerEvent, None]:
+        """Events until the source ends (a microphone never does). Closing this closes the
+        source at once (the microphone's stream, stdin's pipe)."""
         pending: Pcm = np.zeros(0, dtype=np.int16)
-        async for chunk in self.source.chunks():
-            pending = np.concatenate([pending, chunk.samples]) if len(pending) else chunk.samples
-            while len(pending) >= self._frame:
-                frame, pending = pending[: self._frame], pending[self._frame :]
-                await self._wait_for_holds()
-                async for event in self._process(frame):
-                    yield event
+        async with contextlib.aclosing(self.source.chunks()) as chunks:
+            async for chunk in chunks:
+                pending = (
+                    np.concatenate([pending, chunk.samples]) if len(pending) else chunk.samples
+                )
+                while len(pending) >= self._frame:
+                    frame, pending = pending[: self._frame], pending[self._frame :]
+                    await self._wait_for_holds()
+                    async for event in self._process(frame):
+                        yield event
         for segmenter_event in self.segmenter.finish():
             async for event in self._handle(segmenter_event):
                 yield event

@@ -8,11 +8,12 @@ as fast as possible.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import stat
 import sys
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -51,7 +52,7 @@ class AudioChunk:
 class AudioSource(Protocol):
     """Anything the listener can read chunks from."""
 
-    def chunks(self) -> AsyncIterator[AudioChunk]:
+    def chunks(self) -> AsyncGenerator[AudioChunk, None]:
         """Chunks in order, without gaps, until the source ends."""
         ...
 
@@ -67,7 +68,7 @@ class ArraySource:
         self.samples = samples
         self.block = _block(block_ms)
 
-    async def chunks(self) -> AsyncIterator[AudioChunk]:
+    async def chunks(self) -> AsyncGenerator[AudioChunk, None]:
         for start in range(0, len(self.samples), self.block):
             yield AudioChunk(self.samples[start : start + self.block], start)
             # Let other tasks run between chunks, as a real source would.
@@ -85,7 +86,7 @@ class WavSource:
         self.realtime = realtime
         self.block = _block(block_ms)
 
-    async def chunks(self) -> AsyncIterator[AudioChunk]:
+    async def chunks(self) -> AsyncGenerator[AudioChunk, None]:
         samples = await asyncio.to_thread(read_audio, self.path)
         log.info("audio file", path=str(self.path), seconds=round(len(samples) / SAMPLE_RATE, 3))
         loop = asyncio.get_running_loop()
@@ -108,22 +109,23 @@ class StdinPcmSource:
         self.fd = fd
         """The descriptor read; None = stdin (looked up when reading starts)."""
 
-    async def chunks(self) -> AsyncIterator[AudioChunk]:
+    async def chunks(self) -> AsyncGenerator[AudioChunk, None]:
         start = 0
         pending = b""
-        async for data in self._reads():
-            pending += data
-            usable = len(pending) - len(pending) % 2
-            if usable == 0:
-                continue
-            samples = np.frombuffer(pending[:usable], dtype="<i2").astype(np.int16)
-            pending = pending[usable:]
-            yield AudioChunk(samples, start)
-            start += len(samples)
+        async with contextlib.aclosing(self._reads()) as reads:
+            async for data in reads:
+                pending += data
+                usable = len(pending) - len(pending) % 2
+                if usable == 0:
+                    continue
+                samples = np.frombuffer(pending[:usable], dtype="<i2").astype(np.int16)
+                pending = pending[usable:]
+                yield AudioChunk(samples, start)
+                start += len(samples)
         if pending:
             log.warning("odd trailing byte on stdin dropped")
 
-    async def _reads(self) -> AsyncIterator[bytes]:
+    async def _reads(self) -> AsyncGenerator[bytes, None]:
         size = self.block * 2
         fd = sys.stdin.fileno() if self.fd is None else self.fd
         if stat.S_ISREG(os.fstat(fd).st_mode):
@@ -258,7 +260,7 @@ class MicSource:
         self._queue.append(block)
         self._ready.set()
 
-    async def chunks(self) -> AsyncIterator[AudioChunk]:
+    async def chunks(self) -> AsyncGenerator[AudioChunk, None]:
         sd = self._sounddevice()
         loop = asyncio.get_running_loop()
         rate = self._open_rate(sd)

@@ -28,7 +28,7 @@ EXAMPLES: list[Any] = [
         transcribe_s=0.31,
         spotted=True,
     ),
-    ev.Utterance("add bread", queued="4"),
+    ev.Utterance("add bread", queued=4),
     ev.Utterance("run task abc", replay="abc"),
     ev.Spotted("stop", 3.2, 3.4, 0.12),
     ev.Rejected("no wake word", "add bread", 7.25),

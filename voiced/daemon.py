@@ -20,17 +20,8 @@ from typing import Any
 import structlog
 
 from voiced import eventtypes as ev
-from voiced.audioinput import (
-    Activity,
-    AudioFrontEnd,
-    BargeIn,
-    Heard,
-    Spotted,
-    Tick,
-    bias_for,
-    heard_event,
-    spotted_event,
-)
+from voiced import rules
+from voiced.audioinput import AudioFrontEnd, bias_for
 from voiced.config import Config
 from voiced.errors import ControllerAuthError, ControllerConnectionError, VoicedError
 from voiced.events import EventLog
@@ -39,7 +30,19 @@ from voiced.frames import BaseFrame, CommandRouter, ReviewFrame
 from voiced.frames.router import StackChange
 from voiced.frames.stop import stop_rule
 from voiced.history import History
+from voiced.inputs import (
+    Activity,
+    AudioInput,
+    Input,
+    NoInput,
+    QueueInput,
+    ReplayInput,
+    TextInput,
+    Tick,
+    Utterance,
+)
 from voiced.interpreter.tiers import Interpreter
+from voiced.linkkeeper import LinkKeeper
 from voiced.linkkey import controller_key
 from voiced.llm.classifier import AnthropicClassifier
 from voiced.llm.client import LlmClient
@@ -54,11 +57,9 @@ from voiced.robot.saved import read_saved_scene
 from voiced.robot.scene import Scene
 from voiced.robot.simulator import Simulator
 from voiced.robot.view import state_view
-from voiced.rules import Utterance
 from voiced.sdnotify import Notifier, run_watchdog, watchdog_interval
 from voiced.services import DaemonServices
-from voiced.targets import DeferredQueue, QueuedItem, TargetResult, build_targets, work_off
-from voiced.textinput import Line, TextInput
+from voiced.targets import DeferredQueue, TargetResult, build_targets
 
 log = structlog.get_logger(__name__)
 
@@ -95,6 +96,30 @@ class Session:
     """`scene` came from --scene: no saved scene is restored."""
 
 
+@dataclass(frozen=True)
+class Controller:
+    """The controller the daemon drives."""
+
+    link: ControllerLink
+    sim: Simulator | None
+    """The in-process simulator when the controller is one (its scene is the ground truth)."""
+
+
+@dataclass(frozen=True)
+class Parts:
+    """Everything one run is made of, built in one place (`Daemon._assemble`) before any of it
+    runs."""
+
+    controller: Controller
+    pipeline: RobotPipeline
+    services: DaemonServices
+    router: CommandRouter
+    front: AudioFrontEnd | None
+    """The audio front end (`--audio`); None for every other input."""
+    source: Input
+    """What the daemon listens to."""
+
+
 class Daemon:
     """One run of the daemon. `run()` returns the process exit code."""
 
@@ -104,12 +129,6 @@ class Daemon:
         self.events = session.events
         self.notifier = notifier or Notifier()
         self.shutdown = asyncio.Event()
-        self.sim: Simulator | None = None
-        self.pipeline: RobotPipeline | None = None
-        self.llm_client: LlmClient | None = None
-        self.front: AudioFrontEnd | None = None
-        self._stack = contextlib.AsyncExitStack()
-        self.services: DaemonServices
         self._healthy = True
         self._mode = session.config.daemon.mode
         self._link: str | None = None
@@ -119,8 +138,8 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self._on_signal, sig)
         try:
-            async with self._stack, self._controller() as link:
-                return await self._serve(link)
+            async with contextlib.AsyncExitStack() as stack, self._controller() as controller:
+                return await self._serve(await self._assemble(stack, controller))
         except* VoicedError as group:
             # A component's error inside the task group: report it as itself, not as a group.
             raise group.exceptions[0] from None
@@ -134,22 +153,23 @@ class Daemon:
         self.shutdown.set()
 
     @contextlib.asynccontextmanager
-    async def _controller(self) -> AsyncIterator[ControllerLink]:
+    async def _controller(self) -> AsyncIterator[Controller]:
         cfg = self.config.controller
         async with contextlib.AsyncExitStack() as stack:
+            sim: Simulator | None = None
             if cfg.is_simulated:
                 # Its own key, new per run: the in-process simulator is authenticated too.
                 key: bytes | None = secrets.token_hex(32).encode("ascii")
                 allow = False
-                self.sim = Simulator(
+                sim = Simulator(
                     self.session.cell,
                     self.session.scene,
                     time_scale=self.config.simulator.time_scale,
                     heartbeat_timeout=cfg.heartbeat_timeout,
                     key=key,
                 )
-                await stack.enter_async_context(self.sim)
-                host, motion, control = "127.0.0.1", self.sim.motion_port, self.sim.control_port
+                await stack.enter_async_context(sim)
+                host, motion, control = "127.0.0.1", sim.motion_port, sim.control_port
                 log.info("simulator started", motion_port=motion, control_port=control)
             else:
                 endpoint = cfg.endpoint
@@ -175,7 +195,7 @@ class Daemon:
                 auth = isinstance(exc, ControllerAuthError)
                 self.events.emit(ev.AuthRefused(str(exc)) if auth else ev.LinkLost(str(exc)))
                 raise
-            yield entered
+            yield Controller(entered, sim)
 
     def _on_line(self, direction: str, channel: str, line: str) -> None:
         """Every line on the controller link becomes an event, except the heartbeat chatter."""
@@ -187,32 +207,41 @@ class Daemon:
         else:
             self.events.emit(ev.ControllerLine(direction, channel, line))
 
-    async def _serve(self, link: ControllerLink) -> int:
-        session = self.session
-        self.history = History(session.data.history)
-        interrupted = self.history.mark_interrupted()
+    async def _assemble(self, stack: contextlib.AsyncExitStack, controller: Controller) -> Parts:
+        """Every part of the run, each built before anything uses it; the callbacks that tie
+        them together (speech, questions) close over the parts themselves."""
+        session, link = self.session, controller.link
+        history = History(session.data.history)
+        interrupted = history.mark_interrupted()
         if interrupted:
             log.warning("runs interrupted by the last shutdown", count=interrupted)
+        llm = LlmClient.from_env(self.config.llm)
+        if llm is not None:
+            stack.push_async_callback(llm.aclose)
         pipeline = RobotPipeline(
             session.cell,
             self._starting_scene(link),
             link,
             self.events,
             speak=lambda text: services.speak(text),
-            save_scene=self._save_scene,
-            ask=lambda question, answered, revised: self._ask(router, question, answered, revised),
+            save_scene=lambda scene: self._save_scene(history, link, scene),
+            ask=lambda question, answered, revised: self._ask(
+                router, llm, question, answered, revised
+            ),
             trace_dir=session.data.traces,
-            history=self.history,
+            history=history,
             review=self.config.review,
-            interpreter=self._interpreter(),
+            interpreter=self._interpreter(llm),
             status=self._link_status,
         )
-        self.pipeline = pipeline
         targets = build_targets(self.config, session.data, self.events)
         services = DaemonServices(self.events, pipeline, targets, self.config.tts.voices)
-        self.services = services
         router = self._router(services)
-        front = await self._audio(router, pipeline, services)
+        front = await self._audio(stack, router, pipeline, services)
+        return Parts(controller, pipeline, services, router, front, self._input(front))
+
+    async def _serve(self, parts: Parts) -> int:
+        pipeline, router, front = parts.pipeline, parts.router, parts.front
         # The controller's report is the truth from the first moment: the saved scene is
         # corrected by it before anything can move (and what differed is said).
         await pipeline.reconcile("connected")
@@ -220,26 +249,26 @@ class Daemon:
             worker = group.create_task(pipeline.run(), name="robot-pipeline")
             acceptor = group.create_task(pipeline.accept(), name="acceptance")
             keeper = group.create_task(pipeline.keeper.run(), name="link-keeper")
-            watchdog = self._start_watchdog(group)
-            feeder = group.create_task(self._feed(router), name="input")
+            watchdog = self._start_watchdog(group, pipeline.keeper)
+            feeder = group.create_task(self._listen(parts), name="input")
             speech = group.create_task(front.feedback.run(), name="speech") if front else None
             self.notifier.ready()
             self._announce_status(router.mode)
             unsubscribe = self.events.subscribe(self._on_event)
-            log.info("ready", cell=session.cell.name, mode=router.mode, offline=offline())
+            log.info("ready", cell=self.session.cell.name, mode=router.mode, offline=offline())
             ended_by_signal = await self._wait_for_end(feeder)
-            await self._finish(feeder, pipeline, ended_by_signal)
+            await self._finish(feeder, parts, ended_by_signal)
             unsubscribe()
-            for task in (worker, acceptor, keeper, watchdog, speech):
-                if task is not None:
-                    task.cancel()
-        self._emit_final_state()
-        if self.llm_client is not None:
-            await self.llm_client.aclose()
+            await _cancel(feeder, worker, acceptor, keeper, watchdog, speech)
+        self._emit_final_state(parts)
         return 0
 
     async def _audio(
-        self, router: CommandRouter, pipeline: RobotPipeline, services: DaemonServices
+        self,
+        stack: contextlib.AsyncExitStack,
+        router: CommandRouter,
+        pipeline: RobotPipeline,
+        services: DaemonServices,
     ) -> AudioFrontEnd | None:
         """The audio front end for `--audio`, with its model loaded before READY=1."""
         if self.session.audio is None:
@@ -250,20 +279,31 @@ class Daemon:
         front = AudioFrontEnd(
             self.config, self.session.audio, self.session.fast, self.events, bias,
             wake_required=lambda: router.mode == "wake" and router.top is base,
-            is_stop=lambda text: router.is_global(Utterance(text, router.now)),
+            is_stop=lambda text: router.is_global(rules.Utterance(text, router.now)),
             moving=lambda: pipeline.busy,
             room_echo_db=self.session.room_echo_db,
         )  # fmt: skip
-        await front.start(self._stack)
+        await front.start(stack)
         services.attach_voice(front.say, front.speaker, front.interrupt)
-        self.front = front
         return front
 
-    def _interpreter(self) -> Interpreter:
+    def _input(self, front: AudioFrontEnd | None) -> Input:
+        """What this session listens to: the queue, a replay, audio, typed text, or nothing."""
+        session = self.session
+        if session.queue:
+            return QueueInput(DeferredQueue(session.data.queue), self.events)
+        if session.replay is not None:
+            return ReplayInput(session.replay, self.events)
+        if front is not None:
+            return AudioInput(front, self.events)
+        if session.text is not None:
+            return TextInput(session.text, pause=self.config.query.silence_timeout + 0.1)
+        return NoInput()
+
+    def _interpreter(self, llm: LlmClient | None) -> Interpreter:
         cfg = self.config
-        self.llm_client = LlmClient.from_env(cfg.llm)
         interpreter = Interpreter(
-            self.session.cell, self.session.data, self.llm_client, cfg.llm, self.events,
+            self.session.cell, self.session.data, llm, cfg.llm, self.events,
             phrase_threshold=cfg.interpreter.phrase_threshold,
             learn_threshold=cfg.interpreter.learn_threshold,
         )  # fmt: skip
@@ -274,6 +314,7 @@ class Daemon:
     def _ask(
         self,
         router: CommandRouter,
+        llm: LlmClient | None,
         question: str,
         answered: Callable[[str], None],
         revised: Callable[[str], None],
@@ -284,7 +325,7 @@ class Daemon:
             answered("yes")
             return lambda: None
         timeout = self.config.query.confirm_timeout
-        classifier = AnthropicClassifier(self.llm_client) if self.llm_client else None
+        classifier = AnthropicClassifier(llm) if llm else None
         frame = ReviewFrame(question, answered, revised, timeout, classifier)
         router.push(frame)
 
@@ -324,170 +365,127 @@ class Daemon:
         base.on_push(router, 0.0)
         return router
 
-    def _start_watchdog(self, group: asyncio.TaskGroup) -> asyncio.Task[None] | None:
+    def _start_watchdog(
+        self, group: asyncio.TaskGroup, keeper: LinkKeeper
+    ) -> asyncio.Task[None] | None:
         interval = watchdog_interval()
         if interval is None:
             return None
+
+        def healthy() -> bool:
+            """Healthy, and the controller link up or its keeper still trying."""
+            return self._healthy and keeper.healthy
+
         return group.create_task(
-            run_watchdog(self.notifier, interval, self._is_healthy, self.shutdown),
-            name="watchdog",
+            run_watchdog(self.notifier, interval, healthy, self.shutdown), name="watchdog"
         )
 
-    def _is_healthy(self) -> bool:
-        """Healthy, and the controller link up or its keeper still trying."""
-        return self._healthy and (self.pipeline is None or self.pipeline.keeper.healthy)
+    # -- listening ---------------------------------------------------------------------------
+
+    async def _listen(self, parts: Parts) -> None:
+        """The one input loop: utterances to the router, ticks and activity to the frames'
+        timers, until the input ends; then every timer runs out and the last words are said."""
+        router = parts.router
+        async with contextlib.aclosing(aiter(parts.source)) as events:
+            async for event in events:
+                if isinstance(event, Tick):
+                    await router.tick(event.t)
+                elif isinstance(event, Activity):
+                    router.activity(event.t, event.voiced)
+                else:
+                    await self._hear(event, parts)
+        await _run_out(router, parts.pipeline, router.now)
+        if parts.front is not None:
+            await parts.front.feedback.drain()
+
+    async def _hear(self, said: Utterance, parts: Parts) -> None:
+        router, pipeline = parts.router, parts.pipeline
+        with correlation(said.correlation_id) as cid:
+            utterance = rules.Utterance(said.text, said.t, cid)
+            if said.result is not None:
+                await self._run_as_routed(said, said.result, cid, parts)
+                return
+            stop = router.is_global(utterance)
+            if not stop:
+                # What is said waits for the interpreter (never for the robot), so a question
+                # it asks is in place before the next line arrives. A stop waits for nothing.
+                await pipeline.wait_accepted()
+            self.events.emit(said.announce or ev.Utterance(said.text))
+            if not (stop and said.spotted):  # the spotter has stopped the arm
+                await router.dispatch(utterance)
+
+    async def _run_as_routed(
+        self, said: Utterance, result: asyncio.Future[TargetResult], cid: str, parts: Parts
+    ) -> None:
+        """A command that went through the frames when it was first said (queued, replayed)
+        goes to the robot pipeline as it is; its result (or error) goes back to its input.
+        Nobody is there to answer a question, so the clock runs out on it: one that needs a
+        yes is not run (unless approved beforehand, `voiced replay --yes`)."""
+        self.events.emit(said.announce or ev.Utterance(said.text))
+        try:
+            outcome = parts.pipeline.submit(said.text, cid)
+            await _run_out(parts.router, parts.pipeline, parts.router.now)
+            result.set_result(await outcome)
+        except Exception as error:  # the input records it and raises it
+            result.set_exception(error)
+
+    # -- ending ------------------------------------------------------------------------------
 
     async def _wait_for_end(self, feeder: asyncio.Task[None]) -> bool:
         """Wait until the input ends or a signal arrives; True for a signal."""
-        stopper = asyncio.create_task(self.shutdown.wait(), name="shutdown-wait")
-        try:
-            await asyncio.wait({feeder, stopper}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stopper.cancel()
+        await self._until_signalled(feeder)
         return self.shutdown.is_set()
 
-    async def _finish(
-        self, feeder: asyncio.Task[None], pipeline: RobotPipeline, by_signal: bool
-    ) -> None:
+    async def _until_signalled(self, task: asyncio.Task[None]) -> None:
+        """Until `task` ends or a shutdown signal arrives (`task` is left as it is)."""
+        stopper = asyncio.create_task(self.shutdown.wait(), name="shutdown-wait")
+        try:
+            await asyncio.wait({task, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            await _cancel(stopper)
+
+    async def _finish(self, feeder: asyncio.Task[None], parts: Parts, by_signal: bool) -> None:
         # End of input: let the robot finish what was asked and the targets deliver what was
         # said, unless a signal comes first.
-        if not by_signal and await self._unless_signalled(self._drain(pipeline)):
+        if not by_signal and await self._unless_signalled(self._drain(parts)):
             return
         self.notifier.stopping()
         feeder.cancel()
         try:
             async with asyncio.timeout(self.config.daemon.shutdown_timeout):
-                await self._stop_motion(pipeline)
-                await self.services.flush()
+                await self._stop_motion(parts)
+                await parts.services.flush()
         except TimeoutError:
             log.error("shutdown took too long; abandoning the controller link",
                       timeout=self.config.daemon.shutdown_timeout)  # fmt: skip
 
-    async def _drain(self, pipeline: RobotPipeline) -> None:
-        await pipeline.wait_idle()
-        await self.services.flush()
+    async def _drain(self, parts: Parts) -> None:
+        await parts.pipeline.wait_idle()
+        await parts.services.flush()
 
     async def _unless_signalled(self, work: Coroutine[Any, Any, None]) -> bool:
-        """Run `work` until it finishes (True) or a shutdown signal arrives (False)."""
+        """Run `work` until it finishes (True) or a shutdown signal arrives (False: it is
+        cancelled, and awaited)."""
         task = asyncio.create_task(work, name="drain")
-        stopper = asyncio.create_task(self.shutdown.wait(), name="shutdown-wait")
-        await asyncio.wait({task, stopper}, return_when=asyncio.FIRST_COMPLETED)
-        stopper.cancel()
-        if task.done():
-            return True
-        task.cancel()
-        return False
+        try:
+            await self._until_signalled(task)
+        finally:
+            finished = task.done()
+            await _cancel(task)
+        if finished:
+            task.result()  # its error, if it had one, is not lost
+        return finished
 
-    async def _stop_motion(self, pipeline: RobotPipeline) -> None:
+    async def _stop_motion(self, parts: Parts) -> None:
         """Nothing said before SIGTERM moves after it: pending work is dropped, motion stops."""
+        pipeline = parts.pipeline
         moving = pipeline.moving
         await pipeline.shutdown()
         await pipeline.wait_idle()
         if moving:
-            log.warning("stopped for shutdown", state=self._final_state())
+            log.warning("stopped for shutdown", state=self._final_state(parts))
 
-    async def _feed(self, router: CommandRouter) -> None:
-        if self.session.queue:
-            await self._feed_queue(router)
-            return
-        if self.session.replay is not None:
-            await self._feed_replay(router, self.session.replay)
-            return
-        if self.session.audio is not None:
-            await self._feed_audio(router)
-            return
-        text = self.session.text
-        if text is None:
-            await self.shutdown.wait()
-            return
-        source = TextInput(text, pause=self.config.query.silence_timeout + 0.1)
-        assert self.pipeline is not None
-        async for event in source.events():
-            if isinstance(event, Line):
-                with correlation() as cid:
-                    utterance = Utterance(event.text, event.t, cid)
-                    if not router.is_global(utterance):
-                        # Typed lines wait for the interpreter (never for the robot), so a
-                        # question it asks is in place before the next line arrives. A stop
-                        # waits for nothing.
-                        await self.pipeline.wait_accepted()
-                    self.events.emit(ev.Utterance(event.text))
-                    await router.dispatch(utterance)
-            await router.tick(event.t)
-        await self._run_out(router, source.clock)
-
-    async def _run_out(self, router: CommandRouter, clock: float) -> None:
-        """End of input: let every timer that listens run out. A query that times out is
-        submitted, and its interpretation may ask a question whose own timer starts then, so
-        the clock moves on again until nothing new is waiting."""
-        assert self.pipeline is not None
-        for round_ in range(1, END_OF_INPUT_ROUNDS + 1):
-            await self.pipeline.wait_accepted()
-            top = router.top
-            await router.tick(clock + round_ * END_OF_INPUT_PAUSE)
-            await self.pipeline.wait_accepted()
-            if router.top is top and router.top is router.stack[0]:
-                return
-
-    async def _feed_audio(self, router: CommandRouter) -> None:
-        """Utterances from the listener enter the router like typed lines; activity and ticks
-        drive the frames' timers on the audio clock."""
-        assert self.pipeline is not None and self.front is not None
-        listener = self.front.listener
-        async for event in listener.events():
-            if isinstance(event, Heard):
-                with correlation() as cid:
-                    # Timers count from the end of the last word, not from the end of the
-                    # hangover: the operator stopped talking then.
-                    utterance = Utterance(event.text, event.segment.vad.speech_end, cid)
-                    stop = router.is_global(utterance)
-                    if not stop:
-                        await self.pipeline.wait_accepted()
-                    self.events.emit(heard_event(event))
-                    if not (stop and event.spotted):  # the spotter has stopped the arm
-                        await router.dispatch(utterance)
-                await router.tick(event.t)
-            elif isinstance(event, Spotted):
-                with correlation() as cid:
-                    self.events.emit(spotted_event(event))
-                    await router.dispatch(Utterance(event.text, event.speech_end, cid))
-            elif isinstance(event, BargeIn):
-                cut = self.front.feedback.interrupt(event.position, "barge-in")
-                self.events.emit(ev.BargeIn(round(event.t, 3), cut))
-            elif isinstance(event, Activity):
-                router.activity(event.t, event.voiced)
-            elif isinstance(event, Tick):
-                await router.tick(event.t)
-            else:
-                self.front.describe(event)
-        await self._run_out(router, listener.now)
-        await self.front.feedback.drain()
-
-    async def _feed_queue(self, router: CommandRouter) -> None:
-        """Each pending queued command goes to the robot pipeline in turn; its outcome is
-        recorded. Nobody is there to answer a question, so one that needs a yes is not run."""
-        assert self.pipeline is not None
-        pipeline = self.pipeline
-
-        async def handle(item: QueuedItem) -> TargetResult:
-            with correlation(item.correlation_id) as cid:
-                self.events.emit(ev.Utterance(item.text, queued=str(item.id)))
-                outcome = pipeline.submit(item.text, cid)
-                await self._run_out(router, router.now)
-                return await outcome
-
-        done = await work_off(DeferredQueue(self.session.data.queue), handle)
-        ok = sum(1 for _, result in done if result.ok)
-        self.events.emit(ev.QueueWorkedOff(len(done), ok))
-
-    async def _feed_replay(self, router: CommandRouter, run_id: str) -> None:
-        assert self.pipeline is not None
-        with correlation() as cid:
-            self.events.emit(ev.Utterance(f"run task {run_id}", replay=run_id))
-            outcome = self.pipeline.submit(f"run task {run_id}", cid)
-            await self._run_out(router, router.now)
-            result = await outcome
-        self.events.emit(ev.Replayed(run_id, result.ok, result.message))
+    # -- state -------------------------------------------------------------------------------
 
     def _starting_scene(self, link: ControllerLink) -> Scene:
         """--scene; else the scene saved when this very controller was last driven (kept per
@@ -510,29 +508,49 @@ class Daemon:
         log.info("restored the saved scene", path=str(saved), controller=controller)
         return scene
 
-    def _save_scene(self, scene: Scene) -> None:
+    def _save_scene(self, history: History, link: ControllerLink, scene: Scene) -> None:
         cell = self.session.cell
-        self.history.save_state(cell.name, position_name(cell, scene.pose), scene.tool)
+        history.save_state(cell.name, position_name(cell, scene.pose), scene.tool)
         # The controller of the moment: a reconnect may have found another.
-        controller = _identity(self.pipeline.link) if self.pipeline is not None else "unknown"
-        path = self.session.data.scene(self.session.cell.name, controller)
+        path = self.session.data.scene(self.session.cell.name, _identity(link))
         try:
             atomic_write_json(path, scene.to_dict())
         except OSError as exc:
             self.events.emit(ev.PersistFailed(str(path), str(exc)))
             log.error("could not save the scene", path=str(path), error=str(exc))
 
-    def _final_state(self) -> dict[str, Any]:
-        assert self.pipeline is not None
-        scene = self.pipeline.scene
-        if self.sim is not None:
+    def _final_state(self, parts: Parts) -> dict[str, Any]:
+        scene = parts.pipeline.scene
+        sim = parts.controller.sim
+        if sim is not None:
             # The simulator's scene is the ground truth; only the active zone is logical.
-            scene = self.sim.scene.with_changes(active_zone=scene.active_zone)
+            scene = sim.scene.with_changes(active_zone=scene.active_zone)
         return state_view(self.session.cell, scene)
 
-    def _emit_final_state(self) -> None:
-        if self.pipeline is not None:
-            self.events.emit(ev.FinalState(self._final_state()))
+    def _emit_final_state(self, parts: Parts) -> None:
+        self.events.emit(ev.FinalState(self._final_state(parts)))
+
+
+async def _run_out(router: CommandRouter, pipeline: RobotPipeline, clock: float) -> None:
+    """End of input: let every timer that listens run out. A query that times out is
+    submitted, and its interpretation may ask a question whose own timer starts then, so
+    the clock moves on again until nothing new is waiting."""
+    for round_ in range(1, END_OF_INPUT_ROUNDS + 1):
+        await pipeline.wait_accepted()
+        top = router.top
+        await router.tick(clock + round_ * END_OF_INPUT_PAUSE)
+        await pipeline.wait_accepted()
+        if router.top is top and router.top is router.stack[0]:
+            return
+
+
+async def _cancel(*tasks: asyncio.Task[Any] | None) -> None:
+    """Cancel each task still running and wait until every one has ended: nothing cancelled is
+    left pending. Their errors are not raised here (the task group reports its own)."""
+    running = [task for task in tasks if task is not None]
+    for task in running:
+        task.cancel()
+    await asyncio.gather(*running, return_exceptions=True)
 
 
 def _identity(link: ControllerLink) -> str:

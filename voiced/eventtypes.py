@@ -90,7 +90,7 @@ class Utterance(Event):
     decoded_at: float | None = optional()
     transcribe_s: float | None = optional()
     spotted: bool | None = optional()
-    queued: str | None = optional()
+    queued: int | None = optional()
     replay: str | None = optional()
 
 

@@ -8,10 +8,11 @@ timer (it stands for a pause), and the end of input by more than every timer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import stat
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,17 +46,18 @@ class TextInput:
         self.pause = pause
         self.clock = 0.0
 
-    async def events(self) -> AsyncIterator[TextEvent]:
-        async for raw in self._lines():
-            text = raw.strip()
-            if text:
-                self.clock += LINE_STEP
-                yield Line(text, self.clock)
-            else:
-                self.clock += self.pause
-                yield Pause(self.clock)
+    async def events(self) -> AsyncGenerator[TextEvent, None]:
+        async with contextlib.aclosing(self._lines()) as lines:
+            async for raw in lines:
+                text = raw.strip()
+                if text:
+                    self.clock += LINE_STEP
+                    yield Line(text, self.clock)
+                else:
+                    self.clock += self.pause
+                    yield Pause(self.clock)
 
-    async def _lines(self) -> AsyncIterator[str]:
+    async def _lines(self) -> AsyncGenerator[str, None]:
         if self.source != "-":
             for line in Path(self.source).read_text(encoding="utf-8").splitlines():
                 yield line
@@ -65,15 +67,17 @@ class TextInput:
             for line in sys.stdin.read().splitlines():
                 yield line
             return
-        async for line in _stream_lines():
-            yield line
+        # Closed when the reader stops, so stdin's pipe transport closes then, not at exit.
+        async with contextlib.aclosing(_stream_lines()) as lines:
+            async for line in lines:
+                yield line
 
 
 def _is_regular_file(fd: int) -> bool:
     return stat.S_ISREG(os.fstat(fd).st_mode)
 
 
-async def _stream_lines() -> AsyncIterator[str]:
+async def _stream_lines() -> AsyncGenerator[str, None]:
     """Lines from a pipe or terminal on stdin without a blocking thread (so SIGTERM never waits on
     a read that cannot be cancelled)."""
     loop = asyncio.get_running_loop()

@@ -1,7 +1,8 @@
 """The deferred queue: text saved now and worked off later, in a SQLite database in WAL mode.
 
-The daemon's queue target only adds items; `work_off` (behind `voiced queue run`) hands each
-pending item to a handler in order and records what became of it. Every change is one committed
+The daemon's queue target only adds items; `voiced queue run` takes each pending item in order
+(`claims`, read by `voiced.inputs.QueueInput`) and `record`s what became of it; `work_off` does
+both around a handler. Every change is one committed
 transaction with synchronous=FULL, so "Saved for later." survives kill -9 and a power cut, and a
 killed writer leaves the database readable. An item's attempts are counted before its handler
 runs, so an item whose handling keeps crashing the runner is given up after `MAX_ATTEMPTS`.
@@ -13,7 +14,7 @@ import asyncio
 import builtins
 import contextlib
 import sqlite3
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -220,6 +221,46 @@ Handler = Callable[[QueuedItem], Awaitable[TargetResult]]
 """What `work_off` does with one item; its result decides done or failed."""
 
 
+@dataclass(frozen=True)
+class Claim:
+    """A pending item this runner took: started (its attempt counted), or given up."""
+
+    item: QueuedItem
+    given_up: TargetResult | None = None
+    """Why it is not to be run (interrupted too often); None: run it."""
+
+
+async def claims(
+    queue: DeferredQueue, *, max_attempts: int = MAX_ATTEMPTS
+) -> AsyncGenerator[Claim, None]:
+    """Every pending item, oldest first, items queued meanwhile too. The consumer `record`s
+    each outcome before it asks for the next; an item it never records (the runner was
+    interrupted) stays pending, given up after `max_attempts` starts."""
+    last_id = 0
+    while (item := await asyncio.to_thread(queue.next_pending, last_id)) is not None:
+        last_id = item.id
+        if item.attempts >= max_attempts:
+            yield Claim(item, failed(f"Given up after {item.attempts} interrupted attempts."))
+            continue
+        started = await asyncio.to_thread(queue.start, item.id)
+        if started is not None:  # else another runner got there first
+            yield Claim(started)
+
+
+async def record(queue: DeferredQueue, item: QueuedItem, result: TargetResult) -> QueuedItem:
+    """Mark `item` done (an ok result) or failed; returns it as stored now."""
+    status = DONE if result.ok else FAILED
+    await asyncio.to_thread(queue.mark, item.id, status, result.message)
+    log.info("queue item worked off", item_id=item.id, status=status, result=result.message)
+    final: QueuedItem | None = await asyncio.to_thread(queue.get, item.id)
+    return final or item
+
+
+async def record_error(queue: DeferredQueue, item: QueuedItem, error: Exception) -> None:
+    """A handler raised (a programming error): the item failed, and never runs again."""
+    await asyncio.to_thread(queue.mark, item.id, FAILED, f"handler error: {error!r}")
+
+
 async def work_off(
     queue: DeferredQueue, handler: Handler, *, max_attempts: int = MAX_ATTEMPTS
 ) -> builtins.list[tuple[QueuedItem, TargetResult]]:
@@ -231,22 +272,12 @@ async def work_off(
     one interrupted (cancelled, killed) leaves it pending, given up after `max_attempts` starts.
     """
     outcomes: list[tuple[QueuedItem, TargetResult]] = []
-    last_id = 0
-    while (item := await asyncio.to_thread(queue.next_pending, last_id)) is not None:
-        last_id = item.id
-        if item.attempts >= max_attempts:
-            result = failed(f"Given up after {item.attempts} interrupted attempts.")
-        else:
-            started = await asyncio.to_thread(queue.start, item.id)
-            if started is None:  # another runner got there first
-                continue
-            item = started
-            result = await _run(queue, handler, item)
-        status = DONE if result.ok else FAILED
-        await asyncio.to_thread(queue.mark, item.id, status, result.message)
-        log.info("queue item worked off", item_id=item.id, status=status, result=result.message)
-        final: QueuedItem | None = await asyncio.to_thread(queue.get, item.id)
-        outcomes.append((final or item, result))
+    async with contextlib.aclosing(claims(queue, max_attempts=max_attempts)) as pending:
+        async for claim in pending:
+            result = claim.given_up
+            if result is None:
+                result = await _run(queue, handler, claim.item)
+            outcomes.append((await record(queue, claim.item, result), result))
     return outcomes
 
 
@@ -254,5 +285,5 @@ async def _run(queue: DeferredQueue, handler: Handler, item: QueuedItem) -> Targ
     try:
         return await handler(item)
     except Exception as error:
-        await asyncio.to_thread(queue.mark, item.id, FAILED, f"handler error: {error!r}")
+        await record_error(queue, item, error)
         raise

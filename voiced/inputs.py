@@ -1,0 +1,207 @@
+"""What the daemon listens to: each input is an async iterator of what the operator said.
+
+One loop in the daemon reads whichever input the session has (`Daemon._listen`): an `Utterance`
+goes to the frame router, a `Tick` or an `Activity` moves the frames' timers on the input's own
+clock, and the iterator ending is the end of input. The inputs:
+
+- `TextInput`: typed lines (`--text FILE|-`), on a virtual clock (`voiced.textinput`);
+- `AudioInput`: what the listener hears (`--audio mic|FILE|-`), on the audio clock; barge-ins
+  and rejected audio are the audio front end's business and stay here;
+- `QueueInput` (`voiced queue run`) and `ReplayInput` (`voiced replay`): commands that went
+  through the frames when they were first said, so they go to the robot pipeline as they are,
+  and each one's result comes back to its input (`Utterance.result`);
+- `NoInput`: nothing to hear; the daemon runs until a signal.
+
+A remote source (a satellite streaming transcripts) is one more class with `__aiter__`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
+from typing import Protocol
+
+from voiced import eventtypes as ev
+from voiced.audio.listener import BargeIn, Heard
+from voiced.audio.listener import Tick as AudioTick
+from voiced.audio.segmenter import Activity as AudioActivity
+from voiced.audio.stopspot import Spotted
+from voiced.audioinput import AudioFrontEnd, heard_event, spotted_event
+from voiced.events import EventLog
+from voiced.targets import DeferredQueue, TargetResult
+from voiced.targets.queue import claims, record, record_error
+from voiced.textinput import Line
+from voiced.textinput import TextInput as TextLines
+
+
+@dataclass(frozen=True)
+class Utterance:
+    """One thing the operator said or typed, as an input hands it over (the daemon makes the
+    router's `voiced.rules.Utterance` from it, with its correlation id)."""
+
+    text: str
+    """What was said (as transcribed) or typed."""
+    origin: str
+    """Where it came from: "text", "audio", "stop spotter", "queue" or "replay"."""
+    t: float = 0.0
+    """When it ended on the input clock (seconds): for speech the end of the last word, when
+    the operator stopped talking (timers count from there, not from the end of the hangover).
+    0.0 for a command with no clock of its own (queued, replayed)."""
+    start: float | None = None
+    """Where the speech began on the audio clock; None when nothing was spoken."""
+    correlation_id: str | None = None
+    """The id bound to everything it causes; None: a new one."""
+    announce: ev.Utterance | ev.Spotted | None = None
+    """The event that announces it (docs/EVENTS.md); None: an `utterance` with its text."""
+    spotted: bool = False
+    """The stop spotter already stopped the arm on this speech: if it is a stop, it is
+    announced and not dispatched again."""
+    result: asyncio.Future[TargetResult] | None = None
+    """Set for a command that went through the frames when it was first said (queued,
+    replayed): it goes to the robot pipeline as it is, and its result (or error) is set here
+    before the input is asked for more."""
+
+
+@dataclass(frozen=True)
+class Tick:
+    """The input clock moved on to `t` (seconds): timers that listen to the operator fire."""
+
+    t: float
+
+
+@dataclass(frozen=True)
+class Activity:
+    """Speech started (`voiced`) or ended at `t` on the audio clock, for silence timers."""
+
+    t: float
+    voiced: bool
+
+
+InputEvent = Utterance | Tick | Activity
+
+
+class Input(Protocol):
+    """A source of what the operator says, in order; ending means the end of input."""
+
+    def __aiter__(self) -> AsyncGenerator[InputEvent, None]: ...
+
+
+class TextInput:
+    """Typed lines (`--text FILE|-`): each line an utterance, a blank line a pause."""
+
+    def __init__(self, source: str, pause: float) -> None:
+        self.lines = TextLines(source, pause)
+
+    async def __aiter__(self) -> AsyncGenerator[InputEvent, None]:
+        async with contextlib.aclosing(self.lines.events()) as lines:
+            async for line in lines:
+                if isinstance(line, Line):
+                    yield Utterance(line.text, "text", line.t)
+                yield Tick(line.t)
+
+
+class AudioInput:
+    """What the listener hears (`--audio mic|FILE|-`), on the audio clock. Speech over the
+    daemon's own reply cuts the reply off here, and rejected audio is reported here: neither
+    reaches the router."""
+
+    def __init__(self, front: AudioFrontEnd, events: EventLog) -> None:
+        self.front = front
+        self.events = events
+
+    async def __aiter__(self) -> AsyncGenerator[InputEvent, None]:
+        async with contextlib.aclosing(self.front.listener.events()) as heard:
+            async for event in heard:
+                if isinstance(event, Heard):
+                    segment = event.segment
+                    yield Utterance(
+                        event.text,
+                        "audio",
+                        segment.vad.speech_end,
+                        segment.start,
+                        announce=heard_event(event),
+                        spotted=event.spotted,
+                    )
+                    yield Tick(event.t)
+                elif isinstance(event, Spotted):
+                    yield Utterance(
+                        event.text,
+                        "stop spotter",
+                        event.speech_end,
+                        event.start,
+                        announce=spotted_event(event),
+                    )
+                elif isinstance(event, BargeIn):
+                    cut = self.front.feedback.interrupt(event.position, "barge-in")
+                    self.events.emit(ev.BargeIn(round(event.t, 3), cut))
+                elif isinstance(event, AudioActivity):
+                    yield Activity(event.t, event.voiced)
+                elif isinstance(event, AudioTick):
+                    yield Tick(event.t)
+                else:
+                    self.front.describe(event)
+
+
+class QueueInput:
+    """The deferred queue (`voiced queue run`): each pending command in turn, its outcome
+    recorded in the queue; then a `queue` event with the count."""
+
+    def __init__(self, queue: DeferredQueue, events: EventLog) -> None:
+        self.queue = queue
+        self.events = events
+
+    async def __aiter__(self) -> AsyncGenerator[InputEvent, None]:
+        results: list[TargetResult] = []
+        async with contextlib.aclosing(claims(self.queue)) as pending:
+            async for claim in pending:
+                item, result = claim.item, claim.given_up
+                if result is None:
+                    reply = _reply()
+                    yield Utterance(
+                        item.text,
+                        "queue",
+                        correlation_id=item.correlation_id,
+                        announce=ev.Utterance(item.text, queued=item.id),
+                        result=reply,
+                    )
+                    try:
+                        result = reply.result()
+                    except Exception as error:
+                        await record_error(self.queue, item, error)
+                        raise
+                results.append(result)
+                await record(self.queue, item, result)
+        ok = sum(1 for result in results if result.ok)
+        self.events.emit(ev.QueueWorkedOff(len(results), ok))
+
+
+class ReplayInput:
+    """One earlier run again (`voiced replay RUN_ID`); then a `replay` event with its result."""
+
+    def __init__(self, run_id: str, events: EventLog) -> None:
+        self.run_id = run_id
+        self.events = events
+
+    async def __aiter__(self) -> AsyncGenerator[InputEvent, None]:
+        run_id = self.run_id
+        text, reply = f"run task {run_id}", _reply()
+        yield Utterance(text, "replay", announce=ev.Utterance(text, replay=run_id), result=reply)
+        result = reply.result()
+        self.events.emit(ev.Replayed(run_id, result.ok, result.message))
+
+
+class NoInput:
+    """Nothing to hear: the input never ends, and the daemon runs until a signal."""
+
+    async def __aiter__(self) -> AsyncGenerator[InputEvent, None]:
+        never = asyncio.Event()
+        while True:
+            await never.wait()  # the shutdown cancels this wait
+            yield Tick(0.0)  # never reached: the yield makes this an async iterator
+
+
+def _reply() -> asyncio.Future[TargetResult]:
+    """Where the daemon puts a routed command's result."""
+    return asyncio.get_running_loop().create_future()
