@@ -391,7 +391,7 @@ def _cmd_interpret(args: argparse.Namespace) -> int:
 
 
 def _cmd_transcribe(args: argparse.Namespace) -> int:
-    from voiced.audio.transcribe import transcribe_file
+    from voiced.audio.engines import transcribe_file
     from voiced.audioinput import bias_for
     from voiced.interpreter.phrasebank import PhraseBank
 
