@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from voiced.robot.cell import load_cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.compiler import compile_sequence
 from voiced.robot.primitives import Grip
 

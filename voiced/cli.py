@@ -29,9 +29,11 @@ from voiced.linkkey import controller_key
 from voiced.logs import configure_logging
 from voiced.paths import DataDir, atomic_write_json, ensure_data_dir, resolve_data_dir
 from voiced.robot.auth import load_key, new_key
-from voiced.robot.cell import Cell, list_cells, load_cell, load_scene_file
+from voiced.robot.cell import Cell
+from voiced.robot.cellfile import list_cells, load_cell
 from voiced.robot.protocol.wire import is_name
 from voiced.robot.scene import Scene
+from voiced.robot.view import load_scene_file
 
 log = structlog.get_logger(__name__)
 

@@ -8,7 +8,7 @@ import copy
 from typing import Any
 
 import pytest
-from voiced.robot.cell import load_cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.rearrange import plan_rearrangement
 from voiced.robot.rearrange.replay import check_llm_plan
 from voiced.robot.rearrange.targets import validate_target_structure_payload

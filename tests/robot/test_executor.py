@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 import structlog
 from voiced.robot import physics
-from voiced.robot.cell import Cell, load_cell
+from voiced.robot.cell import Cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.executor import ControllerLink, RunReport, backoff_delays
 from voiced.robot.primitives import (
     CallRoutine,
