@@ -7,7 +7,7 @@ import asyncio
 from typing import Any
 
 from voiced.robot.cellfile import load_cell
-from voiced.robot.executor import ControllerLink
+from voiced.robot.link import ControllerLink
 from voiced.robot.simulator import Simulator
 
 from voiced.events import EventLog

@@ -40,7 +40,8 @@ from voiced.review import read_back, revise
 from voiced.robot import physics
 from voiced.robot.cell import Cell
 from voiced.robot.compiler import Program, compile_sequence
-from voiced.robot.executor import ControllerLink, RunReport
+from voiced.robot.link import ControllerLink
+from voiced.robot.runreport import RunReport
 from voiced.robot.scene import Scene
 from voiced.rules.normalize import normalize
 from voiced.sequence_builder import build
