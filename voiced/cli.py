@@ -1,4 +1,9 @@
-"""The `voiced` command line."""
+"""The `voiced` command line.
+
+Each command imports what only it needs inside its own function, so that `voiced --help`,
+`voiced cells` or `voiced check` start without loading the daemon, the audio stack or the model
+client.
+"""
 
 from __future__ import annotations
 
