@@ -38,7 +38,7 @@ class WebRtcEchoCanceller:
 
     def __init__(self) -> None:
         try:
-            from livekit import rtc
+            from livekit import rtc  # the optional aec3 extra: imported only when chosen
         except ImportError as exc:
             raise VoicedError(
                 '[audio] echo_cancel = "webrtc" needs the livekit package: install voiced '
@@ -84,6 +84,7 @@ class SpeexEchoCanceller:
     def __init__(self, tail: int = SPEEX_TAIL, preprocess: bool = True) -> None:
         import ctypes
 
+        # pyaec loads Speex's shared library on import: only when this canceller is made.
         from pyaec import lib  # type: ignore[import-untyped]
 
         self._lib = lib

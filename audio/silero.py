@@ -22,6 +22,7 @@ speech-like click in noise does not pass."""
 
 def model_path() -> Path:
     """Where faster-whisper keeps the Silero ONNX model."""
+    # faster-whisper (CTranslate2, onnxruntime) is slow to import: only when the gate runs.
     from faster_whisper.utils import get_assets_path  # type: ignore[import-untyped]
 
     found = sorted(Path(get_assets_path()).glob("silero_vad*.onnx"))

@@ -186,6 +186,7 @@ class MicSource:
 
     def _sounddevice(self) -> Any:
         if self._backend is None:
+            # PortAudio is loaded only when the microphone is used (it may not be installed).
             import sounddevice  # type: ignore[import-untyped]
 
             self._backend = sounddevice

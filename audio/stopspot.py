@@ -28,6 +28,7 @@ import structlog
 from voiced.audio.convert import Pcm, to_float
 from voiced.audio.segmenter import AdaptiveMargin, PauseWatch, Segment, Segmenter
 from voiced.audio.settings import AudioSettings, SttSettings
+from voiced.audio.whisper import WhisperTranscriber
 from voiced.audio.whisper_window import DecodeOptions, decode_window
 
 log = structlog.get_logger(__name__)
@@ -112,8 +113,6 @@ class StopSpotter:
         return Spotted(text, segment.start, segment.end, segment.vad.speech_end, round(seconds, 4))
 
     def _decode(self, segment: Segment) -> str:
-        from voiced.audio.whisper import WhisperTranscriber
-
         # The same model object the transcriber uses (loaded once per process).
         model = WhisperTranscriber(self.stt).model()
         audio = to_float(segment.samples).astype(np.float32)

@@ -2,19 +2,17 @@
 
 Backends live one per file: `voiced.audio.whisper` (local faster-whisper, the default) and
 `voiced.audio.azure` (Azure Speech, an optional extra). Both run their blocking calls off the event
-loop and apply the same hallucination guards (`voiced.audio.guards`).
+loop and apply the same hallucination guards (`voiced.audio.guards`). They build on this module;
+`voiced.audio.engines` picks the one `[stt] engine` names.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Protocol
 
-from voiced.audio.segmenter import Segment, VadStats
-from voiced.audio.settings import SAMPLE_RATE, SttSettings
+from voiced.audio.segmenter import Segment
 
 from voiced.errors import VoicedError
 
@@ -118,33 +116,3 @@ class Transcriber(Protocol):
     async def transcribe(self, segment: Segment, bias: BiasVocabulary) -> Transcript:
         """The transcript of `segment`, with the guards' verdict in `rejected_reason`."""
         ...
-
-
-def make_transcriber(settings: SttSettings) -> Transcriber:
-    """The engine `[stt] engine` names."""
-    if settings.engine == "azure":
-        from voiced.audio.azure import AzureTranscriber
-
-        return AzureTranscriber(settings)
-    from voiced.audio.whisper import WhisperTranscriber
-
-    return WhisperTranscriber(settings)
-
-
-def whole_file_segment(path: str | Path) -> Segment:
-    """A whole audio file as one segment (no VAD): what `voiced transcribe FILE` hears."""
-    from voiced.audio.convert import read_audio, rms
-
-    samples = read_audio(path)
-    seconds = len(samples) / SAMPLE_RATE
-    stats = VadStats(0, 0, 0.0, seconds, round(rms(samples), 1))
-    return Segment(samples, 0, 0.0, seconds, stats, closed_by="end_of_stream")
-
-
-async def transcribe_file(
-    path: str | Path, bias: BiasVocabulary = NO_BIAS, settings: SttSettings | None = None
-) -> Transcript:
-    """Transcribe a whole file with the configured engine (for `voiced transcribe FILE`)."""
-    segment = await asyncio.to_thread(whole_file_segment, path)
-    transcriber = make_transcriber(settings or SttSettings())
-    return await transcriber.transcribe(segment, bias)

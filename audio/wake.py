@@ -96,6 +96,7 @@ class MicroWakeDetector:
     """10 ms at 16 kHz: what the feature frontend consumes per step."""
 
     def __init__(self, model: str = "okay_nabu", refractory_s: float = 1.5) -> None:
+        # Its TFLite runtime loads only for the `micro` engine.
         from pymicro_wakeword import MicroWakeWord, MicroWakeWordFeatures, Model
 
         self._model = MicroWakeWord.from_builtin(Model(model))

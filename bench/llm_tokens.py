@@ -23,7 +23,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from voiced.robot.cell import Cell, load_cell
+from voiced.robot.cell import Cell
+from voiced.robot.cellfile import load_cell
 
 from tests.llm.messages_api import MessagesApi, Recorded, Reply, message
 from voiced.llm.classifier import AnthropicClassifier, IntentClassifier

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from voiced.robot.cell import Cell
-from voiced.robot.executor import ControllerLink
 from voiced.robot.lines import OnLine
+from voiced.robot.link import ControllerLink
 from voiced.robot.primitives import Primitive, Wait
 from voiced.robot.simulator import Simulator
 

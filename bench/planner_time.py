@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from voiced.robot.arrangement import ARRANGEMENT_SITES
-from voiced.robot.cell import Cell, load_cell
+from voiced.robot.cell import Cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.rearrange.planner import cell_problem, parking_sites, search
 
 from bench.machine import machine_info

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from voiced.robot.cell import Cell, load_cell
+from voiced.robot.cell import Cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.compiler import compile_sequence
 
 from bench import compile_time, loopback

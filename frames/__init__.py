@@ -8,10 +8,10 @@ given, so the same frames run on a microphone, a WAV file or typed text.
 from voiced.frames.base import BaseFrame
 from voiced.frames.confirm import Answer, ConfirmFrame
 from voiced.frames.dictation import DictationFrame
-from voiced.frames.frame import Frame, Services
 from voiced.frames.query import QueryFrame
 from voiced.frames.review import ReviewFrame
-from voiced.frames.router import CommandRouter, DispatchOutcome
+from voiced.frames.router import CommandRouter, DispatchOutcome, Frame
+from voiced.frames.services import Services
 from voiced.frames.voice import VoicePickerFrame
 
 __all__ = [

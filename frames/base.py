@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 import structlog
 from voiced.frames.dictation import DictationFrame
-from voiced.frames.frame import Frame
 from voiced.frames.query import QueryFrame
+from voiced.frames.router import CommandRouter, Frame
 from voiced.frames.voice import VoicePickerFrame
 from voiced.rules import CatchAll, ExactSet, Match, Pattern, Prefix, Utterance, When, normalize
-
-if TYPE_CHECKING:
-    from voiced.frames.router import CommandRouter
 
 log = structlog.get_logger(__name__)
 

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-from voiced.frames.frame import Frame
+from voiced.frames.router import CommandRouter, Frame
 from voiced.rules import Classifier, ExactSet, LlmClassifier, Match, Utterance
-
-if TYPE_CHECKING:
-    from voiced.frames.router import CommandRouter
 
 Answer = Literal["yes", "no", "timeout"]
 

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from voiced.frames.frame import Frame
+from voiced.frames.router import CommandRouter, Frame
 from voiced.rules import CatchAll, ExactSet, Match, Utterance
-
-if TYPE_CHECKING:
-    from voiced.frames.router import CommandRouter
 
 
 class DictationFrame(Frame):

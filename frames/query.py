@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from voiced.frames.frame import Frame
+from voiced.frames.router import CommandRouter, Frame
 from voiced.rules import CatchAll, ExactSet, Match, Utterance, check_parent
-
-if TYPE_CHECKING:
-    from voiced.frames.router import CommandRouter
-
 
 CLOCK_EPSILON = 1e-6
 """Timers compare float clock readings: 1.4 - 1.0 is a hair under 0.4."""

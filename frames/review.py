@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from voiced.frames.confirm import Answer, ConfirmFrame
+from voiced.frames.router import CommandRouter
 from voiced.rules import Classifier, Match, Pattern, Utterance
-
-if TYPE_CHECKING:
-    from voiced.frames.router import CommandRouter
 
 REVISION = r"^(?:revise|skip|without|also|use|but|change|leave out|drop|plus|add)\b|\binstead of\b"
 

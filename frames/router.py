@@ -5,6 +5,9 @@ system frames that are never cancelled, because "stop" must reach the robot from
 mode). Then frames from the top down: each frame's rules in order; a handled rule stops dispatch;
 `check_parent` hands the utterance to the frame below; a frame whose rules run out without
 `check_parent` is exclusive and drops the utterance (logged, never an error).
+
+`Frame`, the type on the stack, lives here too: the router runs a frame's hooks and the hooks
+push and pop through the router, so the two are one idea.
 """
 
 from __future__ import annotations
@@ -16,12 +19,57 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import structlog
-from voiced.frames.frame import Frame, Services
+from voiced.frames.services import Services
 from voiced.rules import CheckParent, Handled, Rule, RuleResult, Utterance
 
 log = structlog.get_logger(__name__)
 
 MODES = ("wake", "always")
+
+
+class Frame:
+    """A frame: an ordered rule list plus state that lives and dies with the frame.
+
+    Subclasses build `self.rules` in `__init__`. A frame without `check_parent` in its rules is
+    exclusive: what none of its rules handles is dropped (logged, never an error).
+    """
+
+    name: str = "frame"
+    rules: Sequence[Rule] = ()
+    dropped_by_stop: bool = False
+    """True for frames whose half-said content "stop" discards (a query); False for frames whose
+    content belongs to the operator (dictation keeps its note)."""
+
+    def on_push(self, router: CommandRouter, now: float) -> None:
+        """Called once the frame is on the stack."""
+
+    def on_pop(self, router: CommandRouter, now: float) -> None:
+        """Called once the frame has left the stack; its state goes with it."""
+
+    def on_uncover(self, router: CommandRouter, now: float) -> None:
+        """The frame above was popped: this one is on top again (timers restart here)."""
+
+    async def on_tick(self, router: CommandRouter, now: float) -> None:
+        """The input clock moved to `now` (seconds) while this frame is on top: timers listening
+        to the operator fire here. Covered frames are not ticked: their timers wait."""
+
+    def on_activity(self, now: float, voiced: bool) -> None:
+        """Voice activity from the audio front end (a frame with a silence timer tracks it)."""
+
+    def help(self) -> str:
+        """What the operator can say in this frame (for "what can I say")."""
+        return ""
+
+    def unsent(self) -> str | None:
+        """A command this frame holds that has not been submitted yet (None: nothing)."""
+        return None
+
+    @property
+    def exclusive(self) -> bool:
+        return not any(rule.name == "check_parent" for rule in self.rules)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
 
 
 @dataclass(frozen=True)

@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-from voiced.frames.frame import Frame
+from voiced.frames.router import CommandRouter, Frame
 from voiced.rules import ExactSet, Match, Utterance
-
-if TYPE_CHECKING:
-    from voiced.frames.router import CommandRouter
 
 
 class VoicePickerFrame(Frame):

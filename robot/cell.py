@@ -2,16 +2,16 @@
 
 Cells are data, not code. A cell file (TOML, see docs/CELLS.md) declares objects, sites, named
 poses, tools, routines, motion parameters, limits, the composites the language model may call and
-the initial scene; `robot.cellfile` reads and validates it into the frozen `Cell` below. Everything
-here is immutable: learning a composite derives a new `Cell` (`Cell.with_learned`).
+the initial scene; `robot.cellfile` reads and validates it into the frozen `Cell` below
+(`load_cell`, `list_cells`). Everything here is immutable: learning a composite derives a new
+`Cell` (`robot.cellsteps.with_learned`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 from voiced.robot.primitives import Pose
@@ -54,9 +54,6 @@ __all__ = [
     "Value",
     "ValueProblem",
     "WhileStep",
-    "list_cells",
-    "load_cell",
-    "load_scene_file",
     "norm",
 ]
 
@@ -302,16 +299,6 @@ class Cell:
             cache[key] = self.resolve(kind, word)
         return cache[key]
 
-    def with_learned(
-        self, name: str, description: str, sequence: Sequence[Mapping[str, Any]]
-    ) -> Cell:
-        """A copy of this cell with a tier-2 composite that runs `sequence` (seed format:
-        `{"instruction", "params"}` calls of existing composites). Raises CellError."""
-        from voiced.robot.cellsteps import learned_composite  # cellfile builds Cells: import cycle
-
-        composite = learned_composite(self, name, description, sequence)
-        return replace(self, composites={**self.composites, name: composite})
-
     @cached_property
     def _literals(self) -> dict[tuple[str, str], Value]:
         return {}
@@ -403,26 +390,3 @@ def _list(names: Any) -> str:
 
 def _shown(value: object) -> str:
     return repr(value) if isinstance(value, str) else f"{type(value).__name__} {value!r}"
-
-
-def load_cell(name_or_path: str | Path) -> Cell:
-    """Load a packaged cell by name (`sandwich`) or any cell file by path (anything with a `/`
-    or ending `.toml`). Raises CellError listing every problem found."""
-    from voiced.robot.cellfile import read_cell  # cellfile builds Cells: import cycle
-
-    return read_cell(name_or_path)
-
-
-def list_cells() -> list[tuple[str, str]]:
-    """(name, description) of every packaged cell, sorted by name."""
-    from voiced.robot.cellfile import packaged_cells  # cellfile builds Cells: import cycle
-
-    return packaged_cells()
-
-
-def load_scene_file(cell: Cell, path: str | Path) -> Scene:
-    """The scene in a JSON file written in the cell's view schema (`--scene PATH`); keys left out
-    keep the cell's initial values. Raises CellError naming the file and the path inside it."""
-    from voiced.robot.view import read_scene_file  # view reads Cells: import cycle
-
-    return read_scene_file(cell, Path(path))

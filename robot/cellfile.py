@@ -108,8 +108,9 @@ def cell_path(name_or_path: str | Path) -> Path:
     return Path(str(resources.files("voiced.robot").joinpath("cells", f"{text}.toml")))
 
 
-def read_cell(name_or_path: str | Path) -> Cell:
-    """Load and validate a cell file. Raises CellError with every problem found."""
+def load_cell(name_or_path: str | Path) -> Cell:
+    """Load a packaged cell by name (`sandwich`) or any cell file by path (anything with a `/`
+    or ending `.toml`). Raises CellError listing every problem found."""
     path = cell_path(name_or_path)
     source = str(path)
     try:
@@ -117,7 +118,7 @@ def read_cell(name_or_path: str | Path) -> Cell:
     except FileNotFoundError:
         hint = ""
         if path.parent == cell_path("x").parent:
-            hint = f" (packaged cells: {', '.join(n for n, _ in packaged_cells())})"
+            hint = f" (packaged cells: {', '.join(n for n, _ in list_cells())})"
         raise CellError([Problem(source, "", f"no such cell file{hint}")]) from None
     except OSError as error:
         raise CellError([Problem(source, "", f"cannot read: {error.strerror}")]) from None
@@ -386,8 +387,8 @@ def _routines(problems: Problems, data: object, cell: Cell) -> dict[str, Routine
     return routines
 
 
-def packaged_cells() -> list[tuple[str, str]]:
-    """(name, description) of every cell file shipped in robot/cells/."""
+def list_cells() -> list[tuple[str, str]]:
+    """(name, description) of every cell file shipped in robot/cells/, sorted by name."""
     found: list[tuple[str, str]] = []
     folder = resources.files("voiced.robot").joinpath("cells")
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):

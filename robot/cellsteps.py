@@ -2,14 +2,14 @@
 
 Every expression is parsed and type-checked here, so that a mistake is reported with its path in
 the file (`composites.add_layer.steps[2].at`) rather than when a command is compiled. Also builds
-the tier-2 composites learned at runtime (`Cell.with_learned`).
+the tier-2 composites learned at runtime (`with_learned`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from voiced.robot import expr as ex
@@ -17,6 +17,7 @@ from voiced.robot.cell import (
     Cell,
     ValueProblem,
 )
+from voiced.robot.exprsyntax import Expr, ExprSyntaxError, Num, Word, parse
 from voiced.robot.program import (
     PARAM_TYPES,
     TIER0_ARGS,
@@ -135,10 +136,10 @@ def _params(problems: Problems, data: object, path: str, cell: Cell) -> tuple[Pa
     return tuple(params)
 
 
-def _expr(scope: _Scope, source: object, kind: str, path: str) -> ex.Expr | None:
+def _expr(scope: _Scope, source: object, kind: str, path: str) -> Expr | None:
     try:
-        parsed = ex.parse(source)
-    except ex.ExprSyntaxError as error:
+        parsed = parse(source)
+    except ExprSyntaxError as error:
         scope.problems.add(path, f"cannot read {source!r}: {error}")
         return None
     messages = ex.check(parsed, kind, scope.params, scope.cell)
@@ -191,7 +192,7 @@ def _op_step(scope: _Scope, raw: dict[str, Any], path: str) -> Step | None:
     good = table(scope.problems, raw, path, fields, required)
     if op == "wait" and ("ms" in raw) == ("seconds" in raw):
         scope.problems.add(path, "wait needs exactly one of ms and seconds")
-    args: dict[str, ex.Expr] = {}
+    args: dict[str, Expr] = {}
     for arg, (kind, _) in spec.items():
         if arg in good:
             parsed = _expr(scope, good[arg], kind, join(path, arg))
@@ -214,7 +215,7 @@ def _call_step(scope: _Scope, raw: dict[str, Any], path: str) -> Step | None:
         )
         return None
     given: dict[str, Any] = good.get("args", {})
-    args: dict[str, ex.Expr] = {}
+    args: dict[str, Expr] = {}
     for name, source in given.items():
         spec = next((p for p in params if p.name == name), None)
         where = join(join(path, "args"), name)
@@ -304,6 +305,15 @@ def _report_cycles(problems: Problems, composites: Mapping[str, Composite]) -> N
             visit(name, [name])
 
 
+def with_learned(
+    cell: Cell, name: str, description: str, sequence: Sequence[Mapping[str, Any]]
+) -> Cell:
+    """A copy of `cell` with a tier-2 composite that runs `sequence` (seed format:
+    `{"instruction", "params"}` calls of existing composites). Raises CellError."""
+    composite = learned_composite(cell, name, description, sequence)
+    return replace(cell, composites={**cell.composites, name: composite})
+
+
 def learned_composite(
     cell: Cell, name: str, description: str, sequence: Sequence[Mapping[str, Any]]
 ) -> Composite:
@@ -345,7 +355,7 @@ def _learned_step(problems: Problems, cell: Cell, raw: object, path: str) -> Cal
     if not isinstance(params, Mapping):
         problems.add(join(path, "params"), "expected an object of parameter values")
         return None
-    args: dict[str, ex.Expr] = {}
+    args: dict[str, Expr] = {}
     for key, value in params.items():
         spec = target.param(str(key))
         if spec is None:
@@ -357,7 +367,7 @@ def _learned_step(problems: Problems, cell: Cell, raw: object, path: str) -> Cal
         except ValueProblem as problem:
             problems.add(join(join(path, "params"), str(key)), problem.message)
             continue
-        args[spec.name] = ex.Num(resolved) if isinstance(resolved, float) else ex.Word(resolved)
+        args[spec.name] = Num(resolved) if isinstance(resolved, float) else Word(resolved)
     for spec in target.params:
         if spec.default is None and spec.name not in args and spec.name not in params:
             problems.add(join(path, "params"), f"{target.name} needs parameter '{spec.name}'")

@@ -1,11 +1,10 @@
-"""The executor: streams a compiled program to the controller and reports what really ran.
+"""Running a compiled program on the controller and reporting what really ran.
 
-`ControllerLink` is the daemon's one object for the robot: `async with` connects (both channels,
-HELLO, heartbeat); `run` streams a program with at most `window` lines in flight and returns a
-`RunReport`; `stop` sends STOP at once, even while `run` is waiting; `reconnect` opens a new
-connection for the same session with exponential backoff. It never re-sends anything by itself:
-after a failure, a STOP or a lost link the caller decides (`retry` re-sends a run's remaining
-lines with their original seqs, which the controller runs at most once).
+`Executor` streams a program over the link's connection of the moment with at most `window`
+lines in flight and returns a `RunReport`. It never re-sends anything by itself: after a
+failure, a STOP or a lost link the caller decides (`retry` re-sends a run's remaining lines with
+their original seqs, which the controller runs at most once). `robot.link.ControllerLink` owns
+one, and the connection it runs over.
 
 Every run starts with HELLO on the motion channel. The controller refuses every line after a
 failed one until the next HELLO (docs/PROTOCOL.md), so lines a failed run had already pipelined
@@ -15,15 +14,13 @@ can never run behind its back, and the HELLO reply keeps `last_done` current.
 from __future__ import annotations
 
 import asyncio
-import random
 import secrets
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import AsyncExitStack
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import structlog
-from voiced.robot.lines import OnLine, shown, wait_event
-from voiced.robot.link import Connection, ControllerState, MotionItem
+from voiced.robot.connection import Connection, MotionItem
+from voiced.robot.lines import shown
 from voiced.robot.primitives import Primitive
 from voiced.robot.protocol import (
     MAX_SEQ,
@@ -31,232 +28,63 @@ from voiced.robot.protocol import (
     Command,
     Done,
     Err,
-    Greeting,
     Hello,
     HelloReply,
     LineError,
-    Resume,
-    Resumed,
-    StateRequest,
-    StatusReport,
     Stop,
     Stopped,
-    Watch,
     format_line,
 )
-from voiced.robot.runreport import LineFailure, LineRecord, RunLog, RunReport, write_trace
+from voiced.robot.runreport import LineRecord, RunLog, RunReport, write_trace
 
 from voiced.errors import ControllerConnectionError, ProtocolError
 
-__all__ = ["ControllerLink", "ControllerState", "LineFailure", "RunReport", "backoff_delays"]
-
 log = structlog.get_logger(__name__)
-
-
-def backoff_delays(
-    base: float = 0.2,
-    factor: float = 2.0,
-    cap: float = 5.0,
-    jitter: float = 0.1,
-    rand: Callable[[], float] = random.random,
-) -> Iterator[float]:
-    """Seconds to wait after each failed connection attempt: base·factor^k, at most `cap`, each
-    scaled by a random factor in [1 - jitter, 1 + jitter] and then capped again."""
-    delay = base
-    while True:
-        yield min(cap, delay * (1.0 + jitter * (2.0 * rand() - 1.0)))
-        delay = min(cap, delay * factor)
 
 
 def _new_session() -> str:
     return secrets.token_hex(4)
 
 
-class ControllerLink:
-    """The link to one controller (or the simulator); `async with ControllerLink(...) as link`."""
+class Executor:
+    """The runs of one link: their session and sequence numbers, the run in progress (for a
+    STOP to settle) and the latest report."""
 
     def __init__(
         self,
-        host: str,
-        motion_port: int,
-        control_port: int | None = None,
-        connect_timeout: float = 3.0,
-        heartbeat_interval: float = 0.5,
-        heartbeat_timeout: float = 2.0,
-        window: int = 4,
-        on_line: OnLine | None = None,
-        key: bytes | None = None,
-        allow_unauthenticated: bool = False,
+        connection: Callable[[], Connection | None],
+        *,
+        window: int,
+        connect_timeout: float,
+        heartbeat_timeout: float,
     ) -> None:
         if window < 1:
             raise ValueError(f"window must be at least 1, not {window}")
-        self.host = host
-        self.motion_port = motion_port
-        self.control_port = motion_port + 1 if control_port is None else control_port
-        self.connect_timeout = connect_timeout
-        self.heartbeat_interval = heartbeat_interval
-        self.heartbeat_timeout = heartbeat_timeout
+        self._connection = connection
+        """The link's connection when a run starts (a reconnect replaces it)."""
         self.window = window
-        self.on_line = on_line
-        self.key = key
-        self.allow_unauthenticated = allow_unauthenticated
-        self.greeting: Greeting | None = None
-        """Who the controller said it is at the last (re)connect."""
-        self.replaced: str | None = None
-        """The identity of the controller a reconnect found replaced by another (until the
-        caller has dealt with it and cleared this)."""
+        self.connect_timeout = connect_timeout
+        self.heartbeat_timeout = heartbeat_timeout
         self.session = _new_session()
         """Eight hex digits, new per link; kept across reconnects so re-sent lines run once."""
         self.last_report: RunReport | None = None
-        """The latest run's report (settled by reconnect once last_done is known)."""
-        self._conn: Connection | None = None
-        self._stack = AsyncExitStack()
+        """The latest run's report (settled once a reconnect knows last_done)."""
         self._next_seq = 1
         self._runs = 0
         self._active: RunLog | None = None
         self._run_lock = asyncio.Lock()
-        self._closing = asyncio.Event()
 
-    # -- connection --------------------------------------------------------------------------
-
-    async def __aenter__(self) -> ControllerLink:
-        await self._connect()
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
-
-    @property
-    def connected(self) -> bool:
-        return self._conn is not None and not self._conn.lost.is_set()
-
-    @property
-    def closing(self) -> bool:
-        """Whether `close` was called (the daemon is shutting down)."""
-        return self._closing.is_set()
-
-    async def wait_lost(self) -> str:
-        """Until the current connection is lost (at once if there is none); why it was."""
-        conn = self._conn
-        if conn is None:
-            return "not connected"
-        await conn.lost.wait()
-        return str(conn.lost_reason or "the link closed")
-
-    @property
-    def last_done(self) -> int:
-        """The highest seq the controller said it completed in this session (HELLO replies)."""
-        return 0 if self._conn is None else self._conn.last_done
-
-    async def close(self) -> None:
-        self._closing.set()
-        await self._disconnect()
-
-    async def reconnect(self, max_attempts: int | None = None) -> int:
-        """Drop the connection and open a new one for the same session, retrying with
-        `backoff_delays` until it works (or `max_attempts` failed: the last error is raised).
-        Returns the controller's last_done; `last_report` is settled with it."""
-        await self._disconnect()
-        delays = backoff_delays()
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                conn = await self._connect()
-                break
-            except ControllerConnectionError as exc:
-                if max_attempts is not None and attempt >= max_attempts:
-                    raise
-                delay = next(delays)
-                log.warning("reconnect failed", attempt=attempt, retry_in=delay, error=str(exc))
-            if await wait_event(self._closing, delay):
-                raise ControllerConnectionError("the link was closed while reconnecting")
-        if self.last_report is not None and self.last_report.session == self.session:
-            self.last_report = self.last_report.settled(conn.last_done)
-        log.info("reconnected", attempts=attempt, last_done=conn.last_done)
-        return conn.last_done
-
-    async def _connect(self) -> Connection:
-        stack = AsyncExitStack()
-        conn = Connection(
-            self.host, self.motion_port, self.control_port, session=self.session,
-            connect_timeout=self.connect_timeout, heartbeat_interval=self.heartbeat_interval,
-            heartbeat_timeout=self.heartbeat_timeout, on_line=self.on_line, key=self.key,
-            allow_unauthenticated=self.allow_unauthenticated,
-        )  # fmt: skip
-        await stack.enter_async_context(conn)
-        if (
-            self.greeting is not None
-            and conn.greeting is not None
-            and (conn.greeting.controller != self.greeting.controller)
-        ):
-            # Another controller answers at this address (replaced, or a restarted simulator):
-            # the caller must not take its picture of the cell for this one's.
-            log.warning("a different controller answered", was=self.greeting.controller,
-                        now=conn.greeting.controller)  # fmt: skip
-            self.replaced = self.greeting.controller
-        self.greeting = conn.greeting
-        self._stack, self._conn = stack, conn
-        return conn
-
-    async def _disconnect(self) -> None:
-        self._conn = None
-        await self._stack.aclose()
-
-    # -- control -----------------------------------------------------------------------------
-
-    async def stop(self) -> RunReport | None:
-        """STOP now: the controller interrupts the move, clears its queue and halts until
-        `resume`. Returns the report of the run it stopped (None if none was running)."""
+    def halt(self) -> RunLog | None:
+        """A STOP is going out: the run in progress sends nothing more. That run, or None."""
         run = self._active
         if run is not None:
             run.stop_requested = run.halting = True
-        conn = self._conn
-        if conn is None or conn.lost.is_set():
-            log.warning("stop: no link; the controller halts by itself when it loses the link")
-        else:
-            try:
-                stopped = await conn.request(Stop(), Stopped, self.heartbeat_timeout)
-            except ControllerConnectionError as exc:
-                log.error(
-                    "STOP not confirmed; link dropped so the controller halts", error=str(exc)
-                )
-            else:
-                if run is not None:
-                    run.stop_last_done = stopped.last_done
-        if run is None:
-            return None
-        await run.finished.wait()
-        return run.final
+        return run
 
-    async def resume(self) -> None:
-        """Clear the controller's halt (after a STOP, heartbeat loss or reconnect)."""
-        await self._require().request(Resume(), Resumed, self.heartbeat_timeout)
-
-    async def state(self) -> ControllerState:
-        """Ask the controller where it is and what it is doing."""
-        state: ControllerState = await self._require().request(
-            StateRequest(), StatusReport, self.heartbeat_timeout
-        )
-        return state
-
-    def watch(self, ms: int) -> None:
-        """Have the controller push its state every `ms` while moving (0 = off); the latest is
-        in `latest_state`."""
-        self._require().send_control(Watch(ms))
-
-    @property
-    def latest_state(self) -> ControllerState | None:
-        return None if self._conn is None else self._conn.state
-
-    def _require(self) -> Connection:
-        if self._conn is None:
-            raise ControllerConnectionError(f"not connected to {self.host}:{self.motion_port}")
-        if self._conn.lost_reason is not None:
-            raise self._conn.lost_reason
-        return self._conn
-
-    # -- runs --------------------------------------------------------------------------------
+    def settle(self, last_done: int) -> None:
+        """The controller's last_done after a reconnect settles the latest run of this session."""
+        if self.last_report is not None and self.last_report.session == self.session:
+            self.last_report = self.last_report.settled(last_done)
 
     async def run(
         self, program: Sequence[Primitive], *, trace_path: Path | None = None
@@ -320,7 +148,7 @@ class ControllerLink:
     async def _drive(self, run: RunLog) -> None:
         loop = asyncio.get_running_loop()
         t0 = loop.time()
-        conn = self._conn
+        conn = self._connection()
         if conn is None or conn.lost_reason is not None:
             run.lost_reason = str(conn.lost_reason if conn else "not connected")
             return

@@ -1,75 +1,26 @@
 """The expression language of step programs: references to sites, poses, tools and conditions.
 
-Grammar (one expression per string):
-
-    expr := "not" expr | NAME "(" expr ")" | "$" PARAM | NUMBER | WORDS
-
-Expressions are parsed and type-checked when the cell file is loaded (so mistakes are reported
-with their path in the file) and evaluated by the compiler against the running scene. Every
-function takes one argument; see FUNCTIONS and BUILTINS for what exists. Kinds are the parameter
-types of robot.cell plus `pose`, `cond` and `width`; an `item` fits where an `object` is expected
-and a `zone` where a `site` is.
+The syntax (the parse tree, `parse`, `render`) is voiced.robot.exprsyntax's; this module gives
+expressions their meaning. Expressions are parsed and type-checked when the cell file is loaded
+(so mistakes are reported with their path in the file) and evaluated by the compiler against the
+running scene. Every function takes one argument; see FUNCTIONS and BUILTINS for what exists.
+Kinds are the parameter types of robot.cell plus `pose`, `cond` and `width`; an `item` fits where
+an `object` is expected and a `zone` where a `site` is.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from voiced.robot import physics
-from voiced.robot.cell import Value, ValueProblem
+from voiced.robot.cell import Cell, Value, ValueProblem
+from voiced.robot.exprsyntax import Call, Not, Num, Param, Word
+
+# Part of this module's interface: the compiler holds and shows the expressions it evaluates here.
+from voiced.robot.exprsyntax import Expr as Expr
+from voiced.robot.exprsyntax import render as render
 from voiced.robot.primitives import Pose
-
-if TYPE_CHECKING:
-    from voiced.robot.cell import Cell
-    from voiced.robot.scene import Scene
-
-
-@dataclass(frozen=True)
-class Word:
-    """A bare word: a built-in (`holding`, `active_zone`) or a literal name (`bread`, `a bit`)."""
-
-    text: str
-    """The words, whitespace collapsed."""
-
-
-@dataclass(frozen=True)
-class Num:
-    """A number literal."""
-
-    value: float
-    """Its value."""
-
-
-@dataclass(frozen=True)
-class Param:
-    """`$name`: the bound value of a parameter of the enclosing composite."""
-
-    name: str
-    """The parameter name, without `$`."""
-
-
-@dataclass(frozen=True)
-class Call:
-    """`func(arg)`."""
-
-    func: str
-    """A key of FUNCTIONS."""
-    arg: Expr
-    """The single argument."""
-
-
-@dataclass(frozen=True)
-class Not:
-    """`not cond`."""
-
-    arg: Expr
-    """The negated condition."""
-
-
-Expr = Word | Num | Param | Call | Not
+from voiced.robot.scene import Scene
 
 EvalValue = Value | bool | Pose
 """What an expression evaluates to: a name, a number, a condition or a pose."""
@@ -121,13 +72,6 @@ _KINDS = (
 )
 NUMERIC = frozenset({"distance", "speed", "number", "width", "text"})
 _SUBKINDS = {"item": "object", "zone": "site"}
-_CALL = re.compile(r"([a-z_][a-z0-9_]*)\s*\((.*)\)", re.DOTALL)
-_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
-_NUMBER = re.compile(r"[-+]?(\d+(\.\d*)?|\.\d+)")
-
-
-class ExprSyntaxError(ValueError):
-    """An expression string that does not follow the grammar."""
 
 
 class EvalError(Exception):
@@ -139,46 +83,6 @@ class EvalError(Exception):
         self.message = message
         """Plain-English explanation."""
         super().__init__(message)
-
-
-def parse(source: object) -> Expr:
-    """Parse a cell-file value (string or number) into an expression."""
-    if isinstance(source, bool) or not isinstance(source, str | int | float):
-        raise ExprSyntaxError(f"expected a string or a number, got {type(source).__name__}")
-    if not isinstance(source, str):
-        return Num(float(source))
-    text = source.strip()
-    if not text:
-        raise ExprSyntaxError("empty expression")
-    if text.startswith("not "):
-        return Not(parse(text[4:]))
-    if text.startswith("$"):
-        if not _PARAM.fullmatch(text):
-            raise ExprSyntaxError(f"bad parameter reference {text!r}")
-        return Param(text[1:])
-    call = _CALL.fullmatch(text)
-    if call:
-        return Call(call[1], parse(call[2]))
-    if any(c in text for c in "()$"):
-        raise ExprSyntaxError(f"misplaced '(', ')' or '$' in {text!r}")
-    if _NUMBER.fullmatch(text):
-        return Num(float(text))
-    return Word(" ".join(text.split()))
-
-
-def render(expr: Expr) -> str:
-    """The expression as it would be written in a cell file."""
-    match expr:
-        case Word(text=text):
-            return text
-        case Num(value=value):
-            return f"{value:g}"
-        case Param(name=name):
-            return f"${name}"
-        case Call(func=func, arg=arg):
-            return f"{func}({render(arg)})"
-        case Not(arg=arg):
-            return f"not {render(arg)}"
 
 
 def fits(actual: str, expected: str) -> bool:
@@ -235,7 +139,7 @@ def _check_word(text: str, expected: str, cell: Cell) -> list[str]:
     return []
 
 
-Evaluator = Callable[["Cell", "Scene", Mapping[str, Value]], EvalValue]
+Evaluator = Callable[[Cell, Scene, Mapping[str, Value]], EvalValue]
 """A prepared expression: its value given the cell, the scene and the bound parameters."""
 
 

@@ -1,375 +1,256 @@
-"""The executor's connection to a controller: both channels of one connection attempt.
+"""The daemon's link to the controller: one connection at a time, reconnected for the same session.
 
-`Connection` is used as `async with`: it opens the motion and control channels (each with a
-timeout), says HELLO, and runs the two readers and the heartbeat as named tasks it owns. Motion
-replies go to `inbox` in order; control replies resolve `request()`. Losing either channel, or a
-PONG, loses the whole connection and closes both channels, so the controller halts (it halts when
-its control connection drops). The reconnect loop lives outside (`robot.executor.ControllerLink`).
+`ControllerLink` is the daemon's one object for the robot: `async with` connects (both channels,
+HELLO, heartbeat: `robot.connection.Connection`); `reconnect` opens a new connection for the
+same session with exponential backoff; `stop` sends STOP at once, even while a run is waiting;
+`resume`, `state` and `watch` are the other control requests. `run` and `retry` hand the program
+to its `robot.executor.Executor`, which streams it over the connection of the moment and reports
+what really ran.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections import deque
-from dataclasses import dataclass
-from typing import Any
+import random
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AsyncExitStack
+from pathlib import Path
 
 import structlog
-from voiced.robot.auth import mac
-from voiced.robot.lines import READ_LIMIT, LineChannel, OnLine, shown, wait_event
-from voiced.robot.primitives import Pose
+from voiced.robot.connection import Connection, ControllerState
+from voiced.robot.executor import Executor
+from voiced.robot.lines import OnLine, wait_event
+from voiced.robot.primitives import Primitive
 from voiced.robot.protocol import (
-    MAX_SEQ,
-    PROTOCOL_VERSION,
-    Auth,
-    AuthOk,
-    Channel,
-    ControlErr,
     Greeting,
-    HaltReport,
-    Hello,
-    HelloReply,
-    LineError,
-    Message,
-    Ping,
-    Pong,
-    PoseReport,
+    Resume,
+    Resumed,
+    StateRequest,
     StatusReport,
-    format_line,
+    Stop,
+    Stopped,
+    Watch,
 )
+from voiced.robot.runreport import RunReport
 
-from voiced.errors import ControllerAuthError, ControllerConnectionError
+from voiced.errors import ControllerConnectionError
 
 log = structlog.get_logger(__name__)
 
 
-@dataclass(frozen=True)
-class ControllerState:
-    """What the controller reported last (a STATE reply or a WATCH push)."""
-
-    pose: Pose | None
-    """Where the tool centre point is (None for a pushed STATUS without a POSE before it)."""
-    status: str
-    """idle, moving or halted."""
-    last_done: int
-    """The highest seq completed in the session."""
-    gripper: float
-    """Gripper opening, mm."""
-    tool: str | None
-    """The tool on the flange."""
-    halt_reason: str | None = None
-    """Why it is halted (stop, heartbeat, disconnect); None unless halted."""
+def backoff_delays(
+    base: float = 0.2,
+    factor: float = 2.0,
+    cap: float = 5.0,
+    jitter: float = 0.1,
+    rand: Callable[[], float] = random.random,
+) -> Iterator[float]:
+    """Seconds to wait after each failed connection attempt: base·factor^k, at most `cap`, each
+    scaled by a random factor in [1 - jitter, 1 + jitter] and then capped again."""
+    delay = base
+    while True:
+        yield min(cap, delay * (1.0 + jitter * (2.0 * rand() - 1.0)))
+        delay = min(cap, delay * factor)
 
 
-MotionItem = Message | LineError | ControllerConnectionError
-"""What the motion inbox holds: replies, unreadable lines, and finally why the link was lost."""
-
-
-class Connection:
-    """Both channels to one controller, opened as one: `async with Connection(...) as conn`."""
+class ControllerLink:
+    """The link to one controller (or the simulator); `async with ControllerLink(...) as link`."""
 
     def __init__(
         self,
         host: str,
         motion_port: int,
-        control_port: int,
-        *,
-        session: str,
-        connect_timeout: float,
-        heartbeat_interval: float,
-        heartbeat_timeout: float,
+        control_port: int | None = None,
+        connect_timeout: float = 3.0,
+        heartbeat_interval: float = 0.5,
+        heartbeat_timeout: float = 2.0,
+        window: int = 4,
         on_line: OnLine | None = None,
         key: bytes | None = None,
         allow_unauthenticated: bool = False,
     ) -> None:
         self.host = host
-        self.key = key
-        """The shared secret for the handshake (None: answer no challenge)."""
-        self.allow_unauthenticated = allow_unauthenticated
-        """With a key: still drive a controller that checks none (RAPID; docs/RAPID.md)."""
-        self.greeting: Greeting | None = None
-        """Who the controller said it is (the motion channel's greeting)."""
-        self.ports = (motion_port, control_port)
-        self.session = session
+        self.motion_port = motion_port
+        self.control_port = motion_port + 1 if control_port is None else control_port
         self.connect_timeout = connect_timeout
         self.heartbeat_interval = heartbeat_interval
         self.heartbeat_timeout = heartbeat_timeout
-        self._on_line = on_line
-        self.last_done = 0
-        """From the HELLO reply: the highest seq the controller completed in this session."""
-        self.inbox: asyncio.Queue[MotionItem] = asyncio.Queue()
-        """Everything received on the motion channel, in order."""
-        self.lost = asyncio.Event()
-        self.lost_reason: ControllerConnectionError | None = None
-        self.state: ControllerState | None = None
-        """The last state the controller reported."""
-        self._motion: LineChannel | None = None
-        self._control: LineChannel | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._waiters: deque[tuple[type[Any], asyncio.Future[Any]]] = deque()
-        self._pose: Pose | None = None
-        self._halt: str | None = None
-        self._ping = 0
-        self._ponged = asyncio.Event()
+        self.on_line = on_line
+        self.key = key
+        self.allow_unauthenticated = allow_unauthenticated
+        self.greeting: Greeting | None = None
+        """Who the controller said it is at the last (re)connect."""
+        self.replaced: str | None = None
+        """The identity of the controller a reconnect found replaced by another (until the
+        caller has dealt with it and cleared this)."""
+        self._executor = Executor(
+            lambda: self._conn,
+            window=window,
+            connect_timeout=connect_timeout,
+            heartbeat_timeout=heartbeat_timeout,
+        )
+        self._conn: Connection | None = None
+        self._stack = AsyncExitStack()
         self._closing = asyncio.Event()
 
     @property
-    def address(self) -> str:
-        return f"{self.host}:{self.ports[0]}/{self.ports[1]}"
+    def session(self) -> str:
+        """Eight hex digits, new per link; kept across reconnects so re-sent lines run once."""
+        return self._executor.session
 
-    async def __aenter__(self) -> Connection:
-        try:
-            self._motion = await self._open("motion", self.ports[0])
-            self._control = await self._open("control", self.ports[1])
-            self.last_done = await self._hello()
-        except BaseException:
-            await self._close_channels()
-            raise
-        for coro, name in (
-            (self._read_motion(), "link-motion-reader"),
-            (self._read_control(), "link-control-reader"),
-            (self._heartbeat(), "link-heartbeat"),
-        ):
-            task = asyncio.create_task(coro, name=name)
-            self._tasks.add(task)
-            task.add_done_callback(self._task_ended)
-        log.info(
-            "controller link up",
-            address=self.address,
-            session=self.session,
-            last_done=self.last_done,
-        )
+    @property
+    def last_report(self) -> RunReport | None:
+        """The latest run's report (settled by reconnect once last_done is known)."""
+        return self._executor.last_report
+
+    # -- connection --------------------------------------------------------------------------
+
+    async def __aenter__(self) -> ControllerLink:
+        await self._connect()
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
 
+    @property
+    def connected(self) -> bool:
+        return self._conn is not None and not self._conn.lost.is_set()
+
+    @property
+    def closing(self) -> bool:
+        """Whether `close` was called (the daemon is shutting down)."""
+        return self._closing.is_set()
+
+    async def wait_lost(self) -> str:
+        """Until the current connection is lost (at once if there is none); why it was."""
+        conn = self._conn
+        if conn is None:
+            return "not connected"
+        await conn.lost.wait()
+        return str(conn.lost_reason or "the link closed")
+
+    @property
+    def last_done(self) -> int:
+        """The highest seq the controller said it completed in this session (HELLO replies)."""
+        return 0 if self._conn is None else self._conn.last_done
+
     async def close(self) -> None:
-        """Close both channels and end the readers and the heartbeat (awaited). Whoever waits
-        on the inbox or a reply learns that the link is gone."""
-        error = self.lost_reason or ControllerConnectionError(f"link {self.address} closed")
-        if not self.lost.is_set():
-            self.lost_reason = error
-            self.lost.set()
-            self.inbox.put_nowait(error)
         self._closing.set()
-        tasks = list(self._tasks)
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.wait(tasks)
-        await self._close_channels()
-        self._fail_waiters(error)
+        await self._disconnect()
 
-    def send_motion(self, message: Message) -> str:
-        return self._channel(self._motion).send(message)
-
-    def send_motion_line(self, line: str) -> None:
-        self._channel(self._motion).send_line(line)
-
-    def send_control(self, message: Message) -> str:
-        return self._channel(self._control).send(message)
-
-    async def request(self, message: Message, reply: type[Any], timeout: float) -> Any:
-        """Send a control line and wait for its reply (`StatusReport` gives a ControllerState).
-
-        A reply that does not come within `timeout` loses the link: a controller that does not
-        answer STOP must not be trusted to be moving."""
-        channel = self._channel(self._control)
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._waiters.append((reply, future))
-        if reply is StatusReport:
-            self._pose = self._halt = None  # only a POSE sent after this request counts
-        channel.send(message)
-        try:
-            return await asyncio.wait_for(future, timeout)
-        except TimeoutError:
-            await self.lose(f"no {reply.__name__} reply to {format_line(message)} in {timeout:g} s")
-            assert self.lost_reason is not None
-            raise self.lost_reason from None
-        finally:
-            if (reply, future) in self._waiters:
-                self._waiters.remove((reply, future))
-
-    async def lose(self, reason: str) -> None:
-        """Declare the link lost: wake whoever waits, close both channels (the controller halts
-        when its control connection drops)."""
-        if self.lost.is_set() or self._closing.is_set():
-            return
-        error = ControllerConnectionError(f"controller link {self.address} lost: {reason}")
-        log.error("controller link lost", address=self.address, reason=reason)
-        self.lost_reason = error
-        self.lost.set()
-        self.inbox.put_nowait(error)
-        self._fail_waiters(error)
-        await self._close_channels()
-
-    def _channel(self, channel: LineChannel | None) -> LineChannel:
-        if self.lost_reason is not None:
-            raise self.lost_reason
-        if channel is None or channel.closed.is_set():
-            raise ControllerConnectionError(f"controller link {self.address} is not open")
-        return channel
-
-    async def _open(self, kind: Channel, port: int) -> LineChannel:
-        where = f"{self.host}:{port} ({kind} channel)"
-        try:
-            reader, writer = await asyncio.wait_for(
-                asyncio.open_connection(self.host, port, limit=READ_LIMIT), self.connect_timeout
-            )
-        except TimeoutError:
-            raise ControllerConnectionError(
-                f"cannot connect to {where}: no answer in {self.connect_timeout:g} s"
-            ) from None
-        except OSError as exc:
-            raise ControllerConnectionError(f"cannot connect to {where}: {exc}") from exc
-        channel = LineChannel(
-            reader, writer, channel=kind, name=f"link-{kind}", on_line=self._on_line
-        )
-        try:
-            greeting = await self._handshake(channel, kind, where)
-        except BaseException:
-            await channel.aclose()
-            raise
-        if kind == "motion":
-            self.greeting = greeting
-        elif self.greeting is not None and greeting.controller != self.greeting.controller:
-            await channel.aclose()
-            raise ControllerConnectionError(
-                f"{where}: the control channel is controller {greeting.controller}, the motion "
-                f"channel {self.greeting.controller}"
-            )
-        return channel
-
-    async def _handshake(self, channel: LineChannel, kind: Channel, where: str) -> Greeting:
-        """Read the greeting, answer its challenge, wait to be accepted."""
-        greeting = await self._receive(channel, where, "greeting")
-        if not isinstance(greeting, Greeting):
-            raise ControllerConnectionError(
-                f"{where} is not a voiced controller: it sent {greeting!r} instead of VOICED"
-            )
-        if greeting.version != PROTOCOL_VERSION:
-            raise ControllerConnectionError(
-                f"{where} speaks protocol version {greeting.version}, not {PROTOCOL_VERSION}"
-            )
-        answer: str | None = None
-        if greeting.nonce is not None and self.key is not None:
-            answer = mac(self.key, kind, greeting.controller, greeting.nonce)
-        elif greeting.nonce is None and self.key is not None and not self.allow_unauthenticated:
-            raise ControllerAuthError(
-                f"{where}: controller {greeting.controller} ({greeting.kind}) checks no key; set "
-                "[controller] allow_unauthenticated = true to drive it anyway"
-            )
-        channel.send(Auth(answer))
-        reply = await self._receive(channel, where, "AUTHOK")
-        if isinstance(reply, ControlErr) and reply.code == "AUTH":
-            hint = "" if self.key is not None else " (it wants a key: set [controller] key_file)"
-            raise ControllerAuthError(f"{where} refused this client: {reply.reason}{hint}")
-        if not isinstance(reply, AuthOk):
-            raise ControllerConnectionError(f"{where} did not accept the handshake: {reply!r}")
-        if greeting.nonce is None:
-            log.warning("the controller link is not authenticated", address=where,
-                        controller=greeting.controller)  # fmt: skip
-        return greeting
-
-    async def _receive(self, channel: LineChannel, where: str, wanted: str) -> object:
-        try:
-            item = await asyncio.wait_for(channel.receive(), self.connect_timeout)
-        except TimeoutError:
-            raise ControllerConnectionError(
-                f"{where}: no {wanted} in {self.connect_timeout:g} s"
-            ) from None
-        if item is None:
-            raise ControllerConnectionError(f"{where} closed the connection before {wanted}")
-        return item
-
-    async def _hello(self) -> int:
-        motion = self._channel(self._motion)
-        motion.send(Hello(self.session))
-        where = f"{self.host}:{self.ports[0]} (motion channel)"
-        try:
-            reply = await self._receive(motion, where, f"HELLO {self.session} reply")
-        except ControllerConnectionError:
-            reply = None
-        if not isinstance(reply, HelloReply) or reply.session != self.session:
-            raise ControllerConnectionError(
-                f"controller at {self.address} did not answer HELLO {self.session}: {reply!r}"
-            )
-        return reply.last_done
-
-    async def _close_channels(self) -> None:
-        for channel in (self._motion, self._control):
-            if channel is not None:
-                await channel.aclose()
-
-    def _task_ended(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("link task failed", task=task.get_name(), error=repr(task.exception()))
-
-    def _fail_waiters(self, error: ControllerConnectionError) -> None:
-        while self._waiters:
-            _, future = self._waiters.popleft()
-            if not future.done():
-                future.set_exception(error)
-
-    async def _read_motion(self) -> None:
-        channel = self._channel(self._motion)
-        while (item := await channel.receive()) is not None:
-            self.inbox.put_nowait(item)
-        await self.lose(f"motion channel closed ({channel.error or 'end of stream'})")
-
-    async def _read_control(self) -> None:
-        channel = self._channel(self._control)
-        while (item := await channel.receive()) is not None:
-            self._on_control(item)
-        await self.lose(f"control channel closed ({channel.error or 'end of stream'})")
-
-    def _on_control(self, item: Message | LineError) -> None:
-        match item:
-            case Pong(n=n):
-                if n == self._ping:
-                    self._ponged.set()
-            case PoseReport(pose=pose):
-                self._pose = pose
-            case HaltReport(reason=reason):
-                self._halt = reason
-            case StatusReport():
-                self.state = ControllerState(
-                    self._pose, item.status, item.last_done, item.gripper, item.tool,
-                    self._halt if item.status == "halted" else None,
-                )  # fmt: skip
-                if self._pose is not None:
-                    self._resolve(StatusReport, self.state)
-                self._halt = None
-            case LineError() | ControlErr():
-                log.error(
-                    "controller sent an error or unreadable line on the control channel",
-                    line=shown(item.line) if isinstance(item, LineError) else format_line(item),
-                )
-            case _:
-                self._resolve(type(item), item)
-
-    def _resolve(self, kind: type[Any], value: object) -> None:
-        for waiter in self._waiters:
-            if waiter[0] is kind and not waiter[1].done():
-                waiter[1].set_result(value)
-                self._waiters.remove(waiter)
-                return
-        log.warning("unexpected control line ignored", message=repr(value))
-
-    async def _heartbeat(self) -> None:
-        """PING every heartbeat_interval; no PONG within heartbeat_timeout loses the link."""
-        loop = asyncio.get_running_loop()
-        channel = self._channel(self._control)
+    async def reconnect(self, max_attempts: int | None = None) -> int:
+        """Drop the connection and open a new one for the same session, retrying with
+        `backoff_delays` until it works (or `max_attempts` failed: the last error is raised).
+        Returns the controller's last_done; `last_report` is settled with it."""
+        await self._disconnect()
+        delays = backoff_delays()
+        attempt = 0
         while True:
-            self._ping = self._ping % MAX_SEQ + 1
-            sent_at = loop.time()
-            self._ponged.clear()
-            channel.send(Ping(self._ping))
-            if not await wait_event(self._ponged, self.heartbeat_timeout):
-                await self.lose(f"no PONG in {self.heartbeat_timeout:g} s")
-                return
-            rest = self.heartbeat_interval - (loop.time() - sent_at)
-            if rest > 0 and await wait_event(self._closing, rest):
-                return
+            attempt += 1
+            try:
+                conn = await self._connect()
+                break
+            except ControllerConnectionError as exc:
+                if max_attempts is not None and attempt >= max_attempts:
+                    raise
+                delay = next(delays)
+                log.warning("reconnect failed", attempt=attempt, retry_in=delay, error=str(exc))
+            if await wait_event(self._closing, delay):
+                raise ControllerConnectionError("the link was closed while reconnecting")
+        self._executor.settle(conn.last_done)
+        log.info("reconnected", attempts=attempt, last_done=conn.last_done)
+        return conn.last_done
+
+    async def _connect(self) -> Connection:
+        stack = AsyncExitStack()
+        conn = Connection(
+            self.host, self.motion_port, self.control_port, session=self.session,
+            connect_timeout=self.connect_timeout, heartbeat_interval=self.heartbeat_interval,
+            heartbeat_timeout=self.heartbeat_timeout, on_line=self.on_line, key=self.key,
+            allow_unauthenticated=self.allow_unauthenticated,
+        )  # fmt: skip
+        await stack.enter_async_context(conn)
+        if (
+            self.greeting is not None
+            and conn.greeting is not None
+            and (conn.greeting.controller != self.greeting.controller)
+        ):
+            # Another controller answers at this address (replaced, or a restarted simulator):
+            # the caller must not take its picture of the cell for this one's.
+            log.warning("a different controller answered", was=self.greeting.controller,
+                        now=conn.greeting.controller)  # fmt: skip
+            self.replaced = self.greeting.controller
+        self.greeting = conn.greeting
+        self._stack, self._conn = stack, conn
+        return conn
+
+    async def _disconnect(self) -> None:
+        self._conn = None
+        await self._stack.aclose()
+
+    # -- control -----------------------------------------------------------------------------
+
+    async def stop(self) -> RunReport | None:
+        """STOP now: the controller interrupts the move, clears its queue and halts until
+        `resume`. Returns the report of the run it stopped (None if none was running)."""
+        run = self._executor.halt()
+        conn = self._conn
+        if conn is None or conn.lost.is_set():
+            log.warning("stop: no link; the controller halts by itself when it loses the link")
+        else:
+            try:
+                stopped = await conn.request(Stop(), Stopped, self.heartbeat_timeout)
+            except ControllerConnectionError as exc:
+                log.error(
+                    "STOP not confirmed; link dropped so the controller halts", error=str(exc)
+                )
+            else:
+                if run is not None:
+                    run.stop_last_done = stopped.last_done
+        if run is None:
+            return None
+        await run.finished.wait()
+        return run.final
+
+    async def resume(self) -> None:
+        """Clear the controller's halt (after a STOP, heartbeat loss or reconnect)."""
+        await self._require().request(Resume(), Resumed, self.heartbeat_timeout)
+
+    async def state(self) -> ControllerState:
+        """Ask the controller where it is and what it is doing."""
+        state: ControllerState = await self._require().request(
+            StateRequest(), StatusReport, self.heartbeat_timeout
+        )
+        return state
+
+    def watch(self, ms: int) -> None:
+        """Have the controller push its state every `ms` while moving (0 = off); the latest is
+        in `latest_state`."""
+        self._require().send_control(Watch(ms))
+
+    @property
+    def latest_state(self) -> ControllerState | None:
+        return None if self._conn is None else self._conn.state
+
+    def _require(self) -> Connection:
+        if self._conn is None:
+            raise ControllerConnectionError(f"not connected to {self.host}:{self.motion_port}")
+        if self._conn.lost_reason is not None:
+            raise self._conn.lost_reason
+        return self._conn
+
+    # -- runs --------------------------------------------------------------------------------
+
+    async def run(
+        self, program: Sequence[Primitive], *, trace_path: Path | None = None
+    ) -> RunReport:
+        """Stream `program` (robot.executor.Executor.run): never raises for an ERR, a STOP or a
+        lost link (see the report); ProtocolError if a primitive has no wire form."""
+        return await self._executor.run(program, trace_path=trace_path)
+
+    async def retry(
+        self, program: Sequence[Primitive], report: RunReport, *, trace_path: Path | None = None
+    ) -> RunReport:
+        """Re-send the latest run's lines not known to have completed, with their original seqs
+        (robot.executor.Executor.retry)."""
+        return await self._executor.retry(program, report, trace_path=trace_path)

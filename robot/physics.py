@@ -10,8 +10,7 @@ object's middle would be once resting on top. Letting go anywhere else drops the
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from voiced.robot.cell import Cell, Site
 from voiced.robot.primitives import (
     MOTIONS,
     CallRoutine,
@@ -25,9 +24,6 @@ from voiced.robot.primitives import (
 from voiced.robot.scene import RoutineRun, Scene
 
 from voiced.errors import VoicedError
-
-if TYPE_CHECKING:
-    from voiced.robot.cell import Cell, Site
 
 SITE_XY_MM = 15.0
 """How close (horizontally) the tool centre point must be to a site's axis to act on it."""

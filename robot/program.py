@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from voiced.robot.expr import Expr
+from voiced.robot.exprsyntax import Expr
 
 PARAM_TYPES = (
     "item",

@@ -28,7 +28,7 @@ Physics = Callable[[Cell, Scene, Primitive], Scene]
 
 
 class Replier(Protocol):
-    """Where replies to a line go (a `voiced.robot.link.LineChannel`)."""
+    """Where replies to a line go (a `voiced.robot.lines.LineChannel`)."""
 
     def send(self, message: Message) -> str: ...
 

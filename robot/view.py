@@ -12,18 +12,15 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from voiced.robot import arrangement, physics
-from voiced.robot.cell import ValueProblem
+from voiced.robot.cell import Cell, ValueProblem
 from voiced.robot.primitives import Pose
 from voiced.robot.scene import RoutineRun, Scene
 from voiced.robot.tomlcheck import Problems, join, type_name
 
 from voiced.errors import CellError, Problem
-
-if TYPE_CHECKING:
-    from voiced.robot.cell import Cell
 
 
 def state_view(cell: Cell, scene: Scene) -> dict[str, Any]:
@@ -147,11 +144,12 @@ def scene_from_view(cell: Cell, view: object, source: str) -> Scene:
     return scene
 
 
-def read_scene_file(cell: Cell, path: Path) -> Scene:
-    """The scene in a JSON scene file (`--scene PATH`). Raises CellError."""
+def load_scene_file(cell: Cell, path: str | Path) -> Scene:
+    """The scene in a JSON file written in the cell's view schema (`--scene PATH`); keys left out
+    keep the cell's initial values. Raises CellError naming the file and the path inside it."""
     source = str(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as error:
         raise CellError([Problem(source, "", f"cannot read: {error.strerror}")]) from None
     except json.JSONDecodeError as error:

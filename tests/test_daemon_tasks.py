@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from voiced.robot.cell import load_cell
+from voiced.robot.cellfile import load_cell
 
 from tests.audio.clips import HAVE_TOOLS, Clips
 from voiced.config import load_config, with_overrides

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from voiced.robot.cell import load_cell
-from voiced.robot.executor import ControllerLink
+from voiced.robot.cellfile import load_cell
+from voiced.robot.link import ControllerLink
 from voiced.robot.simulator import Simulator
 
 from voiced.events import EventLog

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 from voiced.robot import compiler
-from voiced.robot.cell import load_cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.compiler import CompileResult, compile_sequence
-from voiced.robot.executor import ControllerLink
+from voiced.robot.link import ControllerLink
 from voiced.robot.primitives import Grip
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import steps

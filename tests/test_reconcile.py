@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 from voiced.robot import physics
-from voiced.robot.cell import Cell, load_cell
+from voiced.robot.cell import Cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.compiler import Program, compile_sequence
-from voiced.robot.link import ControllerState
+from voiced.robot.connection import ControllerState
 from voiced.robot.primitives import Pose
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from voiced.robot.cell import load_cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.sequence import SequenceStep
 
 from voiced.review import read_back, revise

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from voiced.robot.cell import load_cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.compiler import compile_sequence
 from voiced.robot.sequence import SequenceStep
 from voiced.robot.view import state_view

@@ -1,7 +1,8 @@
 """voiced: a real-time voice control daemon for industrial robot cells.
 
 This package wires the others together (config, daemon lifecycle, CLI, interpretation).
-`voiced.errors` is the one leaf module that every package may import.
+`voiced.errors` and `voiced.configschema` are the leaf modules that every package may import
+(docs/ARCHITECTURE.md, "Packages"; tests/test_imports.py).
 """
 
 __version__ = "0.1.0"

@@ -20,6 +20,7 @@ import structlog
 from voiced import eventtypes as ev
 from voiced.audio.aec import make_canceller
 from voiced.audio.duplex import Duplex, EchoGate
+from voiced.audio.engines import make_transcriber
 from voiced.audio.feedback import SpokenFeedback
 from voiced.audio.listener import BargeIn, Heard, Listener, ListenerEvent, Rejected, Tick
 from voiced.audio.playback import Playback
@@ -27,7 +28,7 @@ from voiced.audio.room import RoomEcho, RoomSettings
 from voiced.audio.segmenter import Activity, Segment
 from voiced.audio.source import MicSource, open_source
 from voiced.audio.stopspot import Spotted, StopSpotter
-from voiced.audio.transcribe import BiasVocabulary, Transcript, make_transcriber
+from voiced.audio.transcribe import BiasVocabulary, Transcript
 from voiced.audio.tts import NullSpeaker, Speaker, make_speaker
 from voiced.audio.viewer import AudioViewer
 from voiced.audio.wake import make_wake_gate

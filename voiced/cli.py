@@ -1,4 +1,9 @@
-"""The `voiced` command line."""
+"""The `voiced` command line.
+
+Each command imports what only it needs inside its own function, so that `voiced --help`,
+`voiced cells` or `voiced check` start without loading the daemon, the audio stack or the model
+client.
+"""
 
 from __future__ import annotations
 
@@ -29,9 +34,11 @@ from voiced.linkkey import controller_key
 from voiced.logs import configure_logging
 from voiced.paths import DataDir, atomic_write_json, ensure_data_dir, resolve_data_dir
 from voiced.robot.auth import load_key, new_key
-from voiced.robot.cell import Cell, list_cells, load_cell, load_scene_file
+from voiced.robot.cell import Cell
+from voiced.robot.cellfile import list_cells, load_cell
 from voiced.robot.protocol.wire import is_name
 from voiced.robot.scene import Scene
+from voiced.robot.view import load_scene_file
 
 log = structlog.get_logger(__name__)
 
@@ -391,7 +398,7 @@ def _cmd_interpret(args: argparse.Namespace) -> int:
 
 
 def _cmd_transcribe(args: argparse.Namespace) -> int:
-    from voiced.audio.transcribe import transcribe_file
+    from voiced.audio.engines import transcribe_file
     from voiced.audioinput import bias_for
     from voiced.interpreter.phrasebank import PhraseBank
 

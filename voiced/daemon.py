@@ -51,7 +51,7 @@ from voiced.paths import DataDir, atomic_write_json, offline
 from voiced.pending import Withdraw
 from voiced.pipeline import RobotPipeline
 from voiced.robot.cell import Cell
-from voiced.robot.executor import ControllerLink
+from voiced.robot.link import ControllerLink
 from voiced.robot.physics import position_name
 from voiced.robot.saved import read_saved_scene
 from voiced.robot.scene import Scene

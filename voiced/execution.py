@@ -21,7 +21,8 @@ from voiced.logs import correlation
 from voiced.pending import PendingWork
 from voiced.reconcile import Interrupted
 from voiced.robot.compiler import Program
-from voiced.robot.executor import ControllerLink, RunReport
+from voiced.robot.link import ControllerLink
+from voiced.robot.runreport import RunReport
 from voiced.robot.scene import Scene
 from voiced.runlog import RunLog
 from voiced.workload import Job, Phase, Workload

@@ -22,7 +22,8 @@ from voiced.events import EventLog
 from voiced.linkkeeper import LinkKeeper
 from voiced.pending import PendingWork, Ticket, dropped_sentence
 from voiced.reconcile import describe, reconcile
-from voiced.robot.executor import ControllerLink, RunReport
+from voiced.robot.link import ControllerLink
+from voiced.robot.runreport import RunReport
 from voiced.robot.scene import Scene
 from voiced.runlog import RunLog
 from voiced.workload import Job, Workload

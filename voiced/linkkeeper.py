@@ -18,7 +18,7 @@ import structlog
 from voiced.errors import ControllerAuthError, ControllerConnectionError, VoicedError
 from voiced.events import EventLog
 from voiced.eventtypes import AuthRefused, LinkLost
-from voiced.robot.executor import ControllerLink, backoff_delays
+from voiced.robot.link import ControllerLink, backoff_delays
 
 log = structlog.get_logger(__name__)
 

@@ -30,7 +30,7 @@ from voiced.linkkeeper import LinkKeeper
 from voiced.pending import Outcome, PendingWork
 from voiced.questions import Questions
 from voiced.robot.cell import Cell
-from voiced.robot.executor import ControllerLink
+from voiced.robot.link import ControllerLink
 from voiced.robot.scene import Scene
 from voiced.runlog import RunLog
 from voiced.workload import Workload

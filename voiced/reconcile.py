@@ -22,7 +22,7 @@ from voiced.review import describe as say
 from voiced.robot import physics
 from voiced.robot.cell import Cell
 from voiced.robot.compiler import Program, compile_sequence
-from voiced.robot.link import ControllerState
+from voiced.robot.connection import ControllerState
 from voiced.robot.primitives import Grip, Pose
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep

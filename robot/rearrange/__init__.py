@@ -6,7 +6,7 @@
 
 Targets and states are read in any of the seed's formats (robot.rearrange.targets), the search
 is robot.rearrange.planner (A*, optimal), the plan schema robot.rearrange.plan. The language
-model only ever turns speech into a target (voiced.robot.rearrange.llm); see docs/REARRANGE.md.
+model only ever turns speech into a target (voiced.llm.rearrange); see docs/REARRANGE.md.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from voiced.robot.cell import Cell, load_cell
+from voiced.robot.cell import Cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.rearrange.plan import (
     ActionPlan,
     Location,

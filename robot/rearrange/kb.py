@@ -11,6 +11,7 @@ standard library. Rules written for the relationship asked about always come fir
 
 from __future__ import annotations
 
+import importlib
 import math
 import re
 from collections import Counter
@@ -143,8 +144,7 @@ def load_embedder() -> Embed | None:
     """all-MiniLM-L6-v2 from a locally installed package, or None (then BM25 is used). Never
     downloads anything: the model must be on disk already."""
     try:
-        import importlib
-
+        # Optional and heavy (torch): imported only when an embedder is asked for.
         package = importlib.import_module(EMBEDDING_PACKAGE)
         from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found]
     except ImportError:

@@ -5,7 +5,7 @@ A step says which object goes from where to where and why, in the seed's words (
 what the blocks cell's composites take. `concretize` turns the search's moves (where parked
 objects are pooled) into steps on real slots: an object set aside to come back later goes to a
 buffer slot, one cleared off for good to a scatter spot. `enforce_plan_consistency` is the
-seed's check of a plan written by someone else (the language model, voiced.robot.rearrange.llm).
+seed's check of a plan written by someone else (the language model, voiced.llm.rearrange).
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ class ActionPlan:
     final_state: Mapping[str, Any] | None = None
     """The cell's state view once the plan has run."""
     source: str = "planner"
-    """Who wrote the plan: planner, or llm (checked: voiced.robot.rearrange.llm)."""
+    """Who wrote the plan: planner, or llm (checked: voiced.robot.rearrange.replay)."""
     optimal: bool = True
     """Whether the number of moves is proven minimal."""
     notes: tuple[str, ...] = field(default=())

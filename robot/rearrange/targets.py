@@ -7,7 +7,7 @@ Three inputs describe an arrangement: the seed's new format (`{"target_structure
 `TargetStructure` (the arrangement as site stacks, via robot.arrangement) plus, for a state, what
 is loose, buffered or held. Every problem in a payload is reported at once, each saying which
 placement and what was expected. The plan-level check, `enforce_plan_consistency`, is
-robot.rearrange.plan's (it reads plans, which build on this module); it is reachable here too.
+robot.rearrange.plan's: plans build on this module.
 """
 
 from __future__ import annotations
@@ -444,15 +444,3 @@ def _legacy_sites(
         return validate_target_structure_payload(structure_from_stacks(stacks).to_dict(), known)
     except TargetError as error:
         raise TargetError([f"legacy state: {p}" for p in error.problems]) from None
-
-
-def enforce_plan_consistency(
-    plan: object,
-    target: TargetStructure | None = None,
-    slots: Collection[str] = tuple(BUFFER_SLOTS),
-    buffers: Mapping[str, str | None] | None = None,
-) -> None:
-    """The seed's plan check: voiced.robot.rearrange.plan.enforce_plan_consistency."""
-    from voiced.robot.rearrange import plan as plans  # plan builds on this module: import cycle
-
-    plans.enforce_plan_consistency(plan, target, slots, buffers)

@@ -10,13 +10,9 @@ import os
 
 import pytest
 from voiced.audio.azure import KEY_ENV, REGION_ENV, AzureTranscriber
+from voiced.audio.engines import make_transcriber, whole_file_segment
 from voiced.audio.settings import SttSettings
-from voiced.audio.transcribe import (
-    BiasVocabulary,
-    TranscriptionError,
-    make_transcriber,
-    whole_file_segment,
-)
+from voiced.audio.transcribe import BiasVocabulary, TranscriptionError
 from voiced.rules.normalize import normalize
 
 from tests.audio.clips import Clips

@@ -6,9 +6,10 @@ import asyncio
 
 import numpy as np
 import pytest
+from voiced.audio.engines import transcribe_file, whole_file_segment
 from voiced.audio.segmenter import Segment
 from voiced.audio.settings import SttSettings
-from voiced.audio.transcribe import NO_BIAS, BiasVocabulary, transcribe_file, whole_file_segment
+from voiced.audio.transcribe import NO_BIAS, BiasVocabulary
 from voiced.audio.whisper import WhisperTranscriber, default_model_path
 from voiced.audio.whisper_window import decode_window
 from voiced.rules.normalize import normalize

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from voiced.robot.cell import load_cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.simulator import Simulator
 
 from tests.e2e.helpers import voiced, voiced_env

@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from voiced.robot.cell import Cell, load_cell
+from voiced.robot.cell import Cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.scene import Scene
 from voiced.robot.view import scene_from_view
 

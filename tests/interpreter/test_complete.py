@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from voiced.robot.cell import load_cell
+from voiced.robot.cellfile import load_cell
 
 from voiced.interpreter.tiers import Interpreter
 from voiced.llm.settings import LlmSettings

@@ -3,7 +3,7 @@ hook, release-and-home merging, performance sanity."""
 
 from __future__ import annotations
 
-from voiced.robot.cell import load_cell
+from voiced.robot.cellfile import load_cell
 
 from tests.interpreter.helpers import cell, grammar, scene
 from voiced.interpreter.grammar import Grammar, interpret

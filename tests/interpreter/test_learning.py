@@ -170,7 +170,7 @@ import sys
 from pathlib import Path
 import structlog
 structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
-from voiced.robot.cell import load_cell
+from voiced.robot.cellfile import load_cell
 from voiced.interpreter.learning import Learning, MemoryWriter
 from voiced.robot.sequence import SequenceStep
 from voiced.paths import DataDir

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from voiced.robot.cell import load_cell
+from voiced.robot.cellfile import load_cell
 from voiced.rules import Handled, LlmClassifier, Utterance
 
 from tests.llm.llmfakes import client_for

@@ -8,7 +8,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from voiced.robot.cell import load_cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.compiler import compile_sequence
 from voiced.robot.sequence import SequenceStep, steps
 from voiced.robot.view import scene_from_view

@@ -7,7 +7,7 @@ from typing import Any
 
 import anthropic
 import pytest
-from voiced.robot.cell import load_cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.view import scene_from_view
 
 from tests.llm.llmfakes import step

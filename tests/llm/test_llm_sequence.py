@@ -8,7 +8,9 @@ import json
 import random
 
 import pytest
-from voiced.robot.cell import Cell, load_cell
+from voiced.robot.cell import Cell
+from voiced.robot.cellfile import load_cell
+from voiced.robot.cellsteps import with_learned
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import steps
 from voiced.robot.view import scene_from_view
@@ -203,8 +205,11 @@ async def test_the_command_budget_bounds_every_pass() -> None:
 
 
 async def test_the_prompt_carries_the_live_cell_context() -> None:
-    cell = SANDWICH.with_learned(
-        "lunch", "Secret lunch recipe", [step("add_layer", item="meat"), step("wait", seconds=7)]
+    cell = with_learned(
+        SANDWICH,
+        "lunch",
+        "Secret lunch recipe",
+        [step("add_layer", item="meat"), step("wait", seconds=7)],
     )
     view = {
         "zones": {"assembly_left": ["bread", "cheese"]},

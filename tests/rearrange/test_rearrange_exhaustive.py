@@ -7,12 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from voiced.robot.cell import load_cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.rearrange import plan_rearrangement
-from voiced.robot.rearrange.targets import (
-    enforce_plan_consistency,
-    validate_target_structure_payload,
-)
+from voiced.robot.rearrange.plan import enforce_plan_consistency
+from voiced.robot.rearrange.targets import validate_target_structure_payload
 
 from tests.rearrange.checker import COLOURS, Rules, all_starts, all_targets
 

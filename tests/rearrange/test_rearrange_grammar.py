@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from voiced.robot.cell import load_cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.rearrange import plan_rearrangement
 
 from voiced.interpreter.arrangement import parse_arrangement

@@ -8,14 +8,15 @@ import copy
 from typing import Any
 
 import pytest
-from voiced.robot.cell import load_cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.rearrange import plan_rearrangement
-from voiced.robot.rearrange.llm import check_llm_plan, plan_with_llm, understand_target
+from voiced.robot.rearrange.replay import check_llm_plan
 from voiced.robot.rearrange.targets import validate_target_structure_payload
 
 from tests.llm.llmfakes import client_for
 from tests.llm.messages_api import MessagesApi, error, json_message, message
 from voiced.errors import LlmError
+from voiced.llm.rearrange import plan_with_llm, understand_target
 
 CELL = load_cell("blocks")
 START = CELL.initial_scene

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from voiced.robot.cell import load_cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.rearrange.planner import (
     PARK,
     Move,

@@ -10,13 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from voiced.robot.cell import Site, load_cell
+from voiced.robot.cell import Site
+from voiced.robot.cellfile import load_cell
 from voiced.robot.rearrange import plan_command, plan_rearrangement
-from voiced.robot.rearrange.plan import PlanConsistencyError, plan_issues
-from voiced.robot.rearrange.targets import (
-    enforce_plan_consistency,
-    validate_target_structure_payload,
-)
+from voiced.robot.rearrange.plan import PlanConsistencyError, enforce_plan_consistency, plan_issues
+from voiced.robot.rearrange.targets import validate_target_structure_payload
 
 CELL = load_cell("blocks")
 TARGET = {"target_structure": {"relationship": "stacked", "placements": [

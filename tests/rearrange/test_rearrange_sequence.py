@@ -7,9 +7,9 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from voiced.robot.cell import load_cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.compiler import compile_sequence
-from voiced.robot.executor import ControllerLink
+from voiced.robot.link import ControllerLink
 from voiced.robot.rearrange import plan_rearrangement, plan_to_sequence
 from voiced.robot.rearrange.targets import validate_target_structure_payload
 from voiced.robot.simulator import Simulator

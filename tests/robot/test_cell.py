@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from voiced.robot.cell import Cell, ValueProblem, list_cells, load_cell
+from voiced.robot.cell import Cell, ValueProblem
+from voiced.robot.cellfile import list_cells, load_cell
+from voiced.robot.cellsteps import with_learned
 from voiced.robot.compiler import compile_sequence
 from voiced.robot.sequence import SequenceStep, steps_from_json
 
@@ -316,7 +318,7 @@ def test_learned_composites_are_tier_2_and_compile() -> None:
         {"instruction": "add_layer", "params": {"item": "cheese"}},
         {"instruction": "add_layer", "params": {"item": "bread"}},
     ]
-    learned = cell.with_learned("cheese_sandwich", "Bread, cheese, bread.", sequence)
+    learned = with_learned(cell, "cheese_sandwich", "Bread, cheese, bread.", sequence)
     assert "cheese_sandwich" not in cell.composites
     assert learned.composites["cheese_sandwich"].tier == 2
     assert "cheese_sandwich" in learned.instructions()
@@ -342,7 +344,7 @@ def test_bad_learned_composites_are_rejected(
 ) -> None:
     cell = load_cell("sandwich")
     with pytest.raises(CellError, match=message):
-        cell.with_learned(name, "test", sequence)
+        with_learned(cell, name, "test", sequence)
 
 
 @pytest.fixture(scope="module")

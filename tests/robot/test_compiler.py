@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from voiced.robot.cell import Cell, load_cell
+from voiced.robot.cell import Cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.compiler import CompileIssue, CompileResult, Program, compile_sequence
 from voiced.robot.primitives import Grip, MoveJ, MoveL, Speed, Wait
 from voiced.robot.scene import RoutineRun, Scene

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from voiced.robot.compiler import compile_sequence
-from voiced.robot.executor import ControllerLink
+from voiced.robot.link import ControllerLink
 from voiced.robot.sequence import SequenceStep
 from voiced.robot.simulator import Simulator
 from voiced.robot.view import state_view

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 import structlog
 from voiced.robot import physics
-from voiced.robot.cell import Cell, load_cell
-from voiced.robot.executor import ControllerLink, RunReport, backoff_delays
+from voiced.robot.cell import Cell
+from voiced.robot.cellfile import load_cell
+from voiced.robot.link import ControllerLink, backoff_delays
 from voiced.robot.primitives import (
     CallRoutine,
     Grip,
@@ -27,6 +28,7 @@ from voiced.robot.primitives import (
     ToolDetach,
     Wait,
 )
+from voiced.robot.runreport import RunReport
 from voiced.robot.scene import Scene
 from voiced.robot.simulator import Faults, Simulator
 

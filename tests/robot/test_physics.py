@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 from voiced.robot import physics
-from voiced.robot.cell import Cell, load_cell
+from voiced.robot.cell import Cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.physics import PhysicsError, apply, position_name
 from voiced.robot.primitives import (
     CallRoutine,

@@ -21,7 +21,7 @@ from typing import Literal
 
 import pytest
 from voiced.robot import physics, simcore, simulator
-from voiced.robot.executor import ControllerLink
+from voiced.robot.link import ControllerLink
 from voiced.robot.protocol import (
     ERROR_CODES,
     MAX_LINE_BYTES,

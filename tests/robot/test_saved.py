@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from voiced.robot.cell import load_cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.compiler import compile_sequence
 from voiced.robot.saved import read_saved_scene
 from voiced.robot.sequence import SequenceStep

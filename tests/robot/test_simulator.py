@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import pytest
 from voiced.robot.auth import mac
-from voiced.robot.cell import Cell, load_cell
+from voiced.robot.cell import Cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.physics import PhysicsError
 from voiced.robot.primitives import Grip, Pose, Primitive
 from voiced.robot.scene import Scene

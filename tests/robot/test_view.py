@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 from voiced.robot import arrangement
-from voiced.robot.cell import Cell, load_cell, load_scene_file
+from voiced.robot.cell import Cell
+from voiced.robot.cellfile import load_cell
 from voiced.robot.compiler import compile_sequence
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
-from voiced.robot.view import scene_from_view, state_view
+from voiced.robot.view import load_scene_file, scene_from_view, state_view
 
 from voiced.errors import CellError
 

@@ -18,7 +18,7 @@ from voiced.eventtypes import Record
 from voiced.frames.router import StackChange
 from voiced.logs import configure_logging
 from voiced.paths import DataDir
-from voiced.robot.cell import load_cell
+from voiced.robot.cellfile import load_cell
 
 DEMO_TIME_SCALE = 0.25
 """The demo's arm moves four times faster than real time, so the whole session takes seconds."""

@@ -25,6 +25,7 @@ from voiced.interpreter.phrasebank import LEARNED_KEY
 from voiced.interpreter.result import Interpretation
 from voiced.paths import DataDir, atomic_write_json
 from voiced.robot.cell import Cell
+from voiced.robot.cellsteps import with_learned
 from voiced.robot.sequence import SequenceStep, steps_to_json
 
 log = structlog.get_logger(__name__)
@@ -206,8 +207,8 @@ def _with_learned(cell: Cell, learning: Learning) -> Cell:
         # Re-teaching a learned name replaces it.
         cell = replace(cell, composites={k: v for k, v in cell.composites.items()
                                          if k != learning.name})  # fmt: skip
-    return cell.with_learned(learning.name, learning.description,
-                             steps_to_json(learning.sequence))  # fmt: skip
+    return with_learned(cell, learning.name, learning.description,
+                        steps_to_json(learning.sequence))  # fmt: skip
 
 
 def _entries(path: Path, cell_name: str, problems: list[Problem]) -> Mapping[str, Any]:
@@ -235,7 +236,7 @@ def _apply(
         return cell
     description = entry.get("description")
     try:
-        return cell.with_learned(name, str(description or name), entry["sequence"])
+        return with_learned(cell, name, str(description or name), entry["sequence"])
     except CellError as error:
         problems += [Problem(str(path), f"{where}.{p.path}", p.message) for p in error.problems]
         return cell

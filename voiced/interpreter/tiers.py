@@ -29,13 +29,13 @@ from voiced.interpreter.semantic import VERB_PHRASES
 from voiced.llm import creative
 from voiced.llm.client import LlmClient
 from voiced.llm.creative_gen import offline_interpretation, supported
+from voiced.llm.rearrange import understand_target
 from voiced.llm.resolver import PhraseResolver
 from voiced.llm.sequence import SequenceInterpreter
 from voiced.llm.settings import LlmSettings
 from voiced.paths import DataDir
 from voiced.robot.cell import Cell
 from voiced.robot.rearrange import plan_rearrangement, plan_to_sequence
-from voiced.robot.rearrange.llm import understand_target
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
 from voiced.rules.normalize import normalize

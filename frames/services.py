@@ -1,0 +1,36 @@
+"""The `Services` frames act through: everything a frame does outside the frame stack."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+
+class Services(Protocol):
+    """What a frame's actions may do to the outside world."""
+
+    def speak(self, text: str) -> None:
+        """Say (or show) `text` to the operator."""
+
+    def is_complete(self, text: str) -> bool:
+        """Whether `text` already forms a whole command (so the query need not wait long)."""
+
+    def continues(self, text: str) -> bool:
+        """Whether `text` is a whole command that goes on from the one before rather than
+        starting a new one: no verb of its own ("cheese and tomato" after "add bread")."""
+
+    def voices(self) -> Sequence[str]:
+        """The names of the voices the operator can pick."""
+
+    def set_voice(self, name: str) -> None:
+        """Switch the speaking voice."""
+
+    async def submit(
+        self, target: str, text: str, correlation_id: str | None, *, source: str = "voiced"
+    ) -> None:
+        """Hand accumulated text to a dispatch target ("robot", "note", ...); `source` names
+        the frame it came from."""
+
+    async def stop(self, reason: str, unsent: Sequence[str] = ()) -> None:
+        """Stop the robot now: the global stop. `unsent` is what the frames held that a stop
+        discards (a half-said query), so the operator hears that it was dropped too."""
