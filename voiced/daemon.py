@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 import signal
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +22,8 @@ from voiced import eventtypes as ev
 from voiced import rules
 from voiced.audioinput import AudioFrontEnd, bias_for
 from voiced.config import Config
-from voiced.errors import ControllerAuthError, ControllerConnectionError, VoicedError
+from voiced.controller import Controller, open_controller
+from voiced.errors import VoicedError
 from voiced.events import EventLog
 from voiced.eventtypes import Record
 from voiced.frames import BaseFrame, CommandRouter, ReviewFrame
@@ -43,20 +43,16 @@ from voiced.inputs import (
 )
 from voiced.interpreter.tiers import Interpreter
 from voiced.linkkeeper import LinkKeeper
-from voiced.linkkey import controller_key
 from voiced.llm.classifier import AnthropicClassifier
 from voiced.llm.client import LlmClient
 from voiced.logs import correlation
-from voiced.paths import DataDir, atomic_write_json, offline
+from voiced.paths import DataDir, offline
 from voiced.pending import Withdraw
 from voiced.pipeline import RobotPipeline
 from voiced.robot.cell import Cell
-from voiced.robot.link import ControllerLink
-from voiced.robot.physics import position_name
-from voiced.robot.saved import read_saved_scene
 from voiced.robot.scene import Scene
-from voiced.robot.simulator import Simulator
 from voiced.robot.view import state_view
+from voiced.scenestore import SceneStore
 from voiced.sdnotify import Notifier, run_watchdog, watchdog_interval
 from voiced.services import DaemonServices
 from voiced.targets import DeferredQueue, TargetResult, build_targets
@@ -97,15 +93,6 @@ class Session:
 
 
 @dataclass(frozen=True)
-class Controller:
-    """The controller the daemon drives."""
-
-    link: ControllerLink
-    sim: Simulator | None
-    """The in-process simulator when the controller is one (its scene is the ground truth)."""
-
-
-@dataclass(frozen=True)
 class Parts:
     """Everything one run is made of, built in one place (`Daemon._assemble`) before any of it
     runs."""
@@ -138,7 +125,12 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self._on_signal, sig)
         try:
-            async with contextlib.AsyncExitStack() as stack, self._controller() as controller:
+            async with (
+                contextlib.AsyncExitStack() as stack,
+                open_controller(
+                    self.config, self.session.cell, self.session.scene, self.events
+                ) as controller,
+            ):
                 return await self._serve(await self._assemble(stack, controller))
         except* VoicedError as group:
             # A component's error inside the task group: report it as itself, not as a group.
@@ -152,61 +144,6 @@ class Daemon:
         log.info("shutdown requested", signal=sig.name)
         self.shutdown.set()
 
-    @contextlib.asynccontextmanager
-    async def _controller(self) -> AsyncIterator[Controller]:
-        cfg = self.config.controller
-        async with contextlib.AsyncExitStack() as stack:
-            sim: Simulator | None = None
-            if cfg.is_simulated:
-                # Its own key, new per run: the in-process simulator is authenticated too.
-                key: bytes | None = secrets.token_hex(32).encode("ascii")
-                allow = False
-                sim = Simulator(
-                    self.session.cell,
-                    self.session.scene,
-                    time_scale=self.config.simulator.time_scale,
-                    heartbeat_timeout=cfg.heartbeat_timeout,
-                    key=key,
-                )
-                await stack.enter_async_context(sim)
-                host, motion, control = "127.0.0.1", sim.motion_port, sim.control_port
-                log.info("simulator started", motion_port=motion, control_port=control)
-            else:
-                endpoint = cfg.endpoint
-                assert endpoint is not None  # the config validated the address
-                host, motion = endpoint
-                control = cfg.control_port_for(motion)
-                key, allow = controller_key(self.config), cfg.allow_unauthenticated
-            link = ControllerLink(
-                host,
-                motion,
-                control,
-                connect_timeout=cfg.connect_timeout,
-                heartbeat_interval=cfg.heartbeat_interval,
-                heartbeat_timeout=cfg.heartbeat_timeout,
-                window=cfg.window,
-                on_line=self._on_line,
-                key=key,
-                allow_unauthenticated=allow,
-            )
-            try:
-                entered = await stack.enter_async_context(link)
-            except ControllerConnectionError as exc:
-                auth = isinstance(exc, ControllerAuthError)
-                self.events.emit(ev.AuthRefused(str(exc)) if auth else ev.LinkLost(str(exc)))
-                raise
-            yield Controller(entered, sim)
-
-    def _on_line(self, direction: str, channel: str, line: str) -> None:
-        """Every line on the controller link becomes an event, except the heartbeat chatter."""
-        if line.startswith(("PING", "PONG")):
-            return
-        seq = line.split(" ", 1)[0]
-        if direction == "tx" and channel == "motion" and seq.isdigit():
-            self.events.emit(ev.Primitive(int(seq), line))
-        else:
-            self.events.emit(ev.ControllerLine(direction, channel, line))
-
     async def _assemble(self, stack: contextlib.AsyncExitStack, controller: Controller) -> Parts:
         """Every part of the run, each built before anything uses it; the callbacks that tie
         them together (speech, questions) close over the parts themselves."""
@@ -218,13 +155,14 @@ class Daemon:
         llm = LlmClient.from_env(self.config.llm)
         if llm is not None:
             stack.push_async_callback(llm.aclose)
+        store = SceneStore(session.cell, session.data, history, link, self.events)
         pipeline = RobotPipeline(
             session.cell,
-            self._starting_scene(link),
+            store.starting(session.scene, session.scene_given),
             link,
             self.events,
             speak=lambda text: services.speak(text),
-            save_scene=lambda scene: self._save_scene(history, link, scene),
+            save_scene=store.save,
             ask=lambda question, answered, revised: self._ask(
                 router, llm, question, answered, revised
             ),
@@ -487,38 +425,6 @@ class Daemon:
 
     # -- state -------------------------------------------------------------------------------
 
-    def _starting_scene(self, link: ControllerLink) -> Scene:
-        """--scene; else the scene saved when this very controller was last driven (kept per
-        controller identity: a simulator's world is never restored for a real cell, nor one
-        simulator's for another); else the cell's initial scene. The controller's report then
-        corrects it (`reconcile`)."""
-        session = self.session
-        greeting = link.greeting
-        controller = _identity(link)
-        saved = session.data.scene(session.cell.name, controller)
-        if greeting is not None and greeting.kind == "sim":
-            # Every simulator is a new identity: keep the scene of the latest one only.
-            prefix = saved.name[: -len(f"{controller}.json")]
-            for stale in saved.parent.glob(f"{prefix}sim_*.json"):
-                if stale != saved:
-                    stale.unlink(missing_ok=True)
-        if session.scene_given or not saved.exists():
-            return session.scene
-        scene = read_saved_scene(session.cell, saved)
-        log.info("restored the saved scene", path=str(saved), controller=controller)
-        return scene
-
-    def _save_scene(self, history: History, link: ControllerLink, scene: Scene) -> None:
-        cell = self.session.cell
-        history.save_state(cell.name, position_name(cell, scene.pose), scene.tool)
-        # The controller of the moment: a reconnect may have found another.
-        path = self.session.data.scene(self.session.cell.name, _identity(link))
-        try:
-            atomic_write_json(path, scene.to_dict())
-        except OSError as exc:
-            self.events.emit(ev.PersistFailed(str(path), str(exc)))
-            log.error("could not save the scene", path=str(path), error=str(exc))
-
     def _final_state(self, parts: Parts) -> dict[str, Any]:
         scene = parts.pipeline.scene
         sim = parts.controller.sim
@@ -551,8 +457,3 @@ async def _cancel(*tasks: asyncio.Task[Any] | None) -> None:
     for task in running:
         task.cancel()
     await asyncio.gather(*running, return_exceptions=True)
-
-
-def _identity(link: ControllerLink) -> str:
-    """The identity the controller greeted with (saved state is kept per identity)."""
-    return link.greeting.controller if link.greeting is not None else "unknown"
