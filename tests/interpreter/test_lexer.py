@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from voiced.rules.normalize import numbers_to_digits
 
 from tests.interpreter.helpers import grammar
 from voiced.interpreter.lexer import normal_words
-from voiced.interpreter.numbers import split_glued, tidy, words_to_digits
+from voiced.interpreter.numbers import split_glued, tidy
 
 
 @pytest.mark.parametrize(
@@ -22,7 +23,7 @@ from voiced.interpreter.numbers import split_glued, tidy, words_to_digits
     ],
 )
 def test_number_words(words: str, expected: list[str]) -> None:
-    assert words_to_digits(words.split()) == expected
+    assert numbers_to_digits(words.split(), scales=True) == expected
 
 
 def test_glued_units_and_names_come_apart() -> None:
