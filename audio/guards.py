@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 
+from voiced.rules.normalize import words
+
 # Sound descriptions and special tokens, never words the operator said: [BLANK_AUDIO], [Music],
 # (upbeat music), <|nospeech|>, *sigh*, and musical notes.
 _SPECIAL = re.compile(r"\[[^\]]*\]|\([^)]*\)|<\|[^|]*\|>|\*[^*]+\*|[♪♫]+")
 _SPACES = re.compile(r"\s+")
-_NON_WORD = re.compile(r"[^a-z0-9']+")
 
 NON_SPEECH_PHRASES = frozenset(
     {
@@ -59,8 +60,10 @@ def strip_special(raw: str) -> str:
 
 
 def plain_words(text: str) -> list[str]:
-    """Lower-case words without punctuation (for comparisons only)."""
-    return _NON_WORD.sub(" ", text.lower().replace("’", "'")).split()
+    """Lower-case words without punctuation (for comparisons only). Unlike the rules' form,
+    apostrophes stay (the own-voice check hands these words back as the operator's: "what's")
+    and every dot is a break (a repeated "2.5" reads as digits, which the loop check allows)."""
+    return words(text, apostrophes="keep", decimals=False)
 
 
 def blank_reason(text: str, raw: str) -> str | None:

@@ -17,10 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from rapidfuzz import fuzz
 from voiced.audio.guards import plain_words
 from voiced.audio.playback import Phrase
 from voiced.audio.settings import SAMPLE_RATE
+from voiced.rules.normalize import closest
 
 SLACK = 0.2
 """Fraction of a reply added on each side of the stretch a segment covers (word timing varies)."""
@@ -61,8 +61,8 @@ def _align(heard: list[str], said: list[str]) -> list[str]:
     """`heard` with each word replaced by the reply's word it sounds like, if any."""
     out = []
     for word in heard:
-        best = max(said, key=lambda s: fuzz.ratio(word, s), default=None)
-        out.append(best if best is not None and fuzz.ratio(word, best) >= SAME_WORD else word)
+        best = closest(word, said, SAME_WORD)
+        out.append(word if best is None else best[0])
     return out
 
 

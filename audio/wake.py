@@ -16,16 +16,19 @@ from typing import Protocol
 
 import numpy as np
 import structlog
-from rapidfuzz import fuzz
 from voiced.audio.convert import Pcm
 from voiced.audio.segmenter import Segment
 from voiced.audio.settings import SAMPLE_RATE, WakeSettings
+from voiced.rules.normalize import PREFIX_THRESHOLD, fuzzy_prefix, words
 
 log = structlog.get_logger(__name__)
 
-_NON_WORD = re.compile(r"[^a-z0-9]+")
 TRIM_S = 0.1
 """How far before a detection a segment is cut (see `WakeGate.after_wake_phrase`)."""
+DETECTED_PHRASE_THRESHOLD = 75.0
+"""rapidfuzz ratio at which the start of a transcript is taken for the phrase the detector
+already heard (and dropped). Looser than `PREFIX_THRESHOLD`: the detector has decided that the
+phrase was said; this only decides whether Whisper's version of it is cut from the text."""
 
 
 @dataclass(frozen=True)
@@ -41,31 +44,23 @@ class WakeMatch:
 
 
 def _words(text: str) -> list[str]:
-    return _NON_WORD.sub(" ", text.lower()).split()
+    """Words as `_after_words` counts them in the raw text: letters and digits only."""
+    return words(text, apostrophes="split", decimals=False)
 
 
 def matches_wake_word(
-    text: str, word: str, variants: Sequence[str] = (), threshold: float = 85.0
+    text: str, word: str, variants: Sequence[str] = (), threshold: float = PREFIX_THRESHOLD
 ) -> WakeMatch | None:
     """Does `text` start with `word` (or a variant, or a near miss such as "computers")?
 
-    Compares the first one to n+2 words joined without spaces against each form, like the
-    router's fuzzy prefix rule, so "compute her" and "Okay, Nabu" both match."""
+    The router's fuzzy prefix test (`voiced.rules.normalize.fuzzy_prefix`), so "compute her" and
+    "Okay, Nabu" both match."""
     tokens = _words(text)
-    best: tuple[float, int, str] | None = None
-    for form in (word, *variants):
-        target = "".join(_words(form))
-        size = len(_words(form))
-        if not target:
-            continue
-        for n in range(1, min(len(tokens), size + 2) + 1):
-            score = 100.0 if tokens[:n] == _words(form) else fuzz.ratio("".join(tokens[:n]), target)
-            if score >= threshold and (best is None or score > best[0]):
-                best = (score, n, " ".join(tokens[:n]))
-    if best is None:
+    forms = (" ".join(_words(form)) for form in (word, *variants))
+    hit = fuzzy_prefix(tokens, forms, threshold)
+    if hit is None:
         return None
-    score, n, heard = best
-    return WakeMatch(heard, _after_words(text, n), score)
+    return WakeMatch(" ".join(tokens[: hit.size]), _after_words(text, hit.size), hit.score)
 
 
 def _after_words(text: str, n: int) -> str:
@@ -192,7 +187,7 @@ class WakeGate:
     def deliver(self, text: str) -> str:
         """The text as the router should see it: the router's wake word, then the command (the
         phrase is dropped if it is still there)."""
-        found = matches_wake_word(text, self.detector.phrase, threshold=75.0)
+        found = matches_wake_word(text, self.detector.phrase, threshold=DETECTED_PHRASE_THRESHOLD)
         rest = found.rest if found else text.strip()
         return f"{self.wake_word} {rest}".strip()
 

@@ -29,6 +29,7 @@ from voiced.robot.program import (
     WhileStep,
 )
 from voiced.robot.scene import Scene
+from voiced.rules.normalize import fold
 
 __all__ = [
     "DIRECTIONS",
@@ -77,7 +78,7 @@ class ValueProblem(ValueError):
 
 def norm(word: str) -> str:
     """The comparison form of a spoken or written name: case, `_` and spacing do not matter."""
-    return " ".join(word.lower().replace("_", " ").split())
+    return fold(word, breaks="_")
 
 
 @dataclass(frozen=True)

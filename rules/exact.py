@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rapidfuzz import fuzz, process
-from voiced.rules.normalize import normalize
+from voiced.rules.normalize import closest, normalize
 from voiced.rules.rule import NO_MATCH, Action, Handled, Match, RuleResult, Utterance
+
+PHRASE_THRESHOLD = 86.0
+"""Least rapidfuzz ratio for a whole utterance to be taken for a phrase it nearly spells
+("cancell" 92 is "cancel"). It has been one point stricter than the prefix rules'
+(`voiced.rules.normalize.PREFIX_THRESHOLD`) since it was written; kept apart, not merged, so no
+phrase starts or stops matching."""
 
 
 class ExactSet:
@@ -18,7 +23,11 @@ class ExactSet:
     """
 
     def __init__(
-        self, name: str, phrases: Iterable[str], action: Action, fuzzy: float | None = 86.0
+        self,
+        name: str,
+        phrases: Iterable[str],
+        action: Action,
+        fuzzy: float | None = PHRASE_THRESHOLD,
     ) -> None:
         self.name = name
         self.action = action
@@ -35,9 +44,10 @@ class ExactSet:
         if self.fuzzy is None or not text:
             return NO_MATCH
         squashed = text.replace(" ", "")
-        best = process.extractOne(squashed, self._squashed.keys(), scorer=fuzz.ratio)
-        if best is None or best[1] < self.fuzzy:
+        best = closest(squashed, self._squashed, self.fuzzy)
+        if best is None:
             return NO_MATCH
-        phrase = self._squashed[best[0]]
-        why = f'fuzzy "{text}"~"{phrase}" {best[1]:.0f}'
-        return Handled(Match(self.name, phrase, why, score=best[1]), self.action)
+        squashed_phrase, score = best
+        phrase = self._squashed[squashed_phrase]
+        why = f'fuzzy "{text}"~"{phrase}" {score:.0f}'
+        return Handled(Match(self.name, phrase, why, score=score), self.action)

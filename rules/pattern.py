@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from rapidfuzz import fuzz
-from voiced.rules.normalize import normalize
+from voiced.rules.normalize import PREFIX_THRESHOLD, fuzzy_prefix, normalize
 from voiced.rules.rule import NO_MATCH, Action, Handled, Match, RuleResult, Utterance
 
 
@@ -14,11 +13,16 @@ class Prefix:
     """Matches when the utterance starts with one of `prefixes`; the rest is captured as `rest`.
 
     The prefix is compared against the first one to three words joined together, so a wake word
-    heard as "compute her" or "computers" still matches "computer" (rapidfuzz ratio >= `fuzzy`).
+    heard as "compute her" or "computers" still matches "computer" (rapidfuzz ratio >= `fuzzy`;
+    None: exact prefixes only). An exact prefix wins over any near miss.
     """
 
     def __init__(
-        self, name: str, prefixes: Iterable[str], action: Action, fuzzy: float | None = 85.0
+        self,
+        name: str,
+        prefixes: Iterable[str],
+        action: Action,
+        fuzzy: float | None = PREFIX_THRESHOLD,
     ) -> None:
         self.name = name
         self.action = action
@@ -31,27 +35,21 @@ class Prefix:
         tokens = utterance.normalized.split()
         if not tokens:
             return NO_MATCH
-        best: tuple[float, str, int] | None = None
         for prefix in self.prefixes:
             size = len(prefix.split())
             if tokens[:size] == prefix.split():
                 rest = " ".join(tokens[size:])
                 match = Match(self.name, prefix, f'prefix "{prefix}"', {"rest": rest})
                 return Handled(match, self.action)
-            if self.fuzzy is None:
-                continue
-            target = prefix.replace(" ", "")
-            for n in range(1, min(len(tokens), size + 2) + 1):
-                score = fuzz.ratio("".join(tokens[:n]), target)
-                if score >= self.fuzzy and (best is None or score > best[0]):
-                    best = (score, prefix, n)
-        if best is None:
+        if self.fuzzy is None:
             return NO_MATCH
-        score, prefix, n = best
-        heard = " ".join(tokens[:n])
-        why = f'fuzzy prefix "{heard}"~"{prefix}" {score:.0f}'
-        args = {"rest": " ".join(tokens[n:])}
-        return Handled(Match(self.name, prefix, why, args, score), self.action)
+        hit = fuzzy_prefix(tokens, self.prefixes, self.fuzzy)
+        if hit is None:
+            return NO_MATCH
+        heard = " ".join(tokens[: hit.size])
+        why = f'fuzzy prefix "{heard}"~"{hit.form}" {hit.score:.0f}'
+        args = {"rest": " ".join(tokens[hit.size :])}
+        return Handled(Match(self.name, hit.form, why, args, hit.score), self.action)
 
 
 class Pattern:

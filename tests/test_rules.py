@@ -14,29 +14,11 @@ from voiced.rules import (
     Utterance,
     When,
     check_parent,
-    normalize,
 )
 
 
 def noop(*_: object) -> None:
     return None
-
-
-@pytest.mark.parametrize(
-    ("said", "expected"),
-    [
-        ("Computer, add bread.", "computer add bread"),
-        ("Go to Position Two!", "go to position 2"),
-        ("twenty one", "21"),
-        ("What's the speed?", "whats the speed"),
-        ("move 2.5 mm", "move 2.5 mm"),
-        ("one oh five", "1 0 5"),
-        ("oh no", "oh no"),
-        ("  ", ""),
-    ],
-)
-def test_normalize(said: str, expected: str) -> None:
-    assert normalize(said) == expected
 
 
 cancel = ExactSet("cancel", ["cancel", "abort"], noop)

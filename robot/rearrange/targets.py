@@ -23,6 +23,7 @@ from voiced.robot.arrangement import (
     OBJECT_KEYS,
     SUPPORTED_RELATIONSHIPS,
 )
+from voiced.rules.normalize import fold
 
 from voiced.errors import VoicedError
 
@@ -111,7 +112,8 @@ class Layout:
 
 
 def _norm(text: str) -> str:
-    return " ".join(text.lower().replace("_", " ").replace("-", " ").split())
+    """A name as targets compare it: "Top-Left", "top_left" and "top left" are one."""
+    return fold(text, breaks="_-")
 
 
 def _where(index: int | None) -> str:

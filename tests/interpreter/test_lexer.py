@@ -1,28 +1,10 @@
-"""The lexer and number words: normalisation, longest phrases, offsets, units."""
+"""The lexer: normalisation, phrases, offsets, units (number words: tests/test_normalize.py)."""
 
 from __future__ import annotations
 
-import pytest
-
 from tests.interpreter.helpers import grammar
 from voiced.interpreter.lexer import normal_words
-from voiced.interpreter.numbers import split_glued, tidy, words_to_digits
-
-
-@pytest.mark.parametrize(
-    ("words", "expected"),
-    [
-        ("twenty five", ["25"]),
-        ("three hundred and fifty", ["350"]),
-        ("two thousand three hundred", ["2300"]),
-        ("one hundred and two and bread", ["102", "and", "bread"]),
-        ("five five", ["5", "5"]),
-        ("add bread and cheese", ["add", "bread", "and", "cheese"]),
-        ("a hundred", ["a", "100"]),
-    ],
-)
-def test_number_words(words: str, expected: list[str]) -> None:
-    assert words_to_digits(words.split()) == expected
+from voiced.interpreter.numbers import split_glued, tidy
 
 
 def test_glued_units_and_names_come_apart() -> None:

@@ -12,9 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz, process
-
-from voiced.interpreter.numbers import as_number, split_glued, words_to_digits
+from voiced.interpreter.numbers import as_number, split_glued
 from voiced.interpreter.vocabulary import (
     COUNT_MISHEARD,
     MISHEARD_BEFORE,
@@ -23,6 +21,7 @@ from voiced.interpreter.vocabulary import (
     VerbSense,
     Vocabulary,
 )
+from voiced.rules.normalize import numbers_to_digits, ranked
 from voiced.rules.normalize import words as plain_words
 
 SNAP_CUTOFF = 80.0
@@ -88,7 +87,7 @@ class Lexed:
 
 def normal_words(text: str) -> list[str]:
     """Lower-case words, no punctuation, glued units split off, number words as digits."""
-    return words_to_digits(split_glued(plain_words(text)))
+    return numbers_to_digits(split_glued(plain_words(text)), scales=True)
 
 
 class Lexer:
@@ -157,13 +156,12 @@ class Lexer:
         if len(word) < 4 or word in _NEVER_SNAPPED or not word.isalpha():
             return None
         cutoff = self.snap_cutoff if len(word) >= 6 else max(self.snap_cutoff, SHORT_SNAP_CUTOFF)
-        found = process.extract(word, self._targets, scorer=fuzz.ratio, limit=4,
-                                score_cutoff=cutoff)  # fmt: skip
+        found = ranked(word, self._targets, cutoff, limit=4)
         if not found:
             return None
-        best, score, _ = found[0]
+        best, score = found[0]
         entry = self.vocabulary.snap_targets[best]
-        for other, other_score, _ in found[1:]:
+        for other, other_score in found[1:]:
             different = self.vocabulary.snap_targets[other].readings != entry.readings
             if different and score - other_score < SNAP_MARGIN:
                 return None  # "snap only when unambiguous"

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import structlog
-from rapidfuzz import fuzz, process
 
 from voiced.errors import Problem
 from voiced.interpreter.confidence import phrase_confidence
@@ -30,6 +29,7 @@ from voiced.interpreter.result import Interpretation
 from voiced.paths import DataDir
 from voiced.robot.cell import Cell
 from voiced.robot.sequence import SequenceStep, StepFormatError
+from voiced.rules.normalize import ranked
 
 log = structlog.get_logger(__name__)
 
@@ -120,9 +120,7 @@ class PhraseBank:
         heard = key(text)
         if not heard or not self._entries:
             return None
-        found = process.extract(heard, list(self._entries), scorer=fuzz.ratio, limit=5,
-                                score_cutoff=self.threshold)  # fmt: skip
-        for phrase, score, _ in found:
+        for phrase, score in ranked(heard, list(self._entries), self.threshold, limit=5):
             if _digits(phrase) != _digits(heard):
                 continue
             if same_content is not None and not same_content(phrase, heard):

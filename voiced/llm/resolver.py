@@ -24,6 +24,7 @@ from voiced.llm import prompts
 from voiced.llm.client import LlmClient, PromptBlock
 from voiced.llm.jsonparse import JsonParseError, parse_json_object
 from voiced.paths import atomic_write_json
+from voiced.rules.normalize import fold
 
 log = structlog.get_logger(__name__)
 
@@ -58,16 +59,12 @@ class Resolution:
         return f"LLM-resolved '{self.phrase}' → {target} ({self.reasoning})"
 
 
-def _normal(phrase: str) -> str:
-    return " ".join(phrase.lower().split())
-
-
 def cache_key(phrase: str, candidates: Mapping[str, str]) -> str:
     """The phrase in comparison form, plus a digest of the candidate names: an answer given
     for one cell's composites is not reused for another's."""
     names = "\n".join(sorted(candidates))
     digest = hashlib.sha256(names.encode()).hexdigest()[:12]
-    return f"{_normal(phrase)}|{digest}"
+    return f"{fold(phrase)}|{digest}"
 
 
 class PhraseResolver:
@@ -142,9 +139,9 @@ def _match(answer: object, candidates: Mapping[str, str]) -> str | None:
     """The candidate the answer names (case and spacing aside); None for anything else."""
     if not isinstance(answer, str):
         return None
-    wanted = _normal(answer).replace(" ", "_")
+    wanted = fold(answer).replace(" ", "_")
     for name in candidates:
-        if _normal(name).replace(" ", "_") == wanted:
+        if fold(name).replace(" ", "_") == wanted:
             return name
     return None
 
