@@ -16,8 +16,6 @@ from collections.abc import Callable
 
 from voiced import eventtypes as ev
 from voiced.asking import Asking
-from voiced.belief import Belief
-from voiced.events import EventLog
 from voiced.history import History
 from voiced.intent import replay_of
 from voiced.interpreter.check import Checked, validate
@@ -25,47 +23,37 @@ from voiced.interpreter.grammar import is_learning
 from voiced.interpreter.result import Interpretation
 from voiced.interpreter.tiers import Interpreter, Understood
 from voiced.logs import correlation
-from voiced.pending import Outcome, PendingWork, Ticket
+from voiced.part import Part, Shared
+from voiced.pending import Outcome, Ticket
 from voiced.questions import Questions, is_question
 from voiced.reconcile import describe, rest_of
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
 from voiced.rules.normalize import normalize
-from voiced.runlog import RunLog
 from voiced.sequence_builder import build
-from voiced.workload import Job, Phase, Workload
+from voiced.workload import Job, Phase
 
 CONTINUE = frozenset(("continue", "carry on", "go on", "keep going", "resume", "please continue",
                       "continue please", "finish it", "finish that", "finish the job"))  # fmt: skip
 """What the operator says to finish a command cut short (asked first, re-planned)."""
 
 
-class Acceptance:
+class Acceptance(Part):
     def __init__(
         self,
-        belief: Belief,
+        shared: Shared,
         interpreter: Interpreter,
         asking: Asking,
         enqueue: Callable[[Job], None],
         questions: Questions,
         history: History | None,
-        pending: PendingWork,
-        workload: Workload,
-        runlog: RunLog,
-        events: EventLog,
-        speak: Callable[[str], None],
     ) -> None:
-        self.belief = belief
+        super().__init__(shared)
         self.interpreter = interpreter
         self.asking = asking
         self.enqueue = enqueue
         self.history = history
         self.questions = questions
-        self.pending = pending
-        self.workload = workload
-        self.runlog = runlog
-        self.events = events
-        self.speak = speak
         self._inbox: asyncio.Queue[Ticket] = asyncio.Queue()
 
     def submit(self, text: str, correlation_id: str | None) -> Outcome:

@@ -12,20 +12,18 @@ from collections.abc import Callable
 import structlog
 
 from voiced import eventtypes as ev
-from voiced.belief import Belief
 from voiced.config import ReviewConfig
 from voiced.errors import VoicedError
-from voiced.events import EventLog
 from voiced.interpreter.check import Checked
 from voiced.interpreter.learning import LearningRefused
 from voiced.interpreter.result import Interpretation
 from voiced.interpreter.tiers import Interpreter
 from voiced.logs import correlation
-from voiced.pending import PendingWork, Ticket, Withdraw
+from voiced.part import Part, Shared
+from voiced.pending import Ticket, Withdraw
 from voiced.review import read_back, revise
 from voiced.robot.sequence import steps_to_json
-from voiced.runlog import RunLog
-from voiced.workload import Job, Phase, Workload
+from voiced.workload import Job, Phase
 
 log = structlog.get_logger(__name__)
 
@@ -36,32 +34,22 @@ second the words of a revision ("skip position 2"). Returns how to take the ques
 Answer = Callable[[str], None]
 
 
-class Asking:
+class Asking(Part):
     def __init__(
         self,
-        belief: Belief,
+        shared: Shared,
         ask: Ask,
         review: ReviewConfig,
         interpreter: Interpreter,
         plan: Callable[[Interpretation], Checked],
         enqueue: Callable[[Job], None],
-        pending: PendingWork,
-        workload: Workload,
-        runlog: RunLog,
-        events: EventLog,
-        speak: Callable[[str], None],
     ) -> None:
-        self.belief = belief
+        super().__init__(shared)
         self.ask = ask
         self.review = review
         self.interpreter = interpreter
         self.plan = plan
         self.enqueue = enqueue
-        self.pending = pending
-        self.workload = workload
-        self.runlog = runlog
-        self.events = events
-        self.speak = speak
 
     def needs_review(self, job: Job) -> bool:
         """A composite that asks for it (clear_assembly), a reviewed cell or source, or strict

@@ -12,46 +12,34 @@ from collections.abc import Callable
 from pathlib import Path
 
 from voiced import eventtypes as ev
-from voiced.belief import Belief, scene_after_partial_run
-from voiced.events import EventLog
+from voiced.belief import scene_after_partial_run
 from voiced.faults import Faults
 from voiced.interpreter.check import program_from
 from voiced.interpreter.tiers import Interpreter
 from voiced.logs import correlation
-from voiced.pending import PendingWork
+from voiced.part import Part, Shared
 from voiced.reconcile import Interrupted
 from voiced.robot.compiler import Program
 from voiced.robot.link import ControllerLink
 from voiced.robot.runreport import RunReport
 from voiced.robot.scene import Scene
-from voiced.runlog import RunLog
-from voiced.workload import Job, Phase, Workload
+from voiced.workload import Job, Phase
 
 
-class Execution:
+class Execution(Part):
     def __init__(
         self,
-        belief: Belief,
+        shared: Shared,
         link: ControllerLink,
         faults: Faults,
         interpreter: Interpreter,
-        pending: PendingWork,
-        workload: Workload,
-        runlog: RunLog,
-        events: EventLog,
-        speak: Callable[[str], None],
         save_scene: Callable[[Scene], None],
         trace_dir: Path | None,
     ) -> None:
-        self.belief = belief
+        super().__init__(shared)
         self.link = link
         self.faults = faults
         self.interpreter = interpreter
-        self.pending = pending
-        self.workload = workload
-        self.runlog = runlog
-        self.events = events
-        self.speak = speak
         self.save_scene = save_scene
         self.trace_dir = trace_dir
         self.runs = 0

@@ -16,17 +16,16 @@ from dataclasses import replace
 import structlog
 
 from voiced import eventtypes as ev
-from voiced.belief import Belief, scene_after_partial_run
+from voiced.belief import scene_after_partial_run
 from voiced.errors import ControllerConnectionError, VoicedError
-from voiced.events import EventLog
 from voiced.linkkeeper import LinkKeeper
-from voiced.pending import PendingWork, Ticket, dropped_sentence
+from voiced.part import Part, Shared
+from voiced.pending import Ticket, dropped_sentence
 from voiced.reconcile import describe, reconcile
 from voiced.robot.link import ControllerLink
 from voiced.robot.runreport import RunReport
 from voiced.robot.scene import Scene
-from voiced.runlog import RunLog
-from voiced.workload import Job, Workload
+from voiced.workload import Job
 
 log = structlog.get_logger(__name__)
 
@@ -36,28 +35,18 @@ LINK_WAIT_S = 8.0
 """How long a new command waits for the link keeper to bring a lost link back."""
 
 
-class Faults:
+class Faults(Part):
     def __init__(
         self,
-        belief: Belief,
+        shared: Shared,
         link: ControllerLink,
-        pending: PendingWork,
-        workload: Workload,
-        runlog: RunLog,
-        events: EventLog,
-        speak: Callable[[str], None],
         save_scene: Callable[[Scene], None],
         status: Callable[[str | None], None],
     ) -> None:
-        self.belief = belief
+        super().__init__(shared)
         self.link = link
-        self.pending = pending
-        self.workload = workload
-        self.runlog = runlog
-        self.events = events
-        self.speak = speak
         self.save_scene = save_scene
-        self.keeper = LinkKeeper(link, events, self.reconcile, status)
+        self.keeper = LinkKeeper(link, self.events, self.reconcile, status)
 
     # -- stopping ----------------------------------------------------------------------------
 

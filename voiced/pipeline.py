@@ -27,6 +27,7 @@ from voiced.faults import Faults
 from voiced.history import History
 from voiced.interpreter.tiers import Interpreter
 from voiced.linkkeeper import LinkKeeper
+from voiced.part import Shared
 from voiced.pending import Outcome, PendingWork
 from voiced.questions import Questions
 from voiced.robot.cell import Cell
@@ -61,21 +62,18 @@ class RobotPipeline:
         self.belief = Belief(interpreter.cell, scene, scene)
         self.link = link
         self.interpreter = interpreter
-        pending, self.workload = PendingWork(), Workload()
+        self.workload = Workload()
+        pending = PendingWork()
         runlog = RunLog(lambda: self.belief.cell.name, history, pending, events, speak)
-        self.faults = Faults(self.belief, link, pending, self.workload, runlog, events, speak,
-                             save_scene, status)  # fmt: skip
-        self.execution = Execution(self.belief, link, self.faults, interpreter, pending,
-                                   self.workload, runlog, events, speak, save_scene,
-                                   trace_dir)  # fmt: skip
+        shared = Shared(self.belief, pending, self.workload, runlog, events, speak)
+        self.faults = Faults(shared, link, save_scene, status)
+        self.execution = Execution(shared, link, self.faults, interpreter, save_scene, trace_dir)
         belief = self.belief
-        asking = Asking(belief, ask, review or ReviewConfig(), interpreter,
+        asking = Asking(shared, ask, review or ReviewConfig(), interpreter,
                         lambda meant: plan(belief.cell, belief.planned, meant),
-                        self.execution.enqueue, pending, self.workload, runlog, events,
-                        speak)  # fmt: skip
-        self.acceptance = Acceptance(self.belief, interpreter, asking, self.execution.enqueue,
-                                     Questions(cell, history), history, pending, self.workload,
-                                     runlog, events, speak)  # fmt: skip
+                        self.execution.enqueue)  # fmt: skip
+        self.acceptance = Acceptance(shared, interpreter, asking, self.execution.enqueue,
+                                     Questions(cell, history), history)  # fmt: skip
 
     # -- what the daemon drives --------------------------------------------------------------
 
