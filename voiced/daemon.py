@@ -212,13 +212,13 @@ class Daemon:
         if self.session.audio is None:
             return None
         phrases = pipeline.interpreter.grammar.phrase_bank.phrases()
-        bias = bias_for(pipeline.cell, phrases, self.config)
+        bias = bias_for(pipeline.belief.cell, phrases, self.config)
         base = router.stack[0]
         front = AudioFrontEnd(
             self.config, self.session.audio, self.session.fast, self.events, bias,
             wake_required=lambda: router.mode == "wake" and router.top is base,
             is_stop=lambda text: router.is_global(rules.Utterance(text, router.now)),
-            moving=lambda: pipeline.busy,
+            moving=lambda: pipeline.workload.busy,
             room_echo_db=self.session.room_echo_db,
         )  # fmt: skip
         await front.start(stack)
@@ -417,7 +417,7 @@ class Daemon:
     async def _stop_motion(self, parts: Parts) -> None:
         """Nothing said before SIGTERM moves after it: pending work is dropped, motion stops."""
         pipeline = parts.pipeline
-        moving = pipeline.moving
+        moving = pipeline.workload.moving
         await pipeline.shutdown()
         await pipeline.wait_idle()
         if moving:
@@ -426,7 +426,7 @@ class Daemon:
     # -- state -------------------------------------------------------------------------------
 
     def _final_state(self, parts: Parts) -> dict[str, Any]:
-        scene = parts.pipeline.scene
+        scene = parts.pipeline.belief.scene
         sim = parts.controller.sim
         if sim is not None:
             # The simulator's scene is the ground truth; only the active zone is logical.

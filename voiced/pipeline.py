@@ -40,7 +40,8 @@ __all__ = ["Ask", "RobotPipeline"]
 
 
 class RobotPipeline:
-    """Turns submitted commands into motion, one at a time."""
+    """Turns submitted commands into motion, one at a time. What it believes about the cell is
+    `belief`; where every command is, `workload`."""
 
     def __init__(
         self,
@@ -116,19 +117,3 @@ class RobotPipeline:
     @property
     def keeper(self) -> LinkKeeper:
         return self.faults.keeper
-
-    @property
-    def cell(self) -> Cell:
-        return self.belief.cell
-
-    @property
-    def scene(self) -> Scene:
-        return self.belief.scene
-
-    @property
-    def busy(self) -> bool:
-        return self.workload.busy
-
-    @property
-    def moving(self) -> bool:
-        return self.workload.moving
