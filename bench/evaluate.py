@@ -1,4 +1,4 @@
-"""The spoken-command benchmark (issue 9): end-state accuracy, word error rate, end of speech to
+"""The spoken-command benchmark: end-state accuracy, word error rate, end of speech to
 first primitive, stop time, false activations, idle CPU, peak RSS, transcription real-time factor.
 
     python -m bench.evaluate [--quick | --medium] [--json PATH] [--out DIR] [--jobs N]

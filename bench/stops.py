@@ -1,4 +1,4 @@
-"""Stop in noise (issue 13): stop recall per voice, noise and SNR with each stop said while the
+"""Stop in noise: stop recall per voice, noise and SNR with each stop said while the
 arm moves, the time from the end of the word to STOP on the wire, and false stops per hour of
 talk full of near words ("top", "stock", "shop", "non-stop").
 

@@ -1,4 +1,4 @@
-"""Talking over the daemon (issue 13): commands said 0.5 s after the operator's previous line,
+"""Talking over the daemon: commands said 0.5 s after the operator's previous line,
 while the daemon answers it, with the answer in the microphone as echo; and answers with nobody
 talking, counted for self-triggers.
 

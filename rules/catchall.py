@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from voiced.rules.normalize import words
 from voiced.rules.rule import NO_MATCH, Action, Handled, Match, RuleResult, Utterance
 
 # Whisper's bracketed tags ([BLANK_AUDIO], (music)) and hesitation noises are not words.
@@ -14,8 +15,7 @@ _FILLERS = frozenset({"uh", "um", "erm", "er", "ah", "hmm", "mm", "hm", "uhm"})
 def has_real_words(text: str) -> bool:
     """True when the text holds at least one word that is not a tag or a filler."""
     stripped = _TAGS.sub(" ", text)
-    tokens = re.findall(r"[A-Za-z0-9]+", stripped.lower())
-    return any(t not in _FILLERS for t in tokens)
+    return any(t not in _FILLERS for t in words(stripped, apostrophes="split", decimals=False))
 
 
 class CatchAll:

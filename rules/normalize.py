@@ -151,11 +151,6 @@ PREFIX_THRESHOLD = 85.0
 "computers" (94) and "compute her" (89) are "computer"."""
 
 
-def similarity(a: str, b: str) -> float:
-    """rapidfuzz's ratio of the two strings, 0..100 (100: the same)."""
-    return fuzz.ratio(a, b)
-
-
 def closest(query: str, choices: Iterable[str], cutoff: float) -> tuple[str, float] | None:
     """The choice most like `query` (the first of equals) and its score, if at least `cutoff`."""
     # A list, never a mapping: given a dict, rapidfuzz would return its values.

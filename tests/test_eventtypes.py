@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 from voiced.frames.router import StackChange
+from voiced.robot.cellfile import load_cell
+from voiced.robot.rearrange import plan_rearrangement
 
 from voiced import eventtypes as ev
 from voiced.eventtypes import KINDS, EventError, Record, event_from_dict
@@ -116,6 +118,19 @@ def test_the_stream_looks_as_it_always_has() -> None:
     assert Record(ev.Failure("internal", "x"), 0.0).to_dict()["kind"] == "internal"
 
 
+def test_a_plan_keeps_the_field_order_of_the_planners_own_dict() -> None:
+    """`ActionPlan.to_dict` is the source of the `plan` event, key order included."""
+    cell = load_cell("blocks")
+    target = {"target_structure": {"relationship": "none", "placements": []}}
+    for made in [plan_rearrangement(cell, cell.initial_scene, target)]:
+        made_dict = made.to_dict()
+        assert list(ev.Planned(**made_dict).to_dict()) == list(made_dict)
+    blocked = ev.Planned("blocked", [], None, "planner", True, 0, reason="r", final_state={})
+    assert list(blocked.to_dict()) == [
+        "status", "plan", "final_expected", "reason", "final_state", "source", "optimal", "moves"
+    ]  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("record", "message"),
     [
@@ -140,12 +155,32 @@ def test_an_error_of_an_unlisted_kind_is_a_failure() -> None:
     assert got == ev.Failure("OSError", "boom")
 
 
-def test_the_documentation_names_every_kind_and_field() -> None:
-    doc = DOC.read_text("utf-8")
+def doc_rows() -> tuple[dict[str, str], dict[str, str]]:
+    """docs/EVENTS.md's table rows by their first cell: the events, and the errors' kinds."""
+    events: dict[str, str] = {}
+    errors: dict[str, str] = {}
+    section = ""
+    for line in DOC.read_text("utf-8").splitlines():
+        if line.startswith("## "):
+            section = line[3:]
+        elif line.startswith("| `"):
+            first = line.split("|")[1].strip().strip("`")
+            (errors if section == "Problems" else events)[first] = line
+    return events, errors
+
+
+def test_the_documentation_gives_every_kind_its_fields() -> None:
+    """Each kind's row names each of its fields (an error's row, each of the variant's)."""
+    events, errors = doc_rows()
     for kind in {*KINDS.values(), ev.Failure}:
-        assert f"`{kind.KIND}`" in doc, kind.KIND
         variant = getattr(kind, "VARIANT", None)
-        if variant is not None:
-            assert f"`{variant}`" in doc, f"{kind.KIND}/{variant}"
-        for spec in fields(kind):
-            assert f"`{spec.name}`" in doc, f"{kind.KIND}.{spec.name}"
+        if kind.KIND == "error":
+            rows = [errors[variant]] if variant else [errors["learned"], errors["internal"]]
+        else:
+            rows = [events[kind.KIND]]
+        for row in rows:
+            if variant is not None:
+                assert f"`{variant}`" in row, f"{kind.KIND}/{variant}"
+            for spec in fields(kind):
+                if spec.name != "kind":
+                    assert f"`{spec.name}`" in row, f"{kind.KIND}.{spec.name}: {row}"

@@ -1,7 +1,9 @@
-"""The tree stays ruff-clean and mypy --strict clean (STYLE.md's tooling), checked by the suite."""
+"""The tree stays ruff-clean and mypy --strict clean (the team's style guide asks for both), and
+the text a user reads names no design document by number."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -27,3 +29,23 @@ def test_ruff_format() -> None:
 def test_mypy_strict() -> None:
     proc = run(sys.executable, str(REPO / ".ci" / "typecheck"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+USER_FACING = ["README.md", "config.toml", "docs/*.md", "systemd/*", "robot/cells/*.toml",
+               "bench/*.md"]  # fmt: skip
+DESIGN_NUMBER = re.compile(r"\bseeds?[\s-]+0\d\d\b|\bissue\s+#?\d+\b", re.IGNORECASE)
+
+
+def test_user_facing_text_names_no_design_document_or_issue_by_number() -> None:
+    """The design documents are cited by name; numbers (seed 000, issue 9) mean nothing to a
+    user. Line breaks inside the phrase count too."""
+    found = []
+    for pattern in USER_FACING:
+        for path in sorted(REPO.glob(pattern)):
+            text = path.read_text("utf-8")
+            found += [
+                f"{path.relative_to(REPO)}: {m.group(0)!r}" for m in DESIGN_NUMBER.finditer(text)
+            ]
+    help_text = run(sys.executable, "-m", "voiced.cli", "--help").stdout
+    found += [f"voiced --help: {m.group(0)!r}" for m in DESIGN_NUMBER.finditer(help_text)]
+    assert not found, "\n".join(found)

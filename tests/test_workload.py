@@ -57,7 +57,7 @@ async def test_a_stop_withdraws_everything_not_moving_and_cancels_the_interpreta
     for ticket, phase in zip(said, Phase, strict=True):
         work.enter(ticket, phase)
     thinking = asyncio.create_task(asyncio.sleep(60))
-    work.interpreting(thinking)
+    work.set_interpretation(thinking)
     work.withdraw()
     await asyncio.sleep(0)
     assert thinking.cancelled()

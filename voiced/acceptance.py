@@ -23,7 +23,7 @@ from voiced.interpreter.grammar import is_learning
 from voiced.interpreter.result import Interpretation
 from voiced.interpreter.tiers import Interpreter, Understood
 from voiced.logs import correlation
-from voiced.part import Part, Shared
+from voiced.part import PipelineContext, PipelinePart
 from voiced.pending import Outcome, Ticket
 from voiced.questions import Questions, is_question
 from voiced.reconcile import describe, rest_of
@@ -38,17 +38,17 @@ CONTINUE = frozenset(("continue", "carry on", "go on", "keep going", "resume", "
 """What the operator says to finish a command cut short (asked first, re-planned)."""
 
 
-class Acceptance(Part):
+class Acceptance(PipelinePart):
     def __init__(
         self,
-        shared: Shared,
+        context: PipelineContext,
         interpreter: Interpreter,
         asking: Asking,
         enqueue: Callable[[Job], None],
         questions: Questions,
         history: History | None,
     ) -> None:
-        super().__init__(shared)
+        super().__init__(context)
         self.interpreter = interpreter
         self.asking = asking
         self.enqueue = enqueue
@@ -75,7 +75,7 @@ class Acceptance(Part):
                 continue  # withdrawn by a stop while it waited; the stop settled it
             self.workload.enter(ticket, Phase.INTERPRETING)
             task = asyncio.create_task(self._accept_one(ticket), name="interpretation")
-            self.workload.interpreting(task)
+            self.workload.set_interpretation(task)
             try:
                 await asyncio.wait({task})
             except asyncio.CancelledError:
@@ -83,7 +83,7 @@ class Acceptance(Part):
                 await asyncio.wait({task})
                 raise
             finally:
-                self.workload.interpreting(None)
+                self.workload.set_interpretation(None)
                 if self.workload.phase(ticket) is Phase.INTERPRETING:
                     self.workload.leave(ticket)  # settled: not queued, not asked about
 
@@ -128,7 +128,7 @@ class Acceptance(Part):
         if is_learning(meant):
             self.asking.confirm_learning(ticket, meant)
             return
-        checked = self.plan(meant)
+        checked = checked_plan(self.belief.cell, self.belief.planned, meant)
         result = checked.interpretation
         self.events.emit(ev.Interpreted(**result.to_dict()))
         if result.user_feedback:
@@ -147,9 +147,6 @@ class Acceptance(Part):
             self.asking.ask_first(job)
         else:
             self.enqueue(job)
-
-    def plan(self, meant: Interpretation) -> Checked:
-        return plan(self.belief.cell, self.belief.planned, meant)
 
     def _answer(self, ticket: Ticket) -> bool:
         """Seed 001's question branch: answered from the cell, scene and history; no motion."""
@@ -184,7 +181,7 @@ class Acceptance(Part):
             f"Continue: {cut.text}", tuple(rest), composite_name=None, confidence=1.0,
             source="continue", correlation_id=ticket.correlation_id,
         )  # fmt: skip
-        checked = self.plan(meant)
+        checked = checked_plan(self.belief.cell, self.belief.planned, meant)
         if checked.compiled is None or checked.compiled.program is None:
             self.runlog.refuse(ticket, cannot)
             return
@@ -193,7 +190,7 @@ class Acceptance(Part):
         self.asking.ask_first(job)
 
 
-def plan(cell: Cell, scene: Scene, meant: Interpretation) -> Checked:
+def checked_plan(cell: Cell, scene: Scene, meant: Interpretation) -> Checked:
     """The goals as atomic steps (navigation, tool changes: see sequence_builder), checked
     against `scene` by the compiler."""
     built = build(cell, scene, meant.sequence)

@@ -19,7 +19,7 @@ from voiced.interpreter.learning import LearningRefused
 from voiced.interpreter.result import Interpretation
 from voiced.interpreter.tiers import Interpreter
 from voiced.logs import correlation
-from voiced.part import Part, Shared
+from voiced.part import PipelineContext, PipelinePart
 from voiced.pending import Ticket, Withdraw
 from voiced.review import read_back, revise
 from voiced.robot.sequence import steps_to_json
@@ -34,21 +34,22 @@ second the words of a revision ("skip position 2"). Returns how to take the ques
 Answer = Callable[[str], None]
 
 
-class Asking(Part):
+class Asking(PipelinePart):
     def __init__(
         self,
-        shared: Shared,
+        context: PipelineContext,
         ask: Ask,
         review: ReviewConfig,
         interpreter: Interpreter,
-        plan: Callable[[Interpretation], Checked],
+        check: Callable[[Interpretation], Checked],
         enqueue: Callable[[Job], None],
     ) -> None:
-        super().__init__(shared)
+        super().__init__(context)
         self.ask = ask
         self.review = review
         self.interpreter = interpreter
-        self.plan = plan
+        self.check = check
+        """Plan an interpretation against the planned scene and check it (the compiler)."""
         self.enqueue = enqueue
 
     def needs_review(self, job: Job) -> bool:
@@ -81,21 +82,21 @@ class Asking(Part):
         def revised(feedback: str) -> None:
             self.ask_first(self._revised(job, feedback))
 
-        plan = job.goals or job.interpretation.sequence
-        question = f"{read_back(self.belief.cell, plan)} Proceed?"
+        goals = job.goals or job.interpretation.sequence
+        question = f"{read_back(self.belief.cell, goals)} Proceed?"
         self._put(job.ticket, question, answered, revised)
 
     def confirm_learning(self, ticket: Ticket, meant: Interpretation) -> None:
         """Seed 000's secondary commands: spoken confirmation, then the memory writer; the
         sequence is learned, not run. A revision counts as a no."""
         phrase = (meant.composite_name or "").replace("_", " ")
-        plan = meant.sequence
+        steps = meant.sequence
 
         def answered(answer: str) -> None:
             self.events.emit(ev.Confirmation(ticket.text, answer))
             self.runlog.settle(ticket, *self._learn(meant, phrase, answer))
 
-        question = f'Shall I remember "{phrase}" as: {read_back(self.belief.cell, plan)[7:-1]}?'
+        question = f'Shall I remember "{phrase}" as: {read_back(self.belief.cell, steps)[7:-1]}?'
         self._put(ticket, question, answered, lambda feedback: answered("no"))
 
     def _put(self, ticket: Ticket, question: str, answered: Answer, revised: Answer) -> None:
@@ -106,10 +107,12 @@ class Asking(Part):
                 ticket.withdraw = None
                 if not self.pending.current(ticket):
                     return  # a stop took the question back and settled the command
-                with correlation(ticket.correlation_id):
-                    callback(words)
-                if self.workload.phase(ticket) is Phase.ASKING and ticket.withdraw is None:
-                    self.workload.leave(ticket)  # settled, not queued nor asked again
+                try:
+                    with correlation(ticket.correlation_id):
+                        callback(words)
+                finally:
+                    if self.workload.phase(ticket) is Phase.ASKING and ticket.withdraw is None:
+                        self.workload.leave(ticket)  # settled, not queued nor asked again
 
             return handle
 
@@ -119,20 +122,20 @@ class Asking(Part):
     def _revised(self, job: Job, feedback: str) -> Job:
         """The job with its plan changed as the operator said, or unchanged (and told why)."""
         self.events.emit(ev.Revision(job.text, feedback))
-        plan = revise(self.belief.cell, job.goals or job.interpretation.sequence, feedback)
-        if plan is None:
+        goals = revise(self.belief.cell, job.goals or job.interpretation.sequence, feedback)
+        if goals is None:
             self.speak("I did not understand that change.")
             return job
         meant = job.interpretation.with_changes(
-            sequence=tuple(plan),
+            sequence=tuple(goals),
             interpretation=f"{job.interpretation.interpretation} Revised: {feedback}",
         )
-        checked = self.plan(meant)
+        checked = self.check(meant)
         if checked.compiled is None or checked.compiled.program is None:
             self.speak(f"I cannot change it that way: {checked.interpretation.user_feedback}")
             return job
         self.events.emit(ev.Interpreted(**checked.interpretation.to_dict()))
-        self.runlog.replan(job.ticket, steps_to_json(plan))
+        self.runlog.replan(job.ticket, steps_to_json(goals))
         return Job(job.ticket, checked.interpretation, checked.compiled.program, meant.sequence,
                    job.understood)  # fmt: skip
 

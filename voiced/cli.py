@@ -1,8 +1,8 @@
 """The `voiced` command line.
 
 Each command imports what only it needs inside its own function, so that `voiced --help`,
-`voiced cells` or `voiced check` start without loading the daemon, the audio stack or the model
-client.
+`voiced cells` or `voiced check-config` start without loading the daemon, the audio stack or the
+model client.
 """
 
 from __future__ import annotations
@@ -61,7 +61,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="voiced", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="voiced", description="Voice control for an ABB GoFa robot cell."
+    )
     parser.add_argument("--version", action="version", version=f"voiced {__version__}")
     sub = parser.add_subparsers(metavar="COMMAND")
 
@@ -370,7 +372,7 @@ def _cmd_cells(args: argparse.Namespace) -> int:
 
 
 def _cmd_interpret(args: argparse.Namespace) -> int:
-    from voiced.acceptance import plan
+    from voiced.acceptance import checked_plan
     from voiced.interpreter.tiers import Interpreter
     from voiced.llm.client import LlmClient
 
@@ -389,7 +391,7 @@ def _cmd_interpret(args: argparse.Namespace) -> int:
             if client is not None:
                 await client.aclose()
         meant = understood.interpretation
-        checked = plan(interpreter.cell, scene, meant) if meant.sequence else None
+        checked = checked_plan(interpreter.cell, scene, meant) if meant.sequence else None
         shown = checked.interpretation if checked is not None else meant
         return shown.with_changes(sequence=meant.sequence).to_dict()
 

@@ -41,6 +41,9 @@ class Event:
 
     KIND: ClassVar[str]
     VARIANT: ClassVar[str | None] = None
+    ORDER: ClassVar[tuple[str, ...]] = ()
+    """The record's field order where it is not the declaration's (a dataclass declares the
+    fields with defaults last; the stream keeps the order it has always had)."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {} if self.VARIANT is None else {"kind": self.VARIANT}
@@ -49,6 +52,8 @@ class Event:
             if value is None and spec.metadata.get(OMIT_IF_NONE):
                 continue
             out[spec.name] = value
+        if self.ORDER:
+            out = {name: out[name] for name in self.ORDER if name in out}
         return out
 
     @classmethod
@@ -189,6 +194,8 @@ class Planned(Event):
     """The rearrangement planner's action plan (`ActionPlan.to_dict`)."""
 
     KIND = "plan"
+    ORDER = ("status", "plan", "final_expected", "reason", "final_state", "source", "optimal",
+             "moves", "notes")  # fmt: skip
     status: str
     plan: list[dict[str, Any]]
     final_expected: dict[str, Any] | None

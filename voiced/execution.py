@@ -17,7 +17,7 @@ from voiced.faults import Faults
 from voiced.interpreter.check import program_from
 from voiced.interpreter.tiers import Interpreter
 from voiced.logs import correlation
-from voiced.part import Part, Shared
+from voiced.part import PipelineContext, PipelinePart
 from voiced.reconcile import Interrupted
 from voiced.robot.compiler import Program
 from voiced.robot.link import ControllerLink
@@ -26,17 +26,17 @@ from voiced.robot.scene import Scene
 from voiced.workload import Job, Phase
 
 
-class Execution(Part):
+class Execution(PipelinePart):
     def __init__(
         self,
-        shared: Shared,
+        context: PipelineContext,
         link: ControllerLink,
         faults: Faults,
         interpreter: Interpreter,
         save_scene: Callable[[Scene], None],
         trace_dir: Path | None,
     ) -> None:
-        super().__init__(shared)
+        super().__init__(context)
         self.link = link
         self.faults = faults
         self.interpreter = interpreter
@@ -74,7 +74,7 @@ class Execution(Part):
             self.faults.after_fault(job, "a command failed")
 
     async def _execute(self, job: Job) -> None:
-        if not await self.faults.ready(job.ticket):
+        if not await self.faults.ready_controller(job.ticket):
             return  # a stop came while the link was being readied; the stop settled it
         # The program accepted runs if the arm is in the scene it was planned on. The real scene,
         # once the controller's report has corrected it, differs from the planned one only if

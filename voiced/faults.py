@@ -19,7 +19,7 @@ from voiced import eventtypes as ev
 from voiced.belief import scene_after_partial_run
 from voiced.errors import ControllerConnectionError, VoicedError
 from voiced.linkkeeper import LinkKeeper
-from voiced.part import Part, Shared
+from voiced.part import PipelineContext, PipelinePart
 from voiced.pending import Ticket, dropped_sentence
 from voiced.reconcile import describe, reconcile
 from voiced.robot.link import ControllerLink
@@ -35,15 +35,15 @@ LINK_WAIT_S = 8.0
 """How long a new command waits for the link keeper to bring a lost link back."""
 
 
-class Faults(Part):
+class Faults(PipelinePart):
     def __init__(
         self,
-        shared: Shared,
+        context: PipelineContext,
         link: ControllerLink,
         save_scene: Callable[[Scene], None],
         status: Callable[[str | None], None],
     ) -> None:
-        super().__init__(shared)
+        super().__init__(context)
         self.link = link
         self.save_scene = save_scene
         self.keeper = LinkKeeper(link, self.events, self.reconcile, status)
@@ -118,7 +118,7 @@ class Faults(Part):
 
     # -- the controller's report -------------------------------------------------------------
 
-    async def ready(self, ticket: Ticket) -> bool:
+    async def ready_controller(self, ticket: Ticket) -> bool:
         """Before a new command: reconnect a lost link, correct the scene with the controller's
         report, and clear a halt (STOP, heartbeat loss, disconnect). This is the operator's new
         command, not the old plan coming back: what was cut short stays cut short. False if a

@@ -43,14 +43,10 @@ class Utterance:
 
     text: str
     """What was said (as transcribed) or typed."""
-    origin: str
-    """Where it came from: "text", "audio", "stop spotter", "queue" or "replay"."""
     t: float = 0.0
     """When it ended on the input clock (seconds): for speech the end of the last word, when
     the operator stopped talking (timers count from there, not from the end of the hangover).
     0.0 for a command with no clock of its own (queued, replayed)."""
-    start: float | None = None
-    """Where the speech began on the audio clock; None when nothing was spoken."""
     correlation_id: str | None = None
     """The id bound to everything it causes; None: a new one."""
     announce: ev.Utterance | ev.Spotted | None = None
@@ -98,7 +94,7 @@ class TextInput:
         async with contextlib.aclosing(self.lines.events()) as lines:
             async for line in lines:
                 if isinstance(line, Line):
-                    yield Utterance(line.text, "text", line.t)
+                    yield Utterance(line.text, line.t)
                 yield Tick(line.t)
 
 
@@ -115,24 +111,15 @@ class AudioInput:
         async with contextlib.aclosing(self.front.listener.events()) as heard:
             async for event in heard:
                 if isinstance(event, Heard):
-                    segment = event.segment
                     yield Utterance(
                         event.text,
-                        "audio",
-                        segment.vad.speech_end,
-                        segment.start,
+                        event.segment.vad.speech_end,
                         announce=heard_event(event),
                         spotted=event.spotted,
                     )
                     yield Tick(event.t)
                 elif isinstance(event, Spotted):
-                    yield Utterance(
-                        event.text,
-                        "stop spotter",
-                        event.speech_end,
-                        event.start,
-                        announce=spotted_event(event),
-                    )
+                    yield Utterance(event.text, event.speech_end, announce=spotted_event(event))
                 elif isinstance(event, BargeIn):
                     cut = self.front.feedback.interrupt(event.position, "barge-in")
                     self.events.emit(ev.BargeIn(round(event.t, 3), cut))
@@ -161,7 +148,6 @@ class QueueInput:
                     reply = _reply()
                     yield Utterance(
                         item.text,
-                        "queue",
                         correlation_id=item.correlation_id,
                         announce=ev.Utterance(item.text, queued=item.id),
                         result=reply,
@@ -187,7 +173,7 @@ class ReplayInput:
     async def __aiter__(self) -> AsyncGenerator[InputEvent, None]:
         run_id = self.run_id
         text, reply = f"run task {run_id}", _reply()
-        yield Utterance(text, "replay", announce=ev.Utterance(text, replay=run_id), result=reply)
+        yield Utterance(text, announce=ev.Utterance(text, replay=run_id), result=reply)
         result = reply.result()
         self.events.emit(ev.Replayed(run_id, result.ok, result.message))
 

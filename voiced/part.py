@@ -1,4 +1,4 @@
-"""What every part of the pipeline works with (see voiced/pipeline.py)."""
+"""What every part of the pipeline works with (see voiced/pipeline.py): its context."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from voiced.workload import Workload
 
 
 @dataclass(frozen=True)
-class Shared:
+class PipelineContext:
     belief: Belief
     """The picture of the cell: the tracked and the planned scene."""
     pending: PendingWork
@@ -26,13 +26,13 @@ class Shared:
     speak: Callable[[str], None]
 
 
-class Part:
+class PipelinePart:
     """A part of the pipeline: acceptance, asking, execution or the fault handling."""
 
-    def __init__(self, shared: Shared) -> None:
-        self.belief = shared.belief
-        self.pending = shared.pending
-        self.workload = shared.workload
-        self.runlog = shared.runlog
-        self.events = shared.events
-        self.speak = shared.speak
+    def __init__(self, context: PipelineContext) -> None:
+        self.belief = context.belief
+        self.pending = context.pending
+        self.workload = context.workload
+        self.runlog = context.runlog
+        self.events = context.events
+        self.speak = context.speak

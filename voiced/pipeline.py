@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from voiced.acceptance import Acceptance, plan
+from voiced.acceptance import Acceptance, checked_plan
 from voiced.asking import Ask, Asking
 from voiced.belief import Belief
 from voiced.config import ReviewConfig
@@ -27,7 +27,7 @@ from voiced.faults import Faults
 from voiced.history import History
 from voiced.interpreter.tiers import Interpreter
 from voiced.linkkeeper import LinkKeeper
-from voiced.part import Shared
+from voiced.part import PipelineContext
 from voiced.pending import Outcome, PendingWork
 from voiced.questions import Questions
 from voiced.robot.cell import Cell
@@ -66,14 +66,14 @@ class RobotPipeline:
         self.workload = Workload()
         pending = PendingWork()
         runlog = RunLog(lambda: self.belief.cell.name, history, pending, events, speak)
-        shared = Shared(self.belief, pending, self.workload, runlog, events, speak)
-        self.faults = Faults(shared, link, save_scene, status)
-        self.execution = Execution(shared, link, self.faults, interpreter, save_scene, trace_dir)
+        context = PipelineContext(self.belief, pending, self.workload, runlog, events, speak)
+        self.faults = Faults(context, link, save_scene, status)
+        self.execution = Execution(context, link, self.faults, interpreter, save_scene, trace_dir)
         belief = self.belief
-        asking = Asking(shared, ask, review or ReviewConfig(), interpreter,
-                        lambda meant: plan(belief.cell, belief.planned, meant),
+        asking = Asking(context, ask, review or ReviewConfig(), interpreter,
+                        lambda meant: checked_plan(belief.cell, belief.planned, meant),
                         self.execution.enqueue)  # fmt: skip
-        self.acceptance = Acceptance(shared, interpreter, asking, self.execution.enqueue,
+        self.acceptance = Acceptance(context, interpreter, asking, self.execution.enqueue,
                                      Questions(cell, history), history)  # fmt: skip
 
     # -- what the daemon drives --------------------------------------------------------------

@@ -94,7 +94,7 @@ class Workload:
                 del self._phases[ticket]
         self._changed()
 
-    def interpreting(self, task: asyncio.Task[None] | None) -> None:
+    def set_interpretation(self, task: asyncio.Task[None] | None) -> None:
         """The task interpreting the current command (None when it is done)."""
         self._interpretation = task
 
