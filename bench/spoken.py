@@ -73,7 +73,9 @@ def speak(text: str, voice: str, rate: int) -> np.ndarray:
         raw, wav = Path(tmp) / "raw.wav", Path(tmp) / "16k.wav"
         subprocess.run(["espeak-ng", "-v", voice, "-s", str(rate), "-w", str(raw), text],
                        check=True, capture_output=True, timeout=60)  # fmt: skip
-        subprocess.run(["sox", str(raw), "-r", str(RATE), "-c", "1", "-b", "16", str(wav)],
+        # -R: sox dithers when it narrows to 16 bits; repeatable mode seeds the dither, so the
+        # same text, voice and rate always make the same samples (a test's audio is its input).
+        subprocess.run(["sox", "-R", str(raw), "-r", str(RATE), "-c", "1", "-b", "16", str(wav)],
                        check=True, capture_output=True, timeout=60)  # fmt: skip
         with wave.open(str(wav), "rb") as reader:
             return np.frombuffer(reader.readframes(reader.getnframes()), dtype="<i2").copy()

@@ -89,7 +89,7 @@ class Clips:
         path = self._path("concat", tuple(str(p) for p in parts))
         # sox only joins files of one rate, so every part is brought to 16 kHz mono first.
         same = [str(self.convert(p, 16000, 1)) for p in parts]
-        return self._make(path, ["sox", *same, "{out}"])
+        return self._make(path, ["sox", "-R", *same, "{out}"])
 
     def mix_at_snr(self, speech: Path, noise_color: str, snr_db: float) -> Path:
         """`speech` with noise added at `snr_db` (speech RMS over its loud frames)."""
@@ -108,11 +108,14 @@ class Clips:
     def convert(self, source: Path, rate: int, channels: int) -> Path:
         """`source` resampled by sox to `rate` Hz with `channels` channels."""
         path = self._path("convert", str(source), rate, channels)
-        return self._make(path, ["sox", str(source), "-r", str(rate), "-c", str(channels), "{out}"])
+        return self._make(
+            path, ["sox", "-R", str(source), "-r", str(rate), "-c", str(channels), "{out}"]
+        )
 
 
-SOX_16K = ("sox", "-n", "-r", "16000", "-c", "1", "-b", "16")
-"""sox generating 16 kHz mono 16-bit; the output file and the effects follow."""
+SOX_16K = ("sox", "-R", "-n", "-r", "16000", "-c", "1", "-b", "16")
+"""sox generating 16 kHz mono 16-bit; the output file and the effects follow. -R (repeatable):
+its noise and dither are seeded, so a clip is the same in every run."""
 
 
 def _sox_synth(seconds: float, *effect: str) -> list[str]:
