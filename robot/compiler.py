@@ -22,6 +22,7 @@ from voiced.robot.cell import (
     Value,
     ValueProblem,
 )
+from voiced.robot.exprsyntax import Expr, render
 from voiced.robot.primitives import (
     CallRoutine,
     Grip,
@@ -208,7 +209,7 @@ def _bind_params(
 _Lowerer = Callable[[Cell, Scene, Mapping[str, Value]], Primitive]
 """A prepared op step: the primitive it becomes in a scene. Raises _Fail or ex.EvalError."""
 
-_Prepare = Callable[[ex.Expr, str], ex.Evaluator]
+_Prepare = Callable[[Expr, str], ex.Evaluator]
 """`ex.prepare` bound to the cell being prepared for."""
 
 
@@ -240,7 +241,7 @@ class _If:
 @dataclass(frozen=True)
 class _While:
     cond: ex.Evaluator
-    source: ex.Expr
+    source: Expr
     """The condition as written, for the message when the loop does not end."""
     body: tuple[_Step, ...]
 
@@ -253,7 +254,7 @@ class _Plan:
     """A composite, prepared."""
 
     composite: Composite
-    requires: tuple[tuple[ex.Expr, ex.Evaluator], ...]
+    requires: tuple[tuple[Expr, ex.Evaluator], ...]
     """Each precondition as written (to explain it) and prepared."""
     steps: tuple[_Step, ...]
 
@@ -273,7 +274,7 @@ def _plans(cell: Cell) -> dict[str, _Plan]:
 def _plan(cell: Cell, key: str) -> _Plan:
     composite = cell.composites[key]
 
-    def prepare(expr: ex.Expr, kind: str) -> ex.Evaluator:
+    def prepare(expr: Expr, kind: str) -> ex.Evaluator:
         return ex.prepare(expr, kind, cell)
 
     requires = tuple((cond, prepare(cond, "cond")) for cond in composite.requires)
@@ -490,7 +491,7 @@ class _Runner:
             if not self._value(step.cond, params):
                 return
             self._steps(step.body, composite, params)
-        message = f"{composite.name}: still '{ex.render(step.source)}' after {MAX_LOOP} rounds"
+        message = f"{composite.name}: still '{render(step.source)}' after {MAX_LOOP} rounds"
         raise _Fail("loop", message)
 
     def _value(self, evaluator: ex.Evaluator, params: Mapping[str, Value]) -> ex.EvalValue:

@@ -14,11 +14,7 @@ from collections.abc import Callable, Mapping
 
 from voiced.robot import physics
 from voiced.robot.cell import Cell, Value, ValueProblem
-from voiced.robot.exprsyntax import Call, Not, Num, Param, Word
-
-# Part of this module's interface: the compiler holds and shows the expressions it evaluates here.
-from voiced.robot.exprsyntax import Expr as Expr
-from voiced.robot.exprsyntax import render as render
+from voiced.robot.exprsyntax import Call, Expr, Not, Num, Param, Word, render
 from voiced.robot.primitives import Pose
 from voiced.robot.scene import Scene
 
