@@ -17,7 +17,7 @@ import structlog
 from voiced.audio import guards
 from voiced.audio.segmenter import Segment
 from voiced.audio.settings import SttSettings
-from voiced.audio.transcribe import BiasVocabulary, Transcript, TranscriptionError
+from voiced.audio.transcribe import BiasVocabulary, Chooser, Transcript, TranscriptionError
 
 log = structlog.get_logger(__name__)
 
@@ -87,8 +87,11 @@ class AzureTranscriber:
                 phrases.addPhrase(term)
         return recognizer, stream
 
-    def transcribe_sync(self, segment: Segment, bias: BiasVocabulary) -> Transcript:
-        """Blocking recognition of one segment."""
+    def transcribe_sync(
+        self, segment: Segment, bias: BiasVocabulary, choose: Chooser | None = None
+    ) -> Transcript:
+        """Blocking recognition of one segment. Azure's one best text is offered to `choose`
+        as the only hypothesis, so the grammar's repair applies to it too."""
         sdk = import_sdk()
         began = time.perf_counter()
         recognizer, stream = self.recognizer(bias)
@@ -100,6 +103,10 @@ class AzureTranscriber:
             raise TranscriptionError(f"azure canceled: {details.reason} {details.error_details}")
         raw = result.text if result.reason == sdk.ResultReason.RecognizedSpeech else ""
         text, reason = guards.judge(raw, 0.0, 0.0)
+        chosen = choose([raw]) if choose is not None and reason is None else None
+        repaired = chosen is not None and chosen.text is not None
+        if chosen is not None and chosen.text is not None:
+            text = chosen.text
         return Transcript(
             text=text,
             raw=raw,
@@ -107,7 +114,10 @@ class AzureTranscriber:
             avg_logprob=0.0,
             rejected_reason=reason,
             seconds=round(time.perf_counter() - began, 4),
+            repaired=repaired,
         )
 
-    async def transcribe(self, segment: Segment, bias: BiasVocabulary) -> Transcript:
-        return await asyncio.to_thread(self.transcribe_sync, segment, bias)
+    async def transcribe(
+        self, segment: Segment, bias: BiasVocabulary, choose: Chooser | None = None
+    ) -> Transcript:
+        return await asyncio.to_thread(self.transcribe_sync, segment, bias, choose)

@@ -33,6 +33,7 @@ from voiced.audio.stopspot import Spotted, StopSpotter
 from voiced.audio.transcribe import (
     NO_BIAS,
     BiasVocabulary,
+    Chooser,
     Transcriber,
     Transcript,
     TranscriptionError,
@@ -163,6 +164,8 @@ class Listener:
         self.settings = settings or AudioSettings()
         self.bias = bias
         """The vocabulary passed to the transcriber; replace it when the cell changes."""
+        self.choose: Chooser | None = None
+        """Picks among the transcriber's hypotheses (the owner's grammar); None: the best."""
         self.wake_gate = wake_gate
         self.wake_required = wake_required
         self.sink = sink
@@ -313,7 +316,7 @@ class Listener:
             if prob < self.settings.silero_threshold:
                 return Judged(prob, None, f"not speech (silero {prob:.2f})", segment.end)
         try:
-            transcript = await self.transcriber.transcribe(segment, self.bias)
+            transcript = await self.transcriber.transcribe(segment, self.bias, self.choose)
         except TranscriptionError as exc:
             log.error("transcription failed", engine=self.transcriber.name, error=str(exc))
             return Judged(prob, None, f"transcription failed: {exc}", segment.end)

@@ -356,6 +356,21 @@ class SttSettings:
     )
     """How the cell's vocabulary steers recognition: "prompt" (an initial prompt of example
     phrases and words; best on the test clips), "hotwords" or "none"."""
+    hypotheses: int = setting(
+        5,
+        "Whisper only: hypotheses the beam search offers for a command; the first one the "
+        "live cell's grammar reads whole is kept (1 = always the recogniser's best).",
+        min=1,
+        max=10,
+    )
+    """N-best re-ranking by the grammar (bench/README.md, levers: the development corpus went
+    from 92 to 114 of 140 commands understood, of which beam search alone gave 107)."""
+    repair: bool = setting(
+        True,
+        "Repair a command the grammar cannot read by replacing one or two words with cell "
+        'words that sound alike ("art bread" -> "add bread"); needs espeak-ng.',
+    )
+    """Near-miss repair by sound, checked by the grammar (`voiced.interpreter.repair`)."""
     no_speech_threshold: float = setting(
         0.6,
         "Whisper only: a segment whose no-speech probability is above this and whose average "

@@ -8,7 +8,7 @@ loop and apply the same hallucination guards (`voiced.audio.guards`). They build
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -38,6 +38,10 @@ class Transcript:
     """Why the text must not be dispatched, or None when it may."""
     seconds: float
     """Wall-clock seconds the transcription took."""
+    hypothesis: int = 0
+    """Which of the engine's hypotheses this is (0 = its best; see `Chooser`)."""
+    repaired: bool = False
+    """`text` is a repair of the hypothesis (`raw`), not the hypothesis itself."""
 
     @property
     def accepted(self) -> bool:
@@ -103,6 +107,21 @@ def _sentence(text: str) -> str:
     return f"{text[:1].upper()}{text[1:]}." if text else ""
 
 
+@dataclass(frozen=True)
+class Choice:
+    """The hypothesis a `Chooser` keeps."""
+
+    index: int
+    """Which hypothesis (0 = the recogniser's best)."""
+    text: str | None = None
+    """A repaired version of it to use instead (None: its own text)."""
+
+
+Chooser = Callable[[Sequence[str]], Choice | None]
+"""Given the recogniser's hypotheses best first, the one the listener's owner can act on
+(None: keep the best). Called on a worker thread, so it only reads what it is given."""
+
+
 class Transcriber(Protocol):
     """Turns a segment into text, off the event loop."""
 
@@ -113,6 +132,9 @@ class Transcriber(Protocol):
         """Load the model / open the connection now rather than on the first segment."""
         ...
 
-    async def transcribe(self, segment: Segment, bias: BiasVocabulary) -> Transcript:
-        """The transcript of `segment`, with the guards' verdict in `rejected_reason`."""
+    async def transcribe(
+        self, segment: Segment, bias: BiasVocabulary, choose: Chooser | None = None
+    ) -> Transcript:
+        """The transcript of `segment`, with the guards' verdict in `rejected_reason`;
+        `choose` picks among hypotheses (or repairs one) where the engine gives several."""
         ...

@@ -22,7 +22,7 @@ from voiced.audio import guards
 from voiced.audio.convert import to_float
 from voiced.audio.segmenter import Segment
 from voiced.audio.settings import SttSettings
-from voiced.audio.transcribe import BiasVocabulary, Transcript
+from voiced.audio.transcribe import BiasVocabulary, Chooser, Transcript
 from voiced.audio.whisper_window import Decoded, DecodeOptions, decode_window
 
 log = structlog.get_logger(__name__)
@@ -149,12 +149,17 @@ class WhisperTranscriber:
             no_speech_threshold=s.no_speech_threshold,
             initial_prompt=options.get("initial_prompt"),
             hotwords=options.get("hotwords"),
+            hypotheses=s.hypotheses,
         )
 
-    def _decode(self, audio: npt.NDArray[np.float32], bias: BiasVocabulary) -> Decoded:
+    def _decode(
+        self, audio: npt.NDArray[np.float32], bias: BiasVocabulary, choose: Chooser | None = None
+    ) -> Decoded:
         model = self.model()
-        if self.settings.window_s < WHISPER_WINDOW_S:
-            decoded = decode_window(model, audio, self.decode_options(bias))
+        several = choose is not None and self.settings.hypotheses > 1
+        if self.settings.window_s < WHISPER_WINDOW_S or several:
+            # faster-whisper's transcribe() returns only the best hypothesis.
+            decoded = decode_window(model, audio, self.decode_options(bias), choose)
             if decoded is not None:
                 return decoded
         parts, _info = model.transcribe(audio, **self.options(bias))
@@ -165,15 +170,20 @@ class WhisperTranscriber:
             min((p.avg_logprob for p in parts), default=-10.0),
         )
 
-    def transcribe_sync(self, segment: Segment, bias: BiasVocabulary) -> Transcript:
+    def transcribe_sync(
+        self, segment: Segment, bias: BiasVocabulary, choose: Chooser | None = None
+    ) -> Transcript:
         """Blocking transcription (call through `transcribe`, or from a worker thread)."""
         began = time.perf_counter()
-        decoded = self._decode(to_float(segment.samples), bias)
+        decoded = self._decode(to_float(segment.samples), bias, choose)
         raw, no_speech, logprob = decoded.text, decoded.no_speech_prob, decoded.avg_logprob
         s = self.settings
         text, reason = guards.judge(
             raw, no_speech, logprob, s.no_speech_threshold, s.logprob_threshold
         )
+        repaired = reason is None and decoded.repaired is not None
+        if repaired and decoded.repaired is not None:
+            text = decoded.repaired
         return Transcript(
             text=text,
             raw=raw,
@@ -181,7 +191,11 @@ class WhisperTranscriber:
             avg_logprob=round(float(logprob), 4),
             rejected_reason=reason,
             seconds=round(time.perf_counter() - began, 4),
+            hypothesis=decoded.hypothesis,
+            repaired=repaired,
         )
 
-    async def transcribe(self, segment: Segment, bias: BiasVocabulary) -> Transcript:
-        return await asyncio.to_thread(self.transcribe_sync, segment, bias)
+    async def transcribe(
+        self, segment: Segment, bias: BiasVocabulary, choose: Chooser | None = None
+    ) -> Transcript:
+        return await asyncio.to_thread(self.transcribe_sync, segment, bias, choose)

@@ -15,11 +15,12 @@ the window go through faster-whisper's normal path instead.
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from voiced.audio.transcribe import Chooser
 
 FRAMES_PER_SECOND = 100
 """Whisper's mel frames per second (hop length 160 at 16 kHz)."""
@@ -39,6 +40,10 @@ class Decoded:
     """Probability of the no-speech token at the start."""
     avg_logprob: float
     """Mean log-probability per token."""
+    repaired: str | None = None
+    """The chooser's repair of `text`, to use instead of it."""
+    hypothesis: int = 0
+    """Which hypothesis of the beam this is (0 = the best)."""
 
     def silent(self, options: DecodeOptions) -> bool:
         """No speech: a likely no-speech token and an unlikely text."""
@@ -88,12 +93,21 @@ class DecodeOptions:
     """Hotwords prompt."""
     max_new_tokens: int | None = None
     """At most this many tokens after the prompt (None: up to Whisper's context)."""
+    hypotheses: int = 1
+    """Beam hypotheses returned at temperature 0 for `choose` to pick from (1: the best only)."""
 
 
 def decode_window(
-    model: Any, audio: npt.NDArray[np.float32], options: DecodeOptions
+    model: Any,
+    audio: npt.NDArray[np.float32],
+    options: DecodeOptions,
+    choose: Chooser | None = None,
 ) -> Decoded | None:
-    """Decode `audio` in a short window; None if it does not fit in the window."""
+    """Decode `audio` in a window of `options.window_s`; None if it does not fit in it.
+
+    With `hypotheses` > 1 and a `choose`, the beam's hypotheses at temperature 0 are offered
+    best first and the one chosen is kept (what the live grammar accepts: see
+    `voiced.audioinput`); when none is chosen, the fallback ladder goes on as usual."""
     from faster_whisper.audio import pad_or_trim  # type: ignore[import-untyped]
 
     features = model.feature_extractor(audio)
@@ -112,11 +126,18 @@ def decode_window(
         length = min(MAX_LENGTH, len(prompt) + options.max_new_tokens)
     best: Decoded | None = None
     for temperature in options.temperatures:
-        result = _generate(model, encoded, prompt, suppress, options.beam_size, temperature, length)
-        tokens = result.sequences_ids[0]
-        text = tokenizer.decode(tokens).strip()
-        avg = float(result.scores[0]) * len(tokens) / (len(tokens) + 1)
-        decoded = Decoded(text, float(result.no_speech_prob), avg)
+        several = temperature == 0 and options.hypotheses > 1 and choose is not None
+        beam = max(options.beam_size, options.hypotheses) if several else options.beam_size
+        count = options.hypotheses if several else 1
+        result = _generate(model, encoded, prompt, suppress, beam, temperature, length, count)
+        decoded = _hypothesis(tokenizer, result, 0)
+        if several and choose is not None:
+            texts = [_hypothesis(tokenizer, result, i).text for i in range(len(result.scores))]
+            chosen = choose(texts)
+            if chosen is not None:
+                kept = _hypothesis(tokenizer, result, chosen.index)
+                return replace(kept, repaired=chosen.text, hypothesis=chosen.index)
+        text, avg = decoded.text, decoded.avg_logprob
         if best is None or decoded.avg_logprob > best.avg_logprob:
             best = decoded
         if decoded.silent(options):
@@ -124,6 +145,12 @@ def decode_window(
         if compression_ratio(text) <= COMPRESSION_RATIO_LIMIT and avg >= options.logprob_threshold:
             return decoded
     return best
+
+
+def _hypothesis(tokenizer: Any, result: Any, index: int) -> Decoded:
+    tokens = result.sequences_ids[index]
+    avg = float(result.scores[index]) * len(tokens) / (len(tokens) + 1)
+    return Decoded(tokenizer.decode(tokens).strip(), float(result.no_speech_prob), avg)
 
 
 def _generate(
@@ -134,6 +161,7 @@ def _generate(
     beam: int,
     temperature: float,
     max_length: int,
+    hypotheses: int = 1,
 ) -> Any:
     sampling: dict[str, Any] = (
         {"beam_size": beam}
@@ -148,5 +176,6 @@ def _generate(
         return_no_speech_prob=True,
         suppress_blank=True,
         suppress_tokens=suppress,
+        num_hypotheses=hypotheses,
         **sampling,
     )[0]

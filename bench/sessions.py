@@ -48,6 +48,25 @@ COMMANDS: tuple[Session, ...] = (
        "computer go home", ""),
 )  # fmt: skip
 
+COMMANDS_DEV: tuple[Session, ...] = (
+    _s("sandwich", "dev-layers", "computer add lettuce", "", "computer put cheese on the right",
+       "", "computer add tomato and bread", ""),
+    _s("sandwich", "dev-more", "computer two layers of meat", "",
+       "computer add meat on the fixture", "", "computer put bread on the left", "",
+       "computer add cheese then lettuce", ""),
+    _s("sandwich", "dev-home", "computer clear the assembly", "", "computer go home", ""),
+    _s("weld", "dev-weld", "computer go to position 2", "", "computer weld at position 3", "",
+       "computer weld at positions 2 and 3", ""),
+    _s("weld", "dev-tools", "computer pick up the welder", "", "computer return the tool", "",
+       "computer inspect position 2", ""),
+    _s("blocks", "dev-stack", "computer put the red cube on the green cube", "",
+       "computer stack the green cube on the blue cube", "", "computer go home", ""),
+    _s("blocks", "dev-move", "computer move the red cube onto the blue cube", "",
+       "computer put the green cube on the left", ""),
+)  # fmt: skip
+"""Development commands: other sentences, for tuning (`bench.levers`, `bench.evaluate --dev`).
+Nothing is tuned on `COMMANDS`."""
+
 STOPS: tuple[Session, ...] = (
     _s("sandwich", "stop", "computer add bread cheese and tomato", "", "stop", "", kind="stop"),
     _s("weld", "stop", "computer weld at position 1 and 2", "", "stop", "", kind="stop"),

@@ -31,6 +31,7 @@ EXAMPLES: list[Any] = [
         spotted=True,
     ),
     ev.Utterance("add bread", queued=4),
+    ev.Utterance("computer add bread", raw="Computer art bread.", hypothesis=1, repaired=True),
     ev.Utterance("run task abc", replay="abc"),
     ev.Spotted("stop", 3.2, 3.4, 0.12),
     ev.Rejected("no wake word", "add bread", 7.25),

@@ -182,6 +182,8 @@ def heard_event(heard: Heard) -> ev.Utterance:
         speech_end=round(heard.segment.vad.speech_end, 3),
         decoded_at=round(heard.decoded_at, 3),
         transcribe_s=round(heard.transcript.seconds, 3),
+        hypothesis=heard.transcript.hypothesis or None,
+        repaired=True if heard.transcript.repaired else None,
         spotted=True if heard.spotted else None,
     )
 

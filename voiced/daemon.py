@@ -20,7 +20,7 @@ import structlog
 
 from voiced import eventtypes as ev
 from voiced import rules
-from voiced.audioinput import AudioFrontEnd, bias_for
+from voiced.audioinput import FRAME_WORDS, AudioFrontEnd, bias_for
 from voiced.config import Config
 from voiced.controller import Controller, open_controller
 from voiced.errors import VoicedError
@@ -29,6 +29,7 @@ from voiced.eventtypes import Record
 from voiced.frames import BaseFrame, CommandRouter, ReviewFrame
 from voiced.frames.router import StackChange
 from voiced.frames.stop import stop_rule
+from voiced.hearing import GrammarChooser
 from voiced.history import History
 from voiced.inputs import (
     Activity,
@@ -221,6 +222,11 @@ class Daemon:
             moving=lambda: pipeline.workload.busy,
             room_echo_db=self.session.room_echo_db,
         )  # fmt: skip
+        if self.config.stt.hypotheses > 1 or self.config.stt.repair:
+            front.listener.choose = GrammarChooser(
+                pipeline.interpreter, pipeline.belief, router, self.config.daemon.wake_word,
+                FRAME_WORDS, repair=self.config.stt.repair,
+            )  # fmt: skip
         await front.start(stack)
         services.attach_voice(front.say, front.speaker, front.interrupt)
         return front

@@ -94,6 +94,8 @@ class Utterance(Event):
     speech_end: float | None = optional()
     decoded_at: float | None = optional()
     transcribe_s: float | None = optional()
+    hypothesis: int | None = optional()
+    repaired: bool | None = optional()
     spotted: bool | None = optional()
     queued: int | None = optional()
     replay: str | None = optional()

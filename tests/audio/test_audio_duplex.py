@@ -147,7 +147,7 @@ class Transcribes:
     async def load(self) -> None:
         return None
 
-    async def transcribe(self, segment: object, bias: object) -> Transcript:
+    async def transcribe(self, segment: object, bias: object, choose: object = None) -> Transcript:
         return Transcript(self.text, self.text, 0.0, 0.0, None, 0.0)
 
 

@@ -40,7 +40,9 @@ class Counting:
     async def load(self) -> None:
         await self.inner.load()
 
-    async def transcribe(self, segment: Segment, bias: BiasVocabulary) -> Transcript:
+    async def transcribe(
+        self, segment: Segment, bias: BiasVocabulary, choose: object = None
+    ) -> Transcript:
         self.calls.append(segment.end)
         return await self.inner.transcribe(segment, bias)
 

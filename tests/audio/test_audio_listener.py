@@ -266,7 +266,9 @@ class FailingTranscriber:
     async def load(self) -> None:
         return None
 
-    async def transcribe(self, segment: Segment, bias: BiasVocabulary) -> Transcript:
+    async def transcribe(
+        self, segment: Segment, bias: BiasVocabulary, choose: object = None
+    ) -> Transcript:
         self.calls += 1
         if self.calls == 1:
             raise TranscriptionError("service unreachable")

@@ -31,7 +31,9 @@ class NeverTranscribes:
     async def load(self) -> None:
         return None
 
-    async def transcribe(self, segment: object, bias: BiasVocabulary) -> Transcript:
+    async def transcribe(
+        self, segment: object, bias: BiasVocabulary, choose: object = None
+    ) -> Transcript:
         raise AssertionError("no segment expected")
 
 

@@ -24,6 +24,7 @@ from voiced.interpreter.arrangement import ArrangementParse, parse_arrangement
 from voiced.interpreter.grammar import Grammar, from_parse, remember
 from voiced.interpreter.learning import Learning, MemoryWriter
 from voiced.interpreter.phrasebank import PhraseBank
+from voiced.interpreter.repair import uses_every_name
 from voiced.interpreter.result import Interpretation, unknown
 from voiced.interpreter.semantic import VERB_PHRASES
 from voiced.llm import creative
@@ -35,6 +36,7 @@ from voiced.llm.sequence import SequenceInterpreter
 from voiced.llm.settings import LlmSettings
 from voiced.paths import DataDir
 from voiced.robot.cell import Cell
+from voiced.robot.compiler import compile_sequence
 from voiced.robot.rearrange import plan_rearrangement, plan_to_sequence
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
@@ -151,6 +153,27 @@ class Interpreter:
         if self.grammar.phrase_bank.exact(text) is not None:
             return True
         return self.grammar.parse(text, scene, last_sequence).success
+
+    def understands(self, text: str, scene: Scene, last_sequence: Sequence[SequenceStep]) -> bool:
+        """Whether `text` is a whole command the offline tiers read without guessing: no
+        near miss snapped, no best-effort reading, no word unknown, every thing it names
+        used, and it can run from `scene` ("add this" with nothing held cannot). What the
+        recogniser's hypotheses and repairs are held to: a transcript that parses only by
+        dropping words, or means something impossible, is not what was said."""
+        if not self.complete_offline(text, scene, last_sequence):
+            return False
+        if self._creative_request(text) or self.grammar.phrase_bank.exact(text) is not None:
+            return True
+        if parse_arrangement(text, self.cell, scene) is not None:
+            return True
+        parsed = self.grammar.parse(text, scene, last_sequence)
+        return (
+            parsed.success
+            and not parsed.snaps
+            and not parsed.notes
+            and uses_every_name(self.grammar, text, parsed.sequence)
+            and compile_sequence(self.cell, scene, parsed.sequence).ok
+        )
 
     async def interpret(
         self,

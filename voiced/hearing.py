@@ -1,0 +1,119 @@
+"""What the recogniser's hypotheses are held to: the live cell's grammar.
+
+The recogniser offers several hypotheses for a segment (`[stt] hypotheses`), best first. The
+first one the daemon can act on whole is kept: a frame word ("yes", "stop", "always listen"),
+or a command the offline interpreter reads without guessing (`Interpreter.understands`), with
+the wake word in front where one is needed. When none is, the best two are offered to the
+near-miss repair (`voiced.interpreter.repair`), which may replace one or two words with cell
+words that sound alike. Dictation decodes freely: a note is not a command.
+
+Runs on the transcription worker thread; it only reads the router, the interpreter and the
+daemon's belief.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import structlog
+
+from voiced.audio.transcribe import Choice
+from voiced.audio.wake import matches_wake_word
+from voiced.belief import Belief
+from voiced.frames.router import CommandRouter
+from voiced.interpreter.repair import Repairer, vocabulary_phrases
+from voiced.interpreter.tiers import Interpreter
+from voiced.questions import is_question
+from voiced.rules.normalize import normalize
+from voiced.rules.sounds import Sounds
+
+log = structlog.get_logger(__name__)
+
+REPAIR_FROM = 2
+"""Only the recogniser's best hypotheses are repaired: lower ones are mostly noise."""
+
+
+class GrammarChooser:
+    """A `voiced.audio.transcribe.Chooser` over the live cell."""
+
+    def __init__(
+        self,
+        interpreter: Interpreter,
+        belief: Belief,
+        router: CommandRouter,
+        wake_word: str,
+        frame_words: Sequence[str],
+        *,
+        repair: bool,
+        sounds: Sounds | None = None,
+    ) -> None:
+        self.interpreter = interpreter
+        self.belief = belief
+        self.router = router
+        self.wake_word = wake_word
+        self.frame_words = frozenset(normalize(w) for w in frame_words)
+        self.sounds = (sounds or Sounds()) if repair else None
+        if self.sounds is not None and not self.sounds.available:
+            log.warning("espeak-ng not found: transcripts are not repaired by sound")
+        self._repairers: dict[int, Repairer] = {}
+
+    def __call__(self, texts: Sequence[str]) -> Choice | None:
+        if not texts or self.router.top.name == "dictation":
+            return None
+        needs_wake = self.router.mode == "wake" and self.router.top is self.router.stack[0]
+        for i, text in enumerate(texts):
+            if self._acts_on(text, needs_wake):
+                return Choice(i)
+        for i, text in enumerate(texts[:REPAIR_FROM]):
+            fixed = self._repaired(text, needs_wake)
+            if fixed is not None:
+                log.info("transcript repaired", heard=text, repaired=fixed)
+                return Choice(i, fixed)
+        return None
+
+    def _command(self, text: str, needs_wake: bool) -> tuple[str, str] | None:
+        """(wake words as heard, the command after them); None when a wake word is needed
+        and not there."""
+        match = matches_wake_word(text, self.wake_word)
+        if match is not None:
+            return text[: len(text) - len(match.rest)].strip(), match.rest
+        return None if needs_wake else ("", text)
+
+    def _acts_on(self, text: str, needs_wake: bool) -> bool:
+        if normalize(text) in self.frame_words:
+            return True
+        split = self._command(text, needs_wake)
+        if split is None:
+            return False
+        command = split[1]
+        if not command.strip():
+            return bool(split[0])  # the wake word alone opens a query
+        if normalize(command) in self.frame_words:
+            return True
+        return self.interpreter.understands(command, self.belief.planned, self.belief.last_goals)
+
+    def _repaired(self, text: str, needs_wake: bool) -> str | None:
+        if self.sounds is None or not self.sounds.available:
+            return None
+        split = self._command(text, needs_wake)
+        if split is None or not split[1].strip() or is_question(normalize(split[1])):
+            return None
+        wake, command = split
+        belief = self.belief
+
+        def accepts(candidate: str) -> bool:
+            return self.interpreter.understands(candidate, belief.planned, belief.last_goals)
+
+        fixed = self._repairer().repair(command, accepts)
+        if fixed is None:
+            return None
+        return f"{wake} {fixed.text}".strip()
+
+    def _repairer(self) -> Repairer:
+        grammar = self.interpreter.grammar  # replaced when a phrase is learned
+        repairer = self._repairers.get(id(grammar))
+        if repairer is None:
+            assert self.sounds is not None
+            repairer = Repairer(vocabulary_phrases(grammar.vocabulary), self.sounds)
+            self._repairers = {id(grammar): repairer}
+        return repairer

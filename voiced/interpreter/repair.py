@@ -1,0 +1,168 @@
+"""Near-miss repair driven by the grammar: a transcript the grammar cannot act on is tried
+with one or two of its words replaced by vocabulary phrases that sound alike, and a version
+the grammar accepts whole is kept ("add layer this" -> "add lettuce", "art bread" -> "add
+bread", "pick up the weld" -> "pick up the welder").
+
+The grammar decides what fits a slot: a replacement is kept only when the whole command then
+parses, so "art" can become "add" in the verb slot but never an item. Candidates are ranked
+by how alike they sound (`voiced.rules.sounds`), never by a list of confusions seen before.
+At most two spans are replaced, each sounding at least `MIN_SIMILARITY` alike, and never by
+a word next to it ("clear near assembly" is not "clear clear assembly"): a sentence of other
+talk does not turn into a command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from voiced.interpreter.grammar import Grammar
+from voiced.interpreter.vocabulary import Vocabulary
+from voiced.robot.sequence import SequenceStep
+from voiced.rules.normalize import normalize
+from voiced.rules.sounds import Sounds, similarity
+
+MIN_SIMILARITY = 0.62
+"""Least `similarity` of a replacement ("layer this"/"lettuce" 0.70, "art"/"add" 0.75,
+"weld"/"welder" 0.80; "bread"/"red" 0.62)."""
+MAX_SPAN = 2
+"""A span of at most this many heard words is replaced by one vocabulary phrase."""
+SINGLES_TRIED = 24
+"""Best single replacements parsed, before pairs of them are tried."""
+PAIRS_FROM = 10
+"""Pairs are made from this many of the best single replacements."""
+
+
+@dataclass(frozen=True)
+class Replacement:
+    start: int
+    """First word replaced (index into the normalised words)."""
+    end: int
+    """One past the last word replaced."""
+    phrase: str
+    """The vocabulary phrase put in."""
+    score: float
+    """How alike it sounds (0..1)."""
+
+
+@dataclass(frozen=True)
+class Repaired:
+    text: str
+    """The command the grammar accepts."""
+    replacements: tuple[Replacement, ...]
+
+    @property
+    def score(self) -> float:
+        return min(r.score for r in self.replacements)
+
+
+class Repairer:
+    """Repairs transcripts for one vocabulary (a cell's grammar)."""
+
+    def __init__(self, phrases: Iterable[str], sounds: Sounds):
+        self.phrases = sorted({p for p in phrases if p})
+        self.known = frozenset(w for p in self.phrases for w in p.split())
+        """Words of the vocabulary: a span with a word outside it is tried first."""
+        self.sounds = sounds
+        self._targets: dict[str, str] | None = None
+
+    def targets(self) -> dict[str, str]:
+        if self._targets is None:
+            self._targets = {p: s for p, s in self.sounds.of(self.phrases).items() if s}
+        return self._targets
+
+    def repair(self, text: str, accepts: Callable[[str], bool]) -> Repaired | None:
+        """A version of `text` that `accepts` takes, or None (also when `text` is taken as
+        it is, or nothing sounds alike enough)."""
+        if not self.sounds.available:
+            return None
+        words = normalize(text).split()
+        candidates = self._candidates(words)
+        for one in candidates[:SINGLES_TRIED]:
+            fixed = _apply(words, (one,))
+            if accepts(fixed):
+                return Repaired(fixed, (one,))
+        pairs = [
+            (a, b) for a, b in combinations(candidates[:PAIRS_FROM], 2)
+            if a.end <= b.start or b.end <= a.start
+        ]  # fmt: skip
+        pairs.sort(key=lambda pair: -min(r.score for r in pair))
+        for pair in pairs:
+            ordered = tuple(sorted(pair, key=lambda r: r.start))
+            fixed = _apply(words, ordered)
+            if accepts(fixed):
+                return Repaired(fixed, ordered)
+        return None
+
+    def _candidates(self, words: list[str]) -> list[Replacement]:
+        spans = [
+            (i, j)
+            for i in range(len(words))
+            for j in range(i + 1, min(len(words), i + MAX_SPAN) + 1)
+        ]
+        heard = self.sounds.of(" ".join(words[i:j]) for i, j in spans)
+        targets = self.targets()
+        out: list[Replacement] = []
+        for i, j in spans:
+            said = " ".join(words[i:j])
+            sound = heard.get(said, "")
+            if not sound:
+                continue
+            before, after = words[i - 1 : i], words[j : j + 1]
+            for phrase, target in targets.items():
+                put = phrase.split()
+                if phrase == said or put[:1] == before or put[-1:] == after:
+                    continue
+                score = similarity(sound, target)
+                if score >= MIN_SIMILARITY:
+                    out.append(Replacement(i, j, phrase, round(score, 3)))
+        # A word the cell does not know is the likely mishearing; known words come after.
+        strange = {i for i, word in enumerate(words) if word not in self.known}
+        out.sort(key=lambda r: (not strange.intersection(range(r.start, r.end)), -r.score))
+        return out
+
+
+def _apply(words: list[str], replacements: tuple[Replacement, ...]) -> str:
+    out: list[str] = []
+    at = 0
+    for r in replacements:
+        out += words[at : r.start]
+        out.append(r.phrase)
+        at = r.end
+    out += words[at:]
+    return " ".join(out)
+
+
+SMALL_NUMBERS = range(1, 11)
+"""Counts an operator says ("three layers"); the lexer reads numbers, the table has none."""
+
+
+def vocabulary_phrases(vocabulary: Vocabulary) -> list[str]:
+    """What a heard span may become: every phrase of the cell's vocabulary but the fillers,
+    and the numbers it uses (counts, numbered positions)."""
+    numbers = {*SMALL_NUMBERS, *vocabulary.position_numbers}
+    return [
+        *(" ".join(key) for key, entry in vocabulary.phrases.items()
+          if "filler" not in entry.readings and entry.canonical is None),
+        *(str(n) for n in sorted(numbers)),
+    ]  # fmt: skip
+
+
+NAMED = ("item", "zone", "site", "position", "tool")
+"""Kinds of words that name something a command acts on: each one heard must be used."""
+
+
+def uses_every_name(grammar: Grammar, text: str, sequence: Sequence[SequenceStep]) -> bool:
+    """Whether every thing named in `text` (an item, a place, a tool) is an argument of some
+    step: "put back cheese on the right" read as "put back what is held" drops words, and a
+    transcript that only parses by dropping them is not what was said."""
+    lexed = grammar.lexer.lex(text)
+    if any(token.unknown for token in lexed.tokens):
+        return False
+    used = {str(v).lower() for step in sequence for v in step.params.values()}
+    for token in lexed.tokens:
+        names = [str(token.readings[k]).lower() for k in NAMED if k in token.readings]
+        if names and not used.intersection(names):
+            return False
+    return True
