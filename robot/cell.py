@@ -93,6 +93,9 @@ class ObjectSpec:
     """Width across the gripper jaws; closing below it grasps the object."""
     supply: str | None = None
     """The supply site it is taken from (countable items); None for unique objects."""
+    count: int = 1
+    """How many alike ones a scene may hold (two green cubes); they are interchangeable, and
+    the name stands for any of them. Items (with a supply) are counted by their supply."""
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ model only ever turns speech into a target (voiced.llm.rearrange); see docs/REAR
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -60,9 +61,10 @@ def plan_rearrangement(
     reason = _blocked_reason(cell, scene, structure)
     if reason is not None:
         return ActionPlan("blocked", final_expected=expected, reason=reason)
-    placed = _placed(cell, scene)
-    supply = frozenset(o for o in structure.objects() if o not in placed)
-    result = search(cell_problem(cell, scene.stacks, structure.stacks, supply), max_states)
+    result = search(
+        cell_problem(cell, scene.stacks, structure.stacks, _from_supply(cell, scene, structure)),
+        max_states,
+    )
     if result.moves is None:
         return ActionPlan(
             "blocked", final_expected=expected, reason=_no_plan(cell, scene, result.gave_up)
@@ -71,14 +73,21 @@ def plan_rearrangement(
     return ActionPlan("success", steps, expected, final_state=final_view(cell, scene, stacks))
 
 
-def _placed(cell: Cell, scene: Scene) -> set[str]:
-    """Objects standing on a site that is not a supply."""
-    return {
+def _placed(cell: Cell, scene: Scene) -> Counter[str]:
+    """How many of each object stand on sites that are not supplies."""
+    return Counter(
         obj
         for site, objs in scene.stacks.items()
         if cell.sites[site].kind != "supply"
         for obj in objs
-    }
+    )
+
+
+def _from_supply(cell: Cell, scene: Scene, structure: TargetStructure) -> list[str]:
+    """The objects the target needs beyond those standing in the cell (from their supplies)."""
+    placed = _placed(cell, scene)
+    wanted = Counter(structure.objects())
+    return sorted((wanted - placed).elements())
 
 
 def _blocked_reason(cell: Cell, scene: Scene, structure: TargetStructure) -> str | None:
@@ -88,18 +97,40 @@ def _blocked_reason(cell: Cell, scene: Scene, structure: TargetStructure) -> str
     if scene.holding is not None:
         return f"the gripper is holding the {scene.holding}: put it down first"
     placed = _placed(cell, scene)
-    for obj in structure.objects():
+    for obj, wanted in Counter(structure.objects()).items():
         if obj not in cell.objects:
             known = ", ".join(cell.objects)
             return f"the target needs the {obj}, which this cell does not have ({known})"
-        if obj in placed:
+        short = wanted - placed[obj]
+        if short <= 0:
             continue
         supply = cell.objects[obj].supply
         if supply is None:
-            return f"the target needs the {obj}, which is not in the cell (and it has no supply)"
-        if obj not in scene.stacks.get(supply, ()):
+            return _too_many(obj, wanted, placed[obj])
+        if scene.stacks.get(supply, ()).count(obj) < short:
             return f"the target needs the {obj}, and its supply {supply} is empty"
     return None
+
+
+def _too_many(obj: str, wanted: int, there: int) -> str:
+    """The target asks for more of an object than the cell has (and it has no supply)."""
+    if there == 0:
+        return f"the target needs the {obj}, which is not in the cell (and it has no supply)"
+    if there == 1:
+        return f"there is only one {obj}: it cannot be in {_count(wanted)} places at once"
+    return (
+        f"the target needs {_count(wanted)} {plural(obj)}, and there are only "
+        f"{_count(there)} in the cell"
+    )
+
+
+def _count(n: int) -> str:
+    return {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}.get(n, str(n))
+
+
+def plural(obj: str) -> str:
+    """ "green cubes" for "green cube" (the cell's names are "<colour> <type>")."""
+    return obj if obj.endswith("s") else f"{obj}s"
 
 
 def _no_plan(cell: Cell, scene: Scene, gave_up: bool) -> str:

@@ -160,8 +160,10 @@ def concretize(
     steps: list[PlanStep] = []
     for index, move in enumerate(moves):
         obj = move.object
-        source = _source_site(cell, stacks, move)
-        again = any(m.object == obj for m in moves[index + 1 :])
+        source = _source_site(cell, stacks, move, parking)
+        # Alike objects are one name: "this one comes back" means a later move of that name
+        # out of parking (which parked one then goes is immaterial, they are alike).
+        again = any(m.object == obj and m.source == PARK for m in moves[index + 1 :])
         if move.target == PARK:
             # Set aside to come back: a buffer (temporary storage); cleared for good: a spot.
             order = buffers + scatter if again else scatter + buffers
@@ -181,14 +183,16 @@ def concretize(
     return tuple(steps), stacks
 
 
-def _source_site(cell: Cell, stacks: Mapping[str, tuple[str, ...]], move: Move) -> str:
+def _source_site(
+    cell: Cell, stacks: Mapping[str, tuple[str, ...]], move: Move, parking: Sequence[str]
+) -> str:
     if move.source == SUPPLY:
         supply = cell.objects[move.object].supply
         assert supply is not None
         return supply
     if move.source != PARK:
         return move.source
-    return next(site for site, objs in stacks.items() if objs and objs[-1] == move.object)
+    return next(site for site in parking if stacks.get(site, ())[-1:] == (move.object,))
 
 
 def _reason(obj: str, to: Location, target: TargetStructure, final: bool, again: bool) -> str:
@@ -204,19 +208,37 @@ def _reason(obj: str, to: Location, target: TargetStructure, final: bool, again:
     return f"the {obj} goes to {where}"
 
 
+def alike_objects(scene: Scene) -> frozenset[str]:
+    """Objects the scene has more than one of (two green cubes): a name alone does not say
+    which one a move takes."""
+    seen: set[str] = set()
+    twice: set[str] = set()
+    for obj in (*(o for objs in scene.stacks.values() for o in objs), scene.holding):
+        if obj is not None:
+            (twice if obj in seen else seen).add(obj)
+    return frozenset(twice)
+
+
 def final_view(cell: Cell, scene: Scene, stacks: Mapping[str, tuple[str, ...]]) -> dict[str, Any]:
     """The cell's state view once the plan has run."""
     return state_view(cell, scene.with_changes(stacks=dict(stacks)))
 
 
-def plan_to_sequence(cell: Cell, plan: ActionPlan) -> list[SequenceStep]:
+def plan_to_sequence(
+    cell: Cell, plan: ActionPlan, alike: Collection[str] = ()
+) -> list[SequenceStep]:
     """The plan as a composite sequence: `move_object(object, to)` per step, or `pick` then
-    `place` where the cell has no move_object. Buffers are the sites B1-B3."""
+    `place` where the cell has no move_object. Buffers are the sites B1-B3. An object in
+    `alike` (there are several of it: `alike_objects`) moves with `move_from(object, from, to)`
+    where the cell has it, so that the one the plan means is the one that moves."""
     if plan.status != "success":
         return []
     out: list[SequenceStep] = []
     for step in plan.steps:
-        if cell.composite("move_object") is not None:
+        if step.object in alike and cell.composite("move_from") is not None:
+            params = {"object": step.object, "from": step.source.site, "to": step.target.site}
+            out.append(SequenceStep("move_from", params))
+        elif cell.composite("move_object") is not None:
             out.append(SequenceStep("move_object", {"object": step.object, "to": step.target.site}))
         else:
             out.append(SequenceStep("pick", {"object": step.object}))
