@@ -1,7 +1,7 @@
 """Rearrangement (seed 004): from the cell's current arrangement to a target, in fewest moves.
 
     plan = plan_rearrangement(cell, scene, {"target_structure": {...}})
-    sequence = plan_to_sequence(cell, plan)      # move_object calls for the compiler
+    sequence = plan_to_sequence(cell, plan, alike_objects(scene))  # composites to compile
     plan_command("current.json", "target.json")  # `voiced plan --current ... --target ...`
 
 Targets and states are read in any of the seed's formats (robot.rearrange.targets), the search
@@ -23,6 +23,7 @@ from voiced.robot.rearrange.plan import (
     ActionPlan,
     Location,
     PlanStep,
+    alike_objects,
     concretize,
     final_view,
     plan_to_sequence,
@@ -43,6 +44,7 @@ __all__ = [
     "PlanStep",
     "TargetError",
     "TargetStructure",
+    "alike_objects",
     "plan_command",
     "plan_rearrangement",
     "plan_to_sequence",

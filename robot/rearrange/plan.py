@@ -4,7 +4,8 @@ A step says which object goes from where to where and why, in the seed's words (
 `arrangement`, `scattered`, `buffer`, `supply`), and also names the cell site (`site`), which is
 what the blocks cell's composites take. `concretize` turns the search's moves (where parked
 objects are pooled) into steps on real slots: an object set aside to come back later goes to a
-buffer slot, one cleared off for good to a scatter spot. `enforce_plan_consistency` is the
+buffer slot, and so does a spare alike one swapped out (a second green cube where the target
+has one); one cleared off for good goes to a scatter spot. `enforce_plan_consistency` is the
 seed's check of a plan written by someone else (the language model, voiced.llm.rearrange).
 """
 
@@ -166,7 +167,10 @@ def concretize(
         again = any(m.object == obj and m.source == PARK for m in moves[index + 1 :])
         if move.target == PARK:
             # Set aside to come back: a buffer (temporary storage); cleared for good: a spot.
-            order = buffers + scatter if again else scatter + buffers
+            # A spare of a name the target uses (the seed's "wrong top object", a second green
+            # cube) is swapped out into a buffer, as the seed's Test 2 expects.
+            spare = obj in target.objects()
+            order = buffers + scatter if again or spare else scatter + buffers
             target_site = next(s for s in order if not stacks.get(s))
         else:
             target_site = move.target
@@ -174,11 +178,11 @@ def concretize(
         stacks[source] = stacks[source][:-1]
         level = len(stacks[target_site])
         final = not again and target.stacks.get(target_site, ())[level : level + 1] == (obj,)
-        label = target.label_of(obj) if final else None
+        label = target.label_at(target_site, level) if final else None
         to_loc = location(cell, target_site, level, label)
         stacks[target_site] = (*stacks[target_site], obj)
         action = _action(cell, source, target_site, move.source == SUPPLY)
-        reason = _reason(obj, to_loc, target, final, again)
+        reason = _reason(obj, to_loc, target, final, again, label)
         steps.append(PlanStep(index + 1, action, from_loc, to_loc, obj, reason))
     return tuple(steps), stacks
 
@@ -195,9 +199,11 @@ def _source_site(
     return next(site for site in parking if stacks.get(site, ())[-1:] == (move.object,))
 
 
-def _reason(obj: str, to: Location, target: TargetStructure, final: bool, again: bool) -> str:
+def _reason(
+    obj: str, to: Location, target: TargetStructure, final: bool, again: bool, label: str | None
+) -> str:
     where = to.slot or to.site
-    label = target.label_of(obj)
+    label = label or target.label_of(obj)
     wanted = label or (target.relationship if obj in target.objects() else None)
     if final:
         return f"the {obj} goes to its target position: {wanted} ({to.site})"

@@ -35,7 +35,7 @@ from voiced.llm.sequence import SequenceInterpreter
 from voiced.llm.settings import LlmSettings
 from voiced.paths import DataDir
 from voiced.robot.cell import Cell
-from voiced.robot.rearrange import plan_rearrangement, plan_to_sequence
+from voiced.robot.rearrange import alike_objects, plan_rearrangement, plan_to_sequence
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
 from voiced.rules.normalize import normalize
@@ -208,7 +208,7 @@ class Interpreter:
             return unknown(text, f"I cannot build that: {reason}", source="planner").with_changes(
                 correlation_id=cid
             )
-        steps = tuple(plan_to_sequence(self.cell, plan))
+        steps = tuple(plan_to_sequence(self.cell, plan, alike_objects(scene)))
         return Interpretation(
             interpretation=f"{meaning} ({len(plan.steps)} moves, optimal)",
             sequence=steps, pass1_sequence=steps, confidence=0.9 if arranged.target else 0.7,
