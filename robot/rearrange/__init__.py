@@ -33,6 +33,7 @@ from voiced.robot.rearrange.targets import (
     TargetError,
     TargetStructure,
     parse_layout,
+    shortage,
     validate_target_structure_payload,
 )
 from voiced.robot.scene import Scene
@@ -108,31 +109,10 @@ def _blocked_reason(cell: Cell, scene: Scene, structure: TargetStructure) -> str
             continue
         supply = cell.objects[obj].supply
         if supply is None:
-            return _too_many(obj, wanted, placed[obj])
+            return shortage(obj, wanted, placed[obj])
         if scene.stacks.get(supply, ()).count(obj) < short:
             return f"the target needs the {obj}, and its supply {supply} is empty"
     return None
-
-
-def _too_many(obj: str, wanted: int, there: int) -> str:
-    """The target asks for more of an object than the cell has (and it has no supply)."""
-    if there == 0:
-        return f"the target needs the {obj}, which is not in the cell (and it has no supply)"
-    if there == 1:
-        return f"there is only one {obj}: it cannot be in {_count(wanted)} places at once"
-    return (
-        f"the target needs {_count(wanted)} {plural(obj)}, and there are only "
-        f"{_count(there)} in the cell"
-    )
-
-
-def _count(n: int) -> str:
-    return {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}.get(n, str(n))
-
-
-def plural(obj: str) -> str:
-    """ "green cubes" for "green cube" (the cell's names are "<colour> <type>")."""
-    return obj if obj.endswith("s") else f"{obj}s"
 
 
 def _no_plan(cell: Cell, scene: Scene, gave_up: bool) -> str:

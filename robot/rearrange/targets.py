@@ -350,6 +350,27 @@ def _structure(name: str, placements: list[Placement]) -> TargetStructure:
         raise TargetError([str(error)]) from None
 
 
+def shortage(obj: str, wanted: int, there: int) -> str:
+    """Why a target that places `obj` `wanted` times cannot be: the cell has only `there`."""
+    if there == 0:
+        return f"the target needs the {obj}, which is not in the cell (and it has no supply)"
+    if there == 1:
+        return f"there is only one {obj}: it cannot be in {_count(wanted)} places at once"
+    return (
+        f"the target needs {_count(wanted)} {_plural(obj)}, and there are only "
+        f"{_count(there)} in the cell"
+    )
+
+
+def _count(n: int) -> str:
+    return {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}.get(n, str(n))
+
+
+def _plural(obj: str) -> str:
+    """ "green cubes" for "green cube" (the cell's names are "<colour> <type>")."""
+    return obj if obj.endswith("s") else f"{obj}s"
+
+
 def structure_from_stacks(stacks: Mapping[str, Sequence[str]]) -> TargetStructure:
     """The structure that arrangement-site stacks make (voiced.robot.arrangement.describe)."""
     full = {site: tuple(stacks.get(site, ())) for site in ARRANGEMENT_SITES}

@@ -16,15 +16,17 @@ no arrangement words), so the grammar can go first or second. Failures are the g
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from voiced.interpreter.contradictions import Fact, contradiction
 from voiced.interpreter.grammar import ErrorType, Failure, Fallback
 from voiced.interpreter.vocabulary import COLOUR_NOUNS, HEARD_AS
 from voiced.robot.arrangement import ARRANGEMENT_SITES
 from voiced.robot.cell import Cell
-from voiced.robot.rearrange.targets import TargetError, structure_from_stacks
+from voiced.robot.rearrange.targets import TargetError, shortage, structure_from_stacks
 from voiced.robot.rearrange.targets import validate_target_structure_payload as validate
 from voiced.robot.scene import Scene
 
@@ -194,6 +196,14 @@ def _present(cell: Cell, scene: Scene) -> list[str]:
     return [o for o in cell.objects if o in on_sites or o == scene.holding]
 
 
+def _available(cell: Cell, scene: Scene) -> Counter[str]:
+    """How many of each cube the cell has (alike cubes: two green cubes count two)."""
+    on_sites = Counter(o for objs in scene.stacks.values() for o in objs)
+    if scene.holding is not None:
+        on_sites[scene.holding] += 1
+    return Counter({o: n for o, n in on_sites.items() if o in cell.objects})
+
+
 def _check_objects(cell: Cell, scene: Scene, words: Sequence[_Word]) -> None:
     here = _present(cell, scene)
     for word in words:
@@ -214,14 +224,16 @@ def _build(
     kind: str, words: list[_Word], current: dict[str, list[str]], scene: Scene, cell: Cell
 ) -> tuple[dict[str, list[str]], list[str]]:
     if kind == "place":
-        return _placements(words, current)
+        return _placements(words, current, _available(cell, scene))
     if kind == "vague":
         raise _Fail("syntax_error", " ".join(w.text for w in words), "Which arrangement?",
                     "Say: build a tower red, green, blue", "interpret")  # fmt: skip
     named = _objects(words)
-    if len(set(named)) != len(named):
-        twice = next(o for o in named if named.count(o) > 1)
-        raise _Fail("semantic_failure", twice, f"The {twice} is named twice", "Name each cube once")
+    available = _available(cell, scene)
+    for obj, wanted in Counter(named).items():
+        if wanted > available[obj]:
+            raise _Fail("semantic_failure", obj, shortage(obj, wanted, available[obj]).capitalize(),
+                        "Name each cube as often as there are")  # fmt: skip
     stacks: dict[str, list[str]] = {s: [] for s in ARRANGEMENT_SITES}
     if kind == "pyramid":
         left, right, top = _pyramid(words, _present(cell, scene))
@@ -312,11 +324,22 @@ def _row(words: Sequence[_Word], named: list[str], stacks: dict[str, list[str]])
 
 
 def _placements(
-    words: list[_Word], stacks: dict[str, list[str]]
+    words: list[_Word], stacks: dict[str, list[str]], available: Mapping[str, int]
 ) -> tuple[dict[str, list[str]], list[str]]:
     notes: list[str] = []
-    for clause in _clauses(words):
-        _place_clause(clause, stacks, notes)
+    facts = [_clause_fact(clause) for clause in _clauses(words)]
+    reason = contradiction(facts, available)
+    if reason is not None:
+        said = " ".join(w.text for w in words)
+        raise _Fail("semantic_failure", said, f"That cannot all be done: {reason}",
+                    "Say which one you want")  # fmt: skip
+    # A cube with an alike one off the arrangement (a second green cube on a scatter spot)
+    # is brought in rather than taken from where the arrangement already has one.
+    loose = Counter(available) - Counter(o for objs in stacks.values() for o in objs)
+    for fact in facts:
+        fresh = loose[fact.mover] > 0
+        loose[fact.mover] -= fresh
+        _apply(fact, stacks, notes, fresh)
     if stacks["pyramid_top"] and not (stacks["pyramid_left"] and stacks["pyramid_right"]):
         notes.append(f"the {stacks['pyramid_top'][0]} comes off the pyramid")
         stacks["pyramid_top"] = []
@@ -344,7 +367,8 @@ def _clauses(words: list[_Word]) -> list[list[_Word]]:
     return out
 
 
-def _place_clause(clause: list[_Word], stacks: dict[str, list[str]], notes: list[str]) -> None:
+def _clause_fact(clause: list[_Word]) -> Fact:
+    """What one clause asks for. Raises _Fail when it does not say which cube goes where."""
     relations, places = _relations(clause), _places(clause)
     index, what = min(relations + places)
     before = [w.obj for w in clause[:index] if w.obj]
@@ -362,13 +386,23 @@ def _place_clause(clause: list[_Word], stacks: dict[str, list[str]], notes: list
                     "interpret" if not movers else "none")  # fmt: skip
     mover = movers[0]
     if reference is None:
-        _put(mover, what, stacks, notes)
-    elif mover == reference:
+        return Fact(mover, "at", what)
+    if mover == reference:
         raise _Fail("semantic_failure", mover,
                     f"The {mover} cannot go {what.replace('_', ' ')} itself",
                     "Name two different cubes")  # fmt: skip
+    if what == "beside":
+        raise _Fail("syntax_error", reference, f"Left or right of the {reference}?",
+                    f"Say: put the {mover} to the left of the {reference}")  # fmt: skip
+    return Fact(mover, what, reference)
+
+
+def _apply(fact: Fact, stacks: dict[str, list[str]], notes: list[str], fresh: bool) -> None:
+    """Carry out one clause; `fresh`: the mover comes from off the arrangement."""
+    if fact.relation == "at":
+        _put(fact.mover, fact.where, stacks, notes, fresh)
     else:
-        _relate(what, mover, reference, stacks, notes)
+        _relate(fact.relation, fact.mover, fact.where, stacks, notes, fresh)
 
 
 def _site_of(stacks: dict[str, list[str]], obj: str) -> str | None:
@@ -376,9 +410,10 @@ def _site_of(stacks: dict[str, list[str]], obj: str) -> str | None:
 
 
 def _take(stacks: dict[str, list[str]], obj: str) -> None:
-    for objs in stacks.values():
-        if obj in objs:
-            objs.remove(obj)
+    """Take one `obj` off the arrangement: of alike ones, one on top of its site if any."""
+    holding = [objs for objs in stacks.values() if obj in objs]
+    for objs in sorted(holding, key=lambda objs: objs[-1] != obj)[:1]:
+        del objs[len(objs) - 1 - objs[::-1].index(obj)]
 
 
 def _clear(stacks: dict[str, list[str]], site: str, notes: list[str]) -> None:
@@ -386,8 +421,11 @@ def _clear(stacks: dict[str, list[str]], site: str, notes: list[str]) -> None:
     stacks[site] = []
 
 
-def _put(obj: str, site: str, stacks: dict[str, list[str]], notes: list[str]) -> None:
-    _take(stacks, obj)
+def _put(
+    obj: str, site: str, stacks: dict[str, list[str]], notes: list[str], fresh: bool = False
+) -> None:
+    if not fresh:
+        _take(stacks, obj)
     if site == "top":
         stacks["center"].append(obj)
         _check_height(stacks)
@@ -413,17 +451,17 @@ _SIDES = {
 from which the mover's site already is on the right side: the cell's rows cross at center)."""
 
 
-def _relate(rel: str, x: str, y: str, stacks: dict[str, list[str]], notes: list[str]) -> None:
-    if rel == "beside":
-        raise _Fail("syntax_error", y, f"Left or right of the {y}?",
-                    f"Say: put the {x} to the left of the {y}")  # fmt: skip
+def _relate(
+    rel: str, x: str, y: str, stacks: dict[str, list[str]], notes: list[str], fresh: bool
+) -> None:
     if rel in _SIDES:
         mine, theirs, fine = _SIDES[rel]
         if _site_of(stacks, y) not in fine:
             _put(y, theirs, stacks, notes)
-        _put(x, mine, stacks, notes)
+        _put(x, mine, stacks, notes, fresh)
         return
-    _take(stacks, x)
+    if not fresh:
+        _take(stacks, x)
     center = stacks["center"]
     if _site_of(stacks, y) == "center":
         at = center.index(y)
