@@ -12,6 +12,7 @@ seed's check of a plan written by someone else (the language model, voiced.llm.r
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -214,15 +215,19 @@ def _reason(
     return f"the {obj} goes to {where}"
 
 
+def object_counts(scene: Scene) -> Counter[str]:
+    """How many of each object the scene has, on any site or in the gripper (alike objects:
+    two green cubes count two)."""
+    counts = Counter(o for objs in scene.stacks.values() for o in objs)
+    if scene.holding is not None:
+        counts[scene.holding] += 1
+    return counts
+
+
 def alike_objects(scene: Scene) -> frozenset[str]:
     """Objects the scene has more than one of (two green cubes): a name alone does not say
     which one a move takes."""
-    seen: set[str] = set()
-    twice: set[str] = set()
-    for obj in (*(o for objs in scene.stacks.values() for o in objs), scene.holding):
-        if obj is not None:
-            (twice if obj in seen else seen).add(obj)
-    return frozenset(twice)
+    return frozenset(obj for obj, n in object_counts(scene).items() if n > 1)
 
 
 def final_view(cell: Cell, scene: Scene, stacks: Mapping[str, tuple[str, ...]]) -> dict[str, Any]:

@@ -26,7 +26,13 @@ from voiced.interpreter.grammar import ErrorType, Failure, Fallback
 from voiced.interpreter.vocabulary import COLOUR_NOUNS, HEARD_AS
 from voiced.robot.arrangement import ARRANGEMENT_SITES
 from voiced.robot.cell import Cell
-from voiced.robot.rearrange.targets import TargetError, shortage, structure_from_stacks
+from voiced.robot.rearrange.plan import object_counts
+from voiced.robot.rearrange.targets import (
+    TargetError,
+    TargetStructure,
+    shortage,
+    structure_from_stacks,
+)
 from voiced.robot.rearrange.targets import validate_target_structure_payload as validate
 from voiced.robot.scene import Scene
 
@@ -184,11 +190,15 @@ def parse_arrangement(text: str, cell: Cell, scene: Scene) -> ArrangementParse |
     except TargetError as error:  # a layout the cell cannot hold
         failure = Failure("semantic_failure", said, 0, str(error), "Say it another way", said)
         return ArrangementParse(None, failure, f"Could not arrange: {said}")
+    meaning = describe_target(structure) + "".join(f"; {n}" for n in notes)
+    return ArrangementParse(structure.to_dict(), None, meaning, tuple(notes))
+
+
+def describe_target(structure: TargetStructure) -> str:
+    """ "Arrange stacked: bottom red cube, top blue cube" """
     shown = ", ".join(f"{p.position} {p.object}" if p.position else p.object
                       for p in structure.placements) or "nothing"  # fmt: skip
-    meaning = f"Arrange {structure.relationship.replace('_', ' ')}: {shown}"
-    meaning += "".join(f"; {n}" for n in notes)
-    return ArrangementParse(structure.to_dict(), None, meaning, tuple(notes))
+    return f"Arrange {structure.relationship.replace('_', ' ')}: {shown}"
 
 
 def _present(cell: Cell, scene: Scene) -> list[str]:
@@ -198,10 +208,7 @@ def _present(cell: Cell, scene: Scene) -> list[str]:
 
 def _available(cell: Cell, scene: Scene) -> Counter[str]:
     """How many of each cube the cell has (alike cubes: two green cubes count two)."""
-    on_sites = Counter(o for objs in scene.stacks.values() for o in objs)
-    if scene.holding is not None:
-        on_sites[scene.holding] += 1
-    return Counter({o: n for o, n in on_sites.items() if o in cell.objects})
+    return Counter({o: n for o, n in object_counts(scene).items() if o in cell.objects})
 
 
 def _check_objects(cell: Cell, scene: Scene, words: Sequence[_Word]) -> None:
@@ -328,6 +335,10 @@ def _placements(
 ) -> tuple[dict[str, list[str]], list[str]]:
     notes: list[str] = []
     facts = [_clause_fact(clause) for clause in _clauses(words)]
+    if not facts:  # "arrange red over blue": cubes, but no place the grammar knows
+        said = " ".join(w.text for w in words)
+        raise _Fail("syntax_error", said, "Where should the cubes go?",
+                    "Say: put the red cube on the blue cube", "interpret")  # fmt: skip
     reason = contradiction(facts, available)
     if reason is not None:
         said = " ".join(w.text for w in words)
