@@ -137,6 +137,10 @@ class _Index:
             for obj in stack:
                 self.goal_sites[obj] = self.goal_sites.get(obj, frozenset()) | {at[site]}
         self.order = _support_order(self.supports)
+        self.constrained = tuple(
+            (i, goal, self.supports[i]) for i in self.order if (goal := self.goal[i]) is not None
+        )
+        """(site, its goal stack, its supports) for the goal-constrained sites, supports first."""
         self.slots = problem.parking_slots
 
     def room(self, stacks: Stacks, j: int) -> bool:
@@ -166,32 +170,33 @@ def _estimate(ix: _Index, state: State) -> int:
     stacks = state[0]
     leaving: dict[str, int] = {}
     arriving: dict[str, int] = {}
-    on_site: dict[tuple[str, int], int] = {}
-    complete = [False] * len(stacks)
-    for i in ix.order:
-        goal, stack = ix.goal[i], stacks[i]
-        if goal is None:
-            complete[i] = True
-            continue
-        ok = all(complete[k] for k in ix.supports[i])
+    busiest: dict[str, int] = {}
+    complete = [True] * len(stacks)
+    for i, goal, supports in ix.constrained:
+        stack = stacks[i]
         placed = 0
-        for level, obj in enumerate(stack):
-            if ok and level < len(goal) and goal[level] == obj:
+        if not supports or all(complete[k] for k in supports):
+            for obj, wanted in zip(stack, goal, strict=False):
+                if obj != wanted:
+                    break
                 placed += 1
-                continue
-            ok = False
+        if placed == len(goal) == len(stack):
+            continue
+        complete[i] = False
+        here: dict[str, int] = {}
+        for obj in stack[placed:]:
             leaving[obj] = leaving.get(obj, 0) + 1
-            on_site[obj, i] = on_site.get((obj, i), 0) + 1
+            here[obj] = here.get(obj, 0) + 1
         for obj in goal[placed:]:
             arriving[obj] = arriving.get(obj, 0) + 1
-            on_site[obj, i] = on_site.get((obj, i), 0) + 1
-        complete[i] = placed == len(goal) == len(stack)
-    busiest: dict[str, int] = {}
-    for (obj, _), count in on_site.items():
-        busiest[obj] = max(busiest.get(obj, 0), count)
-    return sum(
-        max(leaving.get(obj, 0), arriving.get(obj, 0), count) for obj, count in busiest.items()
-    )
+            here[obj] = here.get(obj, 0) + 1
+        for obj, count in here.items():
+            if count > busiest.get(obj, 0):
+                busiest[obj] = count
+    bound = 0
+    for obj, count in busiest.items():
+        bound += max(leaving.get(obj, 0), arriving.get(obj, 0), count)
+    return bound
 
 
 def _take_one(bag: Bag, obj: str) -> Bag:
