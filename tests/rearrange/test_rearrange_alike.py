@@ -194,3 +194,17 @@ def test_random_four_cube_scenes_with_alike_cubes_are_optimal() -> None:
         assert plan.status == "success", plan.reason
         dist = RULES.distances(goal, objects)
         assert len(plan.steps) == dist[RULES.state(start)], (start, goal)
+
+
+def test_scenes_and_targets_may_name_a_cube_by_its_kind() -> None:
+    """ "a green cube" is any green cube, in a scene file and in a target."""
+    view = {"scattered": ["a green cube", "a green cube", "the red cube", "blue cube"]}
+    scene = scene_from_view(CELL, view, "scene.json")
+    assert [scene.stacks[s] for s in ("S1", "S2", "S3")] == [("green cube",)] * 2 + [("red cube",)]
+    target = {"relationship": "stacked", "placements": [
+        {"position": "bottom", "object 1": "a green cube"},
+        {"position": "top", "object 2": "a green cube"}]}  # fmt: skip
+    plan = plan_rearrangement(CELL, scene, target)
+    assert [(s.object, s.source.site, s.target.site) for s in plan.steps] == [
+        ("green cube", "S1", "center"), ("green cube", "S2", "center")
+    ]  # fmt: skip
