@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from voiced.robot.cell import Cell
+from voiced.robot.cell import Cell, ValueProblem
 from voiced.robot.cellfile import load_cell
 from voiced.robot.rearrange.plan import (
     ActionPlan,
@@ -34,6 +34,7 @@ from voiced.robot.rearrange.targets import (
     TargetStructure,
     parse_layout,
     shortage,
+    structure_from_stacks,
     validate_target_structure_payload,
 )
 from voiced.robot.scene import Scene
@@ -59,7 +60,8 @@ def plan_rearrangement(
 ) -> ActionPlan:  # fmt: skip
     """The fewest-moves plan from `scene` to `target` (any of the seed's formats), or a blocked
     plan saying why there is none. Raises TargetError when `target` is not a valid payload."""
-    structure = target if isinstance(target, TargetStructure) else parse_layout(target).structure
+    given = target if isinstance(target, TargetStructure) else parse_layout(target).structure
+    structure = _cell_names(cell, given)
     expected = structure.view()
     reason = _blocked_reason(cell, scene, structure)
     if reason is not None:
@@ -74,6 +76,20 @@ def plan_rearrangement(
         )
     steps, stacks = concretize(cell, scene, result.moves, structure)
     return ActionPlan("success", steps, expected, final_state=final_view(cell, scene, stacks))
+
+
+def _cell_names(cell: Cell, structure: TargetStructure) -> TargetStructure:
+    """The structure with each object under the cell's own name ("a green cube" is the green
+    cube, any of alike ones); a name the cell does not know is kept, for the blocked reason."""
+
+    def named(obj: str) -> str:
+        try:
+            return str(cell.resolve("object", obj))
+        except ValueProblem:
+            return obj
+
+    stacks = {site: tuple(named(o) for o in objs) for site, objs in structure.stacks.items()}
+    return structure if stacks == structure.stacks else structure_from_stacks(stacks)
 
 
 def _placed(cell: Cell, scene: Scene) -> Counter[str]:

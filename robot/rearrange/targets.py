@@ -37,8 +37,6 @@ BUFFER_SLOTS: Mapping[str, tuple[float, float, float]] = {
 }
 """The seed's predefined buffer slots (the blocks cell's B1-B3 sites stand at these)."""
 
-ARTICLES = ("a", "an", "the")
-"""Words before an object name that say nothing about which one ("a green cube")."""
 DESCRIPTIVE_PREFIXES = ("correct", "wrong", "target", "current", "new", "old")
 """Words the seed forbids in front of an object name ("correct_blue_cube")."""
 
@@ -147,8 +145,6 @@ def extract_object_value(placement: Mapping[str, Any], index: int | None = None)
     if not isinstance(value, str) or not value.strip():
         raise TargetError([f"{where}: '{fields[0]}' must be a non-empty name, got {value!r}"])
     words = _norm(value).split()
-    if words[0] in ARTICLES and len(words) > 1:  # "a green cube": any green cube
-        words = words[1:]
     if words[0] in DESCRIPTIVE_PREFIXES and len(words) > 1:
         raise TargetError(
             [
