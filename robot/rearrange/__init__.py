@@ -19,6 +19,7 @@ from typing import Any
 
 from voiced.robot.cell import Cell, ValueProblem
 from voiced.robot.cellfile import load_cell
+from voiced.robot.rearrange.conflicts import shortage
 from voiced.robot.rearrange.plan import (
     ActionPlan,
     Location,
@@ -33,7 +34,6 @@ from voiced.robot.rearrange.targets import (
     TargetError,
     TargetStructure,
     parse_layout,
-    shortage,
     structure_from_stacks,
     validate_target_structure_payload,
 )

@@ -34,11 +34,11 @@ from voiced.interpreter.grammar import Failure
 from voiced.interpreter.placing import placements
 from voiced.robot.arrangement import ARRANGEMENT_SITES
 from voiced.robot.cell import Cell
+from voiced.robot.rearrange.conflicts import shortage
 from voiced.robot.rearrange.plan import object_counts
 from voiced.robot.rearrange.targets import (
     TargetError,
     TargetStructure,
-    shortage,
     structure_from_stacks,
 )
 from voiced.robot.rearrange.targets import validate_target_structure_payload as validate

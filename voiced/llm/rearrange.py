@@ -26,13 +26,13 @@ from voiced.llm.jsonparse import JsonParseError, parse_json_object
 from voiced.robot.arrangement import LAYOUTS
 from voiced.robot.cell import Cell
 from voiced.robot.rearrange import plan_rearrangement
+from voiced.robot.rearrange.conflicts import target_contradictions
 from voiced.robot.rearrange.kb import KnowledgeBase, rules_section
 from voiced.robot.rearrange.plan import ActionPlan, object_counts
 from voiced.robot.rearrange.replay import check_llm_plan
 from voiced.robot.rearrange.targets import (
     TargetError,
     TargetStructure,
-    target_contradictions,
     validate_target_structure_payload,
 )
 from voiced.robot.scene import Scene
