@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from voiced.robot.cellfile import load_cell
+from voiced.robot.rearrange.targets import validate_target_structure_payload
 from voiced.robot.scene import Scene
 
 from voiced.interpreter.arrangement import parse_arrangement
@@ -108,3 +109,43 @@ def test_the_first_contradiction_found_is_between_the_clauses_said() -> None:
         "places at once"
     )
     assert contradiction(facts[:2], ONE_EACH) is None
+
+
+def stacks_of(said: str) -> dict[str, list[str]]:
+    parsed = parse_arrangement(said, CELL, START)
+    assert parsed is not None and parsed.target is not None, parsed
+    structure = validate_target_structure_payload(parsed.target)
+    return {site: list(objs) for site, objs in structure.stacks.items() if objs}
+
+
+@pytest.mark.parametrize(
+    ("said", "stacks"),
+    [
+        ("stack red on blue and blue on green", {"center": [G, B, R]}),
+        ("put red under blue and green under red", {"center": [G, R, B]}),
+        ("put red in front of blue and green behind blue",
+         {"front": [R], "center": [B], "back": [G]}),
+        ("put red left of blue and green right of blue",
+         {"left": [R], "center": [B], "right": [G]}),
+    ],
+)  # fmt: skip
+def test_every_clause_is_kept_when_some_order_of_them_works(
+    said: str, stacks: dict[str, list[str]]
+) -> None:
+    """Carried out in the order said, the second clause used to undo the first."""
+    assert stacks_of(said) == stacks
+
+
+@pytest.mark.parametrize(
+    ("said", "reason"),
+    [
+        ("put red on blue, blue on green and blue left of green",
+         "the blue cube on the green cube and the blue cube left of the green cube"),
+        ("put red on blue, red behind blue and green on red",
+         "the red cube on the blue cube and the red cube behind the blue cube"),
+    ],
+)  # fmt: skip
+def test_clauses_no_order_can_keep_are_named(said: str, reason: str) -> None:
+    parsed = parse_arrangement(said, CELL, START)
+    assert parsed is not None and parsed.failure is not None
+    assert parsed.failure.message == f"That cannot all be done: {reason}"

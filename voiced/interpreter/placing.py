@@ -7,7 +7,8 @@ carried out in order on the current arrangement, and a cube a placement displace
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from itertools import combinations, islice, pairwise, permutations
 
 from voiced.interpreter.arrangement_words import Refusal, Word, find_places, find_relations
 from voiced.interpreter.contradictions import Fact, contradiction
@@ -16,10 +17,9 @@ from voiced.interpreter.contradictions import Fact, contradiction
 def placements(
     words: list[Word], stacks: dict[str, list[str]], available: Mapping[str, int]
 ) -> tuple[dict[str, list[str]], list[str]]:
-    """The arrangement-site stacks once the clauses in `words` are carried out on `stacks`
-    (changed in place), and what came off. `available`: how many of each cube there are.
-    Raises Refusal when the clauses say no place, or contradict each other."""
-    notes: list[str] = []
+    """The arrangement-site stacks once the clauses in `words` are carried out on `stacks`,
+    and what came off. `available`: how many of each cube there are. Raises Refusal when the
+    clauses say no place, contradict each other, or cannot all be made to hold at once."""
     facts = [_clause_fact(clause) for clause in _clauses(words)]
     if not facts:  # "arrange red over blue": cubes, but no place the grammar knows
         said = " ".join(w.text for w in words)
@@ -30,17 +30,78 @@ def placements(
         said = " ".join(w.text for w in words)
         raise Refusal("semantic_failure", said, f"That cannot all be done: {reason}",
                       "Say which one you want")  # fmt: skip
+    # Carried out in the order said, a later clause can undo an earlier one ("red on blue and
+    # blue on green" would take red off again): then another order is tried, and the command
+    # is refused rather than obeyed in part when no order keeps every clause.
+    settled = _settle(facts, stacks, available)
+    if settled is not None:
+        return settled
+    as_said, _ = _carry_out(facts, stacks, available)  # raises the refusal it may meet
+    clash = next((pair for pair in combinations(facts, 2)
+                  if _settle(pair, stacks, available) is None), None)  # fmt: skip
+    parts = list(clash or (fact for fact in facts if not _holds(fact, as_said)))
+    said = " ".join(w.text for w in words)
+    raise Refusal("semantic_failure", said,
+                  f"That cannot all be done: {' and '.join(f.said() for f in parts)}",
+                  "Say which one you want")  # fmt: skip
+
+
+def _settle(
+    facts: Sequence[Fact], stacks: Mapping[str, list[str]], available: Mapping[str, int]
+) -> tuple[dict[str, list[str]], list[str]] | None:
+    """The arrangement after the first order of `facts` (the order said first) that leaves
+    every one of them holding, and what came off; None when no order does."""
+    for order in islice(permutations(facts), MAX_ORDERS):
+        try:
+            trial = _carry_out(order, stacks, available)
+        except Refusal:
+            continue
+        if all(_holds(fact, trial[0]) for fact in facts):
+            return trial
+    return None
+
+
+MAX_ORDERS = 120
+"""Orders of the clauses tried (all of them for up to five clauses)."""
+
+
+def _carry_out(
+    facts: Sequence[Fact], stacks: Mapping[str, list[str]], available: Mapping[str, int]
+) -> tuple[dict[str, list[str]], list[str]]:
+    """`facts` carried out in this order on a copy of `stacks`, and what came off."""
+    trial = {site: list(objs) for site, objs in stacks.items()}
+    notes: list[str] = []
     # A cube with an alike one off the arrangement (a second green cube on a scatter spot)
     # is brought in rather than taken from where the arrangement already has one.
     loose = Counter(available) - Counter(o for objs in stacks.values() for o in objs)
     for fact in facts:
         fresh = loose[fact.mover] > 0
         loose[fact.mover] -= fresh
-        _apply(fact, stacks, notes, fresh)
-    if stacks["pyramid_top"] and not (stacks["pyramid_left"] and stacks["pyramid_right"]):
-        notes.append(f"the {stacks['pyramid_top'][0]} comes off the pyramid")
-        stacks["pyramid_top"] = []
-    return stacks, notes
+        _apply(fact, trial, notes, fresh)
+    if trial["pyramid_top"] and not (trial["pyramid_left"] and trial["pyramid_right"]):
+        notes.append(f"the {trial['pyramid_top'][0]} comes off the pyramid")
+        trial["pyramid_top"] = []
+    return trial, notes
+
+
+_ROWS = {"front_of": ({"front": 0, "center": 1, "back": 2}, 1),
+         "behind": ({"front": 0, "center": 1, "back": 2}, -1),
+         "left_of": ({"left": 0, "center": 1, "right": 2}, 1),
+         "right_of": ({"left": 0, "center": 1, "right": 2}, -1)}  # fmt: skip
+"""Side relations -> (the row's sites in order, which way the mover lies from the other)."""
+
+
+def _holds(fact: Fact, stacks: Mapping[str, list[str]]) -> bool:
+    """Whether the arrangement `stacks` does what `fact` asks (any of alike cubes will do)."""
+    if fact.relation == "at":
+        return fact.mover in stacks["center" if fact.where == "top" else fact.where]
+    if fact.relation in ("on", "under"):
+        low, high = (fact.where, fact.mover) if fact.relation == "on" else (fact.mover, fact.where)
+        return any((a, b) == (low, high) for objs in stacks.values() for a, b in pairwise(objs))
+    row, way = _ROWS[fact.relation]
+    mine = [row[s] for s, objs in stacks.items() if s in row and fact.mover in objs]
+    theirs = [row[s] for s, objs in stacks.items() if s in row and fact.where in objs]
+    return any(way * (them - me) > 0 for me in mine for them in theirs)
 
 
 def _clauses(words: list[Word]) -> list[list[Word]]:
@@ -154,7 +215,10 @@ def _relate(
     if rel in _SIDES:
         mine, theirs, fine = _SIDES[rel]
         if _site_of(stacks, y) not in fine:
-            _put(y, theirs, stacks, notes)
+            # Where the other cube's own spot is taken (by an earlier clause's cube), the
+            # middle of the row keeps both sides: "red in front of blue, green behind blue".
+            spot = "center" if stacks[theirs] and not stacks["center"] else theirs
+            _put(y, spot, stacks, notes)
         _put(x, mine, stacks, notes, fresh)
         return
     if not fresh:
