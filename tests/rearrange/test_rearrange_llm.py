@@ -266,3 +266,4 @@ async def test_alike_cubes_in_a_model_target_are_fine_when_there_are_enough() ->
         answer = await understand_target(client, CELL, two_green, "both greens in a tower")
         await client.aclose()
     assert answer.target == tower
+    assert "Objects in the cell: blue cube, green cube x2, red cube" in api.messages[0].system_text

@@ -93,7 +93,10 @@ def target_system(kb: KnowledgeBase, text: str) -> str:
 
 
 def _scene_block(cell: Cell, scene: Scene) -> str:
-    present = sorted({o for objs in scene.stacks.values() for o in objs} & set(cell.objects))
+    """The objects (alike ones counted: "green cube x2") and the state, for the model."""
+    counts = object_counts(scene)
+    present = [f"{o} x{counts[o]}" if counts[o] > 1 else o
+               for o in sorted(counts) if o in cell.objects]  # fmt: skip
     view = json.dumps(state_view(cell, scene))
     return f"Objects in the cell: {', '.join(present)}\nCurrent state: {view}"
 
