@@ -6,7 +6,9 @@ Each instance puts n objects at random on the blocks cell's arrangement sites (a
 layout: center holds three, the pyramid top needs both bottoms) or its parking slots, and asks
 for another random arrangement of all of them. Two worlds: the blocks cell as it is (three
 buffer slots and six scatter spots to set objects aside) and a tight one with the three buffer
-slots only. The cell has six cubes; 7 and 8 use made-up names on the same sites. Figures only:
+slots only. The cell has six cubes; 7 and 8 use made-up names on the same sites. A third
+world, "alike cubes", is the blocks cell with cubes of three colours only (two or three of each
+colour, interchangeable: the planner binds them to target slots). Figures only:
 nothing is asserted (the issue's target is 6 objects within 1 s).
 """
 
@@ -31,6 +33,7 @@ from bench.machine import machine_info
 from bench.stats import percentile
 
 SIZES = (3, 4, 5, 6, 7, 8)
+COLOURS = ("red cube", "green cube", "blue cube")
 ROOM = {site: 3 if site == "center" else 1 for site in ARRANGEMENT_SITES}
 
 
@@ -55,9 +58,12 @@ def _start(rng: random.Random, cell: Cell, objects: Sequence[str]) -> dict[str, 
     return stacks
 
 
-def measure(cell: Cell, size: int, count: int, seed: int) -> dict[str, Any]:
+def measure(cell: Cell, size: int, count: int, seed: int, alike: bool = False) -> dict[str, Any]:
+    """`alike`: the cubes come in three colours (two or three green cubes...), interchangeable."""
     rng = random.Random(seed)
     names = [*cell.objects, *(f"cube {i}" for i in range(size))][:size]
+    if alike:
+        names = [COLOURS[i % len(COLOURS)] for i in range(size)]
     times: list[int] = []
     moves: list[int] = []
     expanded: list[int] = []
@@ -86,10 +92,15 @@ def measure(cell: Cell, size: int, count: int, seed: int) -> dict[str, Any]:
     }
 
 
-def worlds() -> dict[str, Cell]:
+def worlds() -> dict[str, tuple[Cell, bool]]:
+    """World name -> (cell, whether the cubes come in alike colours)."""
     cell = load_cell("blocks")
     tight = {k: v for k, v in cell.sites.items() if v.kind != "scatter"}
-    return {"blocks cell": cell, "buffers only": replace(cell, sites=tight)}
+    return {
+        "blocks cell": (cell, False),
+        "buffers only": (replace(cell, sites=tight), False),
+        "alike cubes": (cell, True),
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -101,9 +112,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     print(f"{'world':<13} {'n':>2} {'p50 ms':>9} {'p95 ms':>9} {'max ms':>9} {'moves':>6} "
           f"{'expanded':>9}")  # fmt: skip
-    for name, cell in worlds().items():
+    for name, (cell, alike) in worlds().items():
         for size in SIZES:
-            row = {"world": name, **measure(cell, size, count, seed=size)}
+            row = {"world": name, **measure(cell, size, count, seed=size, alike=alike)}
             rows.append(row)
             print(f"{name:<13} {size:>2} {row['p50_ms']:>9.2f} {row['p95_ms']:>9.2f} "
                   f"{row['max_ms']:>9.2f} {row['mean_moves']:>6.1f} {row['max_expanded']:>9}"

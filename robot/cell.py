@@ -93,6 +93,9 @@ class ObjectSpec:
     """Width across the gripper jaws; closing below it grasps the object."""
     supply: str | None = None
     """The supply site it is taken from (countable items); None for unique objects."""
+    count: int = 1
+    """How many alike ones a scene may hold (two green cubes); they are interchangeable, and
+    the name stands for any of them. Items (with a supply) are counted by their supply."""
 
 
 @dataclass(frozen=True)
@@ -324,7 +327,7 @@ class Cell:
         table = self._lookup.get(kind)
         if table is None:
             raise ValueProblem("bad_value", f"'{raw}' is not a {kind}")
-        found = table.get(norm(raw))
+        found = table.get(norm(raw)) or table.get(_without_article(norm(raw)))
         if found is not None:
             return found
         if kind == "item" and norm(raw) in self._lookup["object"]:
@@ -365,6 +368,14 @@ class Cell:
         zones = _list(self.zones()) or "this cell has no zones"
         aliases = _list(self.zone_aliases)
         return f"zones: {zones}" + (f"; also: {aliases}" if aliases else "")
+
+
+ARTICLES = ("a ", "an ", "the ")
+"""Words that may stand before a name: "a green cube" is the green cube (any of alike ones)."""
+
+
+def _without_article(name: str) -> str:
+    return next((name[len(a) :] for a in ARTICLES if name.startswith(a)), name)
 
 
 def _as_number(value: object, unit: str) -> float | None:

@@ -88,7 +88,7 @@ LIMIT_FIELDS = {
     "gripper_max": "number",
     "reach_mm": "number",
 }
-OBJECT_FIELDS = {"height_mm": "number", "width_mm": "number", "supply": "str"}
+OBJECT_FIELDS = {"height_mm": "number", "width_mm": "number", "supply": "str", "count": "int"}
 SITE_FIELDS = {"kind": "str", "at": "xyz", "capacity": "int", "supports": "strs"}
 POSE_FIELDS = {"at": "xyz", "q": "quat", "role": "str"}
 TOOL_FIELDS = {"stand": "xyz", "q": "quat", "description": "str"}
@@ -365,7 +365,10 @@ def _objects(problems: Problems, data: object, cell: Cell) -> dict[str, ObjectSp
                 join(path, "supply"), f"unknown supply site '{supply}' (supply sites: {supplies})"
             )
             supply = None
-        objects[name] = ObjectSpec(name, height, width, supply)
+        count = int(good.get("count", 1))
+        if count < 1:
+            problems.add(join(path, "count"), "must be 1 or more")
+        objects[name] = ObjectSpec(name, height, width, supply, max(count, 1))
     return objects
 
 

@@ -34,6 +34,7 @@ FUNCTIONS: Mapping[str, tuple[str, str]] = {
     "empty": ("site", "cond"),
     "has_room": ("site", "cond"),
     "on_top": ("object", "cond"),
+    "holds": ("object", "cond"),
     "tool_is": ("tool", "cond"),
     "routine_tool_ready": ("routine", "cond"),
 }
@@ -274,6 +275,14 @@ def _explain_on_top(cell: Cell, scene: Scene, obj: str, negated: bool) -> str:
     return f"{obj} at {site} is holding up {', '.join(physics.supported_by(cell, scene, site))}"
 
 
+def _explain_holds(cell: Cell, scene: Scene, obj: str, negated: bool) -> str:
+    if negated:
+        return f"already holding the {obj}"
+    if scene.holding is None:
+        return f"not holding the {obj} (nothing was picked up)"
+    return f"holding the {scene.holding}, not the {obj}"
+
+
 def _explain_tool_is(cell: Cell, scene: Scene, tool: str, negated: bool) -> str:
     if negated:
         return f"the {tool} is attached"
@@ -292,6 +301,7 @@ _EXPLAIN: Mapping[str, Callable[[Cell, Scene, str, bool], str]] = {
     "empty": _explain_empty,
     "has_room": _explain_room,
     "on_top": _explain_on_top,
+    "holds": _explain_holds,
     "tool_is": _explain_tool_is,
     "routine_tool_ready": _explain_routine,
 }
@@ -308,8 +318,17 @@ def _supply(cell: Cell, scene: Scene, item: str) -> str:
     return supply
 
 
+def _reachable_site(cell: Cell, scene: Scene, obj: str) -> str | None:
+    """Where `obj` can be taken from: with alike ones (two green cubes), one on top of a stack
+    that holds nothing up is the one meant; else wherever it stands."""
+    for site, stack in scene.stacks.items():
+        if stack and stack[-1] == obj and not physics.supported_by(cell, scene, site):
+            return site
+    return scene.site_of(obj)
+
+
 def _site_of(cell: Cell, scene: Scene, obj: str) -> str:
-    site = scene.site_of(obj)
+    site = _reachable_site(cell, scene, obj)
     if site is None:
         where = "already in the gripper" if scene.holding == obj else "not on any site"
         raise _fail(f"{obj} is {where}")
@@ -337,7 +356,7 @@ def _tool_for(cell: Cell, scene: Scene, routine: str) -> str:
 
 
 def _on_top(cell: Cell, scene: Scene, obj: str) -> bool:
-    site = scene.site_of(obj)
+    site = _reachable_site(cell, scene, obj)
     return (
         site is not None
         and scene.stacks[site][-1] == obj
@@ -358,6 +377,7 @@ _FUNCTION_IMPL: Mapping[str, Callable[[Cell, Scene, str], EvalValue]] = {
     "empty": lambda cell, scene, site: not scene.stacks.get(site),
     "has_room": lambda cell, scene, site: physics.has_room(cell, scene, site),
     "on_top": _on_top,
+    "holds": lambda cell, scene, obj: scene.holding == obj,
     "tool_is": lambda cell, scene, tool: scene.tool == tool,
     "routine_tool_ready": lambda cell, scene, r: cell.routines[r].tool in (None, scene.tool),
 }

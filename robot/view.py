@@ -84,7 +84,7 @@ class _Builder:
         self.stacks = {site: tuple(objects) for site, objects in start.stacks.items()}
         self.fields: dict[str, Any] = {}
         self.explicit_sites: set[str] = set()
-        self.claims: dict[str, str] = {}
+        self.claims: dict[str, list[str]] = {}
 
     def name(self, kind: str, raw: object, path: str) -> str | None:
         try:
@@ -107,12 +107,16 @@ class _Builder:
             self.claim(obj, path)
 
     def claim(self, obj: str, path: str) -> None:
-        """Note where a unique object was placed; it may be placed only once."""
-        if self.cell.objects[obj].supply is not None:
+        """Note where a unique object was placed; it may be placed as often as the cell has
+        alike ones (`count`, usually once)."""
+        spec = self.cell.objects[obj]
+        if spec.supply is not None:
             return
-        if obj in self.claims:
-            self.problems.add(path, f"{obj} is also at {self.claims[obj]}")
-        self.claims[obj] = path
+        claims = self.claims.setdefault(obj, [])
+        if len(claims) >= spec.count:
+            more = "" if spec.count == 1 else f" (the cell has at most {spec.count})"
+            self.problems.add(path, f"{obj} is also at {', '.join(claims)}{more}")
+        claims.append(path)
 
     def scene(self) -> Scene:
         # A unique object placed by the view leaves wherever the initial scene had it.

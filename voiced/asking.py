@@ -54,7 +54,8 @@ class Asking(PipelinePart):
 
     def needs_review(self, job: Job) -> bool:
         """A composite that asks for it (clear_assembly), a reviewed cell or source, or strict
-        mode's low confidence (creative plans are exempt, as seed 000 says)."""
+        mode's low confidence (creative plans are exempt, as seed 000 says). A plan the model
+        had a hand in ("llm+planner": its target, the planner's moves) counts as the model's."""
         result, review, cell = job.interpretation, self.review, self.belief.cell
         if any(
             (composite := cell.composite(step.instruction)) is not None and composite.confirm
@@ -64,7 +65,7 @@ class Asking(PipelinePart):
         low = review.strict and not result.is_creative
         return (
             cell.name in review.cells
-            or result.source in review.sources
+            or any(part in review.sources for part in result.source.split("+"))
             or (low and result.confidence < review.strict_threshold)
         )
 

@@ -1,7 +1,7 @@
 """Rearrangement (seed 004): from the cell's current arrangement to a target, in fewest moves.
 
     plan = plan_rearrangement(cell, scene, {"target_structure": {...}})
-    sequence = plan_to_sequence(cell, plan)      # move_object calls for the compiler
+    sequence = plan_to_sequence(cell, plan, alike_objects(scene))  # composites to compile
     plan_command("current.json", "target.json")  # `voiced plan --current ... --target ...`
 
 Targets and states are read in any of the seed's formats (robot.rearrange.targets), the search
@@ -12,16 +12,19 @@ model only ever turns speech into a target (voiced.llm.rearrange); see docs/REAR
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from voiced.robot.cell import Cell
+from voiced.robot.cell import Cell, ValueProblem
 from voiced.robot.cellfile import load_cell
+from voiced.robot.rearrange.conflicts import shortage
 from voiced.robot.rearrange.plan import (
     ActionPlan,
     Location,
     PlanStep,
+    alike_objects,
     concretize,
     final_view,
     plan_to_sequence,
@@ -31,6 +34,7 @@ from voiced.robot.rearrange.targets import (
     TargetError,
     TargetStructure,
     parse_layout,
+    structure_from_stacks,
     validate_target_structure_payload,
 )
 from voiced.robot.scene import Scene
@@ -42,6 +46,7 @@ __all__ = [
     "PlanStep",
     "TargetError",
     "TargetStructure",
+    "alike_objects",
     "plan_command",
     "plan_rearrangement",
     "plan_to_sequence",
@@ -55,14 +60,16 @@ def plan_rearrangement(
 ) -> ActionPlan:  # fmt: skip
     """The fewest-moves plan from `scene` to `target` (any of the seed's formats), or a blocked
     plan saying why there is none. Raises TargetError when `target` is not a valid payload."""
-    structure = target if isinstance(target, TargetStructure) else parse_layout(target).structure
+    given = target if isinstance(target, TargetStructure) else parse_layout(target).structure
+    structure = _cell_names(cell, given)
     expected = structure.view()
     reason = _blocked_reason(cell, scene, structure)
     if reason is not None:
         return ActionPlan("blocked", final_expected=expected, reason=reason)
-    placed = _placed(cell, scene)
-    supply = frozenset(o for o in structure.objects() if o not in placed)
-    result = search(cell_problem(cell, scene.stacks, structure.stacks, supply), max_states)
+    result = search(
+        cell_problem(cell, scene.stacks, structure.stacks, _from_supply(cell, scene, structure)),
+        max_states,
+    )
     if result.moves is None:
         return ActionPlan(
             "blocked", final_expected=expected, reason=_no_plan(cell, scene, result.gave_up)
@@ -71,14 +78,35 @@ def plan_rearrangement(
     return ActionPlan("success", steps, expected, final_state=final_view(cell, scene, stacks))
 
 
-def _placed(cell: Cell, scene: Scene) -> set[str]:
-    """Objects standing on a site that is not a supply."""
-    return {
+def _cell_names(cell: Cell, structure: TargetStructure) -> TargetStructure:
+    """The structure with each object under the cell's own name ("a green cube" is the green
+    cube, any of alike ones); a name the cell does not know is kept, for the blocked reason."""
+
+    def named(obj: str) -> str:
+        try:
+            return str(cell.resolve("object", obj))
+        except ValueProblem:
+            return obj
+
+    stacks = {site: tuple(named(o) for o in objs) for site, objs in structure.stacks.items()}
+    return structure if stacks == structure.stacks else structure_from_stacks(stacks)
+
+
+def _placed(cell: Cell, scene: Scene) -> Counter[str]:
+    """How many of each object stand on sites that are not supplies."""
+    return Counter(
         obj
         for site, objs in scene.stacks.items()
         if cell.sites[site].kind != "supply"
         for obj in objs
-    }
+    )
+
+
+def _from_supply(cell: Cell, scene: Scene, structure: TargetStructure) -> list[str]:
+    """The objects the target needs beyond those standing in the cell (from their supplies)."""
+    placed = _placed(cell, scene)
+    wanted = Counter(structure.objects())
+    return sorted((wanted - placed).elements())
 
 
 def _blocked_reason(cell: Cell, scene: Scene, structure: TargetStructure) -> str | None:
@@ -88,16 +116,17 @@ def _blocked_reason(cell: Cell, scene: Scene, structure: TargetStructure) -> str
     if scene.holding is not None:
         return f"the gripper is holding the {scene.holding}: put it down first"
     placed = _placed(cell, scene)
-    for obj in structure.objects():
+    for obj, wanted in Counter(structure.objects()).items():
         if obj not in cell.objects:
             known = ", ".join(cell.objects)
             return f"the target needs the {obj}, which this cell does not have ({known})"
-        if obj in placed:
+        short = wanted - placed[obj]
+        if short <= 0:
             continue
         supply = cell.objects[obj].supply
         if supply is None:
-            return f"the target needs the {obj}, which is not in the cell (and it has no supply)"
-        if obj not in scene.stacks.get(supply, ()):
+            return shortage(obj, wanted, placed[obj])
+        if scene.stacks.get(supply, ()).count(obj) < short:
             return f"the target needs the {obj}, and its supply {supply} is empty"
     return None
 

@@ -4,13 +4,15 @@ A step says which object goes from where to where and why, in the seed's words (
 `arrangement`, `scattered`, `buffer`, `supply`), and also names the cell site (`site`), which is
 what the blocks cell's composites take. `concretize` turns the search's moves (where parked
 objects are pooled) into steps on real slots: an object set aside to come back later goes to a
-buffer slot, one cleared off for good to a scatter spot. `enforce_plan_consistency` is the
+buffer slot, and so does a spare alike one swapped out (a second green cube where the target
+has one); one cleared off for good goes to a scatter spot. `enforce_plan_consistency` is the
 seed's check of a plan written by someone else (the language model, voiced.llm.rearrange).
 """
 
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -160,11 +162,16 @@ def concretize(
     steps: list[PlanStep] = []
     for index, move in enumerate(moves):
         obj = move.object
-        source = _source_site(cell, stacks, move)
-        again = any(m.object == obj for m in moves[index + 1 :])
+        source = _source_site(cell, stacks, move, parking)
+        # Alike objects are one name: "this one comes back" means a later move of that name
+        # out of parking (which parked one then goes is immaterial, they are alike).
+        again = any(m.object == obj and m.source == PARK for m in moves[index + 1 :])
         if move.target == PARK:
             # Set aside to come back: a buffer (temporary storage); cleared for good: a spot.
-            order = buffers + scatter if again else scatter + buffers
+            # A spare of a name the target uses (the seed's "wrong top object", a second green
+            # cube) is swapped out into a buffer, as the seed's Test 2 expects.
+            spare = obj in target.objects()
+            order = buffers + scatter if again or spare else scatter + buffers
             target_site = next(s for s in order if not stacks.get(s))
         else:
             target_site = move.target
@@ -172,28 +179,32 @@ def concretize(
         stacks[source] = stacks[source][:-1]
         level = len(stacks[target_site])
         final = not again and target.stacks.get(target_site, ())[level : level + 1] == (obj,)
-        label = target.label_of(obj) if final else None
+        label = target.label_at(target_site, level) if final else None
         to_loc = location(cell, target_site, level, label)
         stacks[target_site] = (*stacks[target_site], obj)
         action = _action(cell, source, target_site, move.source == SUPPLY)
-        reason = _reason(obj, to_loc, target, final, again)
+        reason = _reason(obj, to_loc, target, final, again, label)
         steps.append(PlanStep(index + 1, action, from_loc, to_loc, obj, reason))
     return tuple(steps), stacks
 
 
-def _source_site(cell: Cell, stacks: Mapping[str, tuple[str, ...]], move: Move) -> str:
+def _source_site(
+    cell: Cell, stacks: Mapping[str, tuple[str, ...]], move: Move, parking: Sequence[str]
+) -> str:
     if move.source == SUPPLY:
         supply = cell.objects[move.object].supply
         assert supply is not None
         return supply
     if move.source != PARK:
         return move.source
-    return next(site for site, objs in stacks.items() if objs and objs[-1] == move.object)
+    return next(site for site in parking if stacks.get(site, ())[-1:] == (move.object,))
 
 
-def _reason(obj: str, to: Location, target: TargetStructure, final: bool, again: bool) -> str:
+def _reason(
+    obj: str, to: Location, target: TargetStructure, final: bool, again: bool, label: str | None
+) -> str:
     where = to.slot or to.site
-    label = target.label_of(obj)
+    label = label or target.label_of(obj)
     wanted = label or (target.relationship if obj in target.objects() else None)
     if final:
         return f"the {obj} goes to its target position: {wanted} ({to.site})"
@@ -204,19 +215,41 @@ def _reason(obj: str, to: Location, target: TargetStructure, final: bool, again:
     return f"the {obj} goes to {where}"
 
 
+def object_counts(scene: Scene) -> Counter[str]:
+    """How many of each object the scene has, on any site or in the gripper (alike objects:
+    two green cubes count two)."""
+    counts = Counter(o for objs in scene.stacks.values() for o in objs)
+    if scene.holding is not None:
+        counts[scene.holding] += 1
+    return counts
+
+
+def alike_objects(scene: Scene) -> frozenset[str]:
+    """Objects the scene has more than one of (two green cubes): a name alone does not say
+    which one a move takes."""
+    return frozenset(obj for obj, n in object_counts(scene).items() if n > 1)
+
+
 def final_view(cell: Cell, scene: Scene, stacks: Mapping[str, tuple[str, ...]]) -> dict[str, Any]:
     """The cell's state view once the plan has run."""
     return state_view(cell, scene.with_changes(stacks=dict(stacks)))
 
 
-def plan_to_sequence(cell: Cell, plan: ActionPlan) -> list[SequenceStep]:
+def plan_to_sequence(
+    cell: Cell, plan: ActionPlan, alike: Collection[str] = ()
+) -> list[SequenceStep]:
     """The plan as a composite sequence: `move_object(object, to)` per step, or `pick` then
-    `place` where the cell has no move_object. Buffers are the sites B1-B3."""
+    `place` where the cell has no move_object. Buffers are the sites B1-B3. An object in
+    `alike` (there are several of it: `alike_objects`) moves with `move_from(object, from, to)`
+    where the cell has it, so that the one the plan means is the one that moves."""
     if plan.status != "success":
         return []
     out: list[SequenceStep] = []
     for step in plan.steps:
-        if cell.composite("move_object") is not None:
+        if step.object in alike and cell.composite("move_from") is not None:
+            params = {"object": step.object, "from": step.source.site, "to": step.target.site}
+            out.append(SequenceStep("move_from", params))
+        elif cell.composite("move_object") is not None:
             out.append(SequenceStep("move_object", {"object": step.object, "to": step.target.site}))
         else:
             out.append(SequenceStep("pick", {"object": step.object}))

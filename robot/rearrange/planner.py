@@ -8,25 +8,31 @@ scatter spots are interchangeable for that goal, so the search keeps only *which
 parked there and how many slots there are (plan.py assigns the slots afterwards: a parking
 move between two such slots can never shorten a plan, so this loses no optimal plan).
 
-Admissibility of the heuristic (h counts moves; see `_estimate`). Every move moves exactly one
-object, so the moves any completion needs are at least the sum over objects of a lower bound on
-the moves *that* object needs. Call an object well placed when it sits on a goal-constrained
-site at the level the goal gives it, everything below it is well placed, and (at level 0 of a
-site with supports) every support site already holds exactly its goal stack, all well placed.
-- A well placed object: bound 0.
-- A parked, supplied or otherwise not well placed object that the goal puts on another site,
-  or that the goal does not place at all but that stands on a constrained site: it must move
-  at least once, bound 1.
-- A not well placed object X on site s whose goal is also on s: bound 2. Either something
-  under X (or a support of s) must change, and nothing under X can be taken or added while X is
-  on s, or X is at a level that the goal gives to another object (X's own goal level is then
-  higher: the levels below are well placed with other objects), which that object can only
-  take once X is gone. Either way X leaves s and must come back: two moves.
-- A parked object the goal does not place: bound 0.
-The sum never exceeds the true cost, so h is admissible. It is also consistent: a move changes
-only the moved object's bound (by at most 1 downwards), because well-placedness depends only on
-what is below an object, and nothing can rest on the moved object's old or new site above it
-(it was the top; supported sites over either end must be empty for the move to be allowed).
+Objects are compared by name, and alike objects share a name (two "green cube"s): the states
+are over names, parked objects and the supply are multisets (sorted tuples), so two states that
+differ only in which green cube is where are one state. Which instance ends in which target slot
+is therefore never a choice the search has to make; it falls out of the moves, and the plan is
+optimal over every binding of instances to slots at once.
+
+Admissibility of the heuristic (h counts moves; see `_estimate`). Call an object well placed
+when it sits on a goal-constrained site at a level whose goal name is its own, everything below
+it is well placed, and (at level 0 of a site with supports) every support site already holds
+exactly its goal stack, all well placed. Call a goal slot (site, level) satisfied when a well
+placed object fills it. For one name T, let L be the objects named T that stand on constrained
+sites and are not well placed, U the unsatisfied goal slots that want a T, and for each site s,
+l_s and u_s those of L and U on s. Count only moves of T objects:
+- each of the L objects must leave its position at least once (something below it, a support,
+  or the object itself is wrong, and nothing under it can change while it stays): L distinct
+  moves, the first move of each;
+- each of the U slots must receive its final object by a move that ends there: U distinct moves;
+- one move can be both only if it takes a T from site s straight to a slot on another site t;
+  on a site s, the l_s objects' first moves and the u_s slots' final moves are all distinct.
+So the moves of T objects number at least max(L, U, max over s of l_s + u_s), and h is the sum
+over names. With unique names this is the classic bound: 0 well placed, 1 to move elsewhere, 2
+to leave a site and come back to it. h is also consistent: a move changes the status of the
+moved object and of the two slots at its ends only, all for one name, and each term of the max
+by at most 1 (nothing rests on either end above the moved object: it was the top, and a site
+resting on either end must be empty for the move to be allowed).
 """
 
 from __future__ import annotations
@@ -53,7 +59,9 @@ DEFAULT_MAX_STATES = 400_000
 """States expanded before the search gives up (6 objects need a few thousand)."""
 
 Stacks = tuple[tuple[str, ...], ...]
-State = tuple[Stacks, frozenset[str], frozenset[str]]
+Bag = tuple[str, ...]
+"""A multiset of object names, kept sorted so that equal bags are equal tuples."""
+State = tuple[Stacks, Bag, Bag]
 """(stacks of the explicit sites, parked objects, objects still in the supply)."""
 
 
@@ -91,12 +99,12 @@ class Problem:
     """Site name -> objects, bottom to top (sites of `sites` only)."""
     goal: Mapping[str, tuple[str, ...]]
     """Constrained site -> the exact stack it must end with; sites not named are free."""
-    parked: frozenset[str] = frozenset()
-    """Objects on parking slots at the start."""
+    parked: Bag = ()
+    """Objects on parking slots at the start (sorted; alike objects repeat)."""
     parking_slots: int = 0
     """How many parking slots there are (occupied ones included)."""
-    supply: frozenset[str] = frozenset()
-    """Goal objects that are not in the cell yet but can be brought from its supply."""
+    supply: Bag = ()
+    """Goal objects that are not in the cell yet but can be brought from its supply (sorted)."""
 
 
 @dataclass(frozen=True)
@@ -124,8 +132,15 @@ class _Index:
             for name in self.names
         )
         self.goal = tuple(problem.goal.get(name) for name in self.names)
-        self.goal_site = {obj: at[site] for site, stack in problem.goal.items() for obj in stack}
+        self.goal_sites: dict[str, frozenset[int]] = {}
+        for site, stack in problem.goal.items():
+            for obj in stack:
+                self.goal_sites[obj] = self.goal_sites.get(obj, frozenset()) | {at[site]}
         self.order = _support_order(self.supports)
+        self.constrained = tuple(
+            (i, goal, self.supports[i]) for i in self.order if (goal := self.goal[i]) is not None
+        )
+        """(site, its goal stack, its supports) for the goal-constrained sites, supports first."""
         self.slots = problem.parking_slots
 
     def room(self, stacks: Stacks, j: int) -> bool:
@@ -152,23 +167,45 @@ def _support_order(supports: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
 
 def _estimate(ix: _Index, state: State) -> int:
     """A lower bound on the moves left (module docstring). 0 exactly at a goal state."""
-    stacks, parked, supply = state
-    bound = sum(1 for obj in parked if obj in ix.goal_site) + len(supply)
-    complete = [False] * len(stacks)
-    for i in ix.order:
-        goal, stack = ix.goal[i], stacks[i]
-        if goal is None:
-            bound += sum(1 for obj in stack if obj in ix.goal_site)
-            complete[i] = True
+    stacks = state[0]
+    leaving: dict[str, int] = {}
+    arriving: dict[str, int] = {}
+    busiest: dict[str, int] = {}
+    complete = [True] * len(stacks)
+    for i, goal, supports in ix.constrained:
+        stack = stacks[i]
+        placed = 0
+        if not supports or all(complete[k] for k in supports):
+            for obj, wanted in zip(stack, goal, strict=False):
+                if obj != wanted:
+                    break
+                placed += 1
+        if placed == len(goal) == len(stack):
             continue
-        ok = all(complete[k] for k in ix.supports[i])
-        for level, obj in enumerate(stack):
-            if ok and level < len(goal) and goal[level] == obj:
-                continue
-            ok = False
-            bound += 2 if ix.goal_site.get(obj) == i else 1
-        complete[i] = ok and len(stack) == len(goal)
+        complete[i] = False
+        here: dict[str, int] = {}
+        for obj in stack[placed:]:
+            leaving[obj] = leaving.get(obj, 0) + 1
+            here[obj] = here.get(obj, 0) + 1
+        for obj in goal[placed:]:
+            arriving[obj] = arriving.get(obj, 0) + 1
+            here[obj] = here.get(obj, 0) + 1
+        for obj, count in here.items():
+            if count > busiest.get(obj, 0):
+                busiest[obj] = count
+    bound = 0
+    for obj, count in busiest.items():
+        bound += max(leaving.get(obj, 0), arriving.get(obj, 0), count)
     return bound
+
+
+def _take_one(bag: Bag, obj: str) -> Bag:
+    at = bag.index(obj)
+    return bag[:at] + bag[at + 1 :]
+
+
+def _add_one(bag: Bag, obj: str) -> Bag:
+    return tuple(sorted((*bag, obj)))
 
 
 def _with(stacks: Stacks, i: int, stack: tuple[str, ...]) -> Stacks:
@@ -191,10 +228,10 @@ def _successors(ix: _Index, state: State) -> Iterator[tuple[Move, State, int]]:
                 after = _with(lifted, j, (*lifted[j], obj))
                 yield Move(obj, names[i], names[j]), (after, parked, supply), _penalty(ix, obj, j)
         if len(parked) < ix.slots:
-            yield Move(obj, names[i], PARK), (lifted, parked | {obj}, supply), 0
+            yield Move(obj, names[i], PARK), (lifted, _add_one(parked, obj), supply), 0
     for pool, source in ((parked, PARK), (supply, SUPPLY)):
-        for obj in sorted(pool):
-            rest = pool - {obj}
+        for obj in sorted(set(pool)):
+            rest = _take_one(pool, obj)
             for j in range(len(stacks)):
                 if ix.room(stacks, j):
                     after = _with(stacks, j, (*stacks[j], obj))
@@ -203,7 +240,7 @@ def _successors(ix: _Index, state: State) -> Iterator[tuple[Move, State, int]]:
 
 
 def _penalty(ix: _Index, obj: str, j: int) -> int:
-    return 0 if ix.goal_site.get(obj) == j else 1
+    return 0 if j in ix.goal_sites.get(obj, ()) else 1
 
 
 def search(problem: Problem, max_states: int = DEFAULT_MAX_STATES) -> SearchResult:
@@ -268,7 +305,7 @@ def cell_problem(
     cell: Cell,
     stacks: Mapping[str, Sequence[str]],
     goal: Mapping[str, Sequence[str]],
-    supply: frozenset[str] = frozenset(),
+    supply: Sequence[str] = (),
 ) -> Problem:
     """The search problem for `cell` from scene `stacks` to arrangement `goal` (every
     arrangement site constrained). Supply sites are sources only, never stacks to plan on."""
@@ -282,7 +319,7 @@ def cell_problem(
         sites=kept,
         start={s.name: tuple(stacks.get(s.name, ())) for s in kept},
         goal={site: tuple(goal.get(site, ())) for site in ARRANGEMENT_SITES if site in cell.sites},
-        parked=frozenset(obj for site in parking for obj in stacks.get(site, ())),
+        parked=tuple(sorted(obj for site in parking for obj in stacks.get(site, ()))),
         parking_slots=len(parking),
-        supply=supply,
+        supply=tuple(sorted(supply)),
     )

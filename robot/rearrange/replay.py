@@ -16,6 +16,7 @@ from voiced.robot.compiler import compile_sequence
 from voiced.robot.rearrange.plan import (
     ActionPlan,
     PlanStep,
+    alike_objects,
     location,
     plan_issues,
     plan_to_sequence,
@@ -49,7 +50,7 @@ def check_llm_plan(
         source="llm",
         final_state=state_view(cell, scene.with_changes(stacks=stacks)),
     )
-    compiled = compile_sequence(cell, scene, plan_to_sequence(cell, plan))
+    compiled = compile_sequence(cell, scene, plan_to_sequence(cell, plan, alike_objects(scene)))
     if not compiled.ok:
         return [f"the robot cannot run it: {e.message}" for e in compiled.errors]
     return plan

@@ -82,6 +82,15 @@ class TargetStructure:
         """The position label `obj` takes in this structure (None: not in it, or single)."""
         return next((p.position for p in self.placements if p.object == obj), None)
 
+    def label_at(self, site: str, level: int) -> str | None:
+        """The position label of `level` on `site` (None: no such slot, or single)."""
+        name = self.relationship
+        if name == "none":
+            return site if level < len(self.stacks.get(site, ())) else None
+        layout = LAYOUTS["stacked_3" if name == "stacked" and len(self.placements) == 3 else name]
+        on_site = [label for label, at in layout if at == site]
+        return on_site[level] if level < len(on_site) else None
+
     def to_dict(self) -> dict[str, Any]:
         """The seed's new format: `object` for a lone object, `object 1..n` otherwise."""
         if len(self.placements) == 1 and self.placements[0].position is None:
@@ -186,8 +195,9 @@ def validate_target_structure_payload(
 ) -> TargetStructure:
     """A target structure (wrapped in `target_structure` or not), checked completely: the
     relationship is supported, every placement has one object and a position the relationship
-    has, every required position is filled once, no object is placed twice, and (when
-    `known_objects` is given) every object exists. Raises TargetError listing every fault."""
+    has, every required position is filled once, and (when `known_objects` is given) every
+    object exists. An object may be named more than once: alike objects share a name (whether
+    the cell has that many is the planner's check). Raises TargetError listing every fault."""
     inner = payload.get("target_structure", payload) if isinstance(payload, Mapping) else payload
     if not isinstance(inner, Mapping):
         raise TargetError([f"expected a target_structure object, got {type(inner).__name__}"])
@@ -316,14 +326,9 @@ def _check_site_positions(parsed: list[tuple[int, Placement]], problems: list[st
 def _check_objects(
     parsed: list[tuple[int, Placement]], known: Collection[str] | None, problems: list[str]
 ) -> None:
-    first: dict[str, int] = {}
+    # An object named twice is not a fault here: alike objects share a name (two green cubes).
+    # Whether the cell has that many is the planner's question (it knows the scene).
     for index, p in parsed:
-        if p.object in first:
-            problems.append(
-                f"placement {index}: the {p.object} is already placed by placement "
-                f"{first[p.object]} (each object goes in one position)"
-            )
-        first.setdefault(p.object, index)
         if known is not None and p.object not in known:
             problems.append(
                 f"placement {index}: unknown object '{p.object}' (known: {', '.join(known)})"

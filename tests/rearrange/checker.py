@@ -5,7 +5,7 @@ capacities and supports), so that a planner bug cannot hide behind the same bug 
 from __future__ import annotations
 
 import itertools
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -41,7 +41,8 @@ def all_targets(objects: Sequence[str] = COLOURS) -> list[tuple[dict[str, Any], 
     out: list[tuple[dict[str, Any], Stacks]] = [({"relationship": "none", "placements": []}, {})]
     for name, layout in POSITIONS.items():
         relationship = "stacked" if name == "stacked3" else name
-        for chosen in itertools.permutations(objects, len(layout)):
+        # Alike objects (two green cubes) give the same target more than once: keep one.
+        for chosen in dict.fromkeys(itertools.permutations(objects, len(layout))):
             stacks: Stacks = {}
             placements = []
             for k, ((position, site), obj) in enumerate(zip(layout, chosen, strict=True), 1):
@@ -62,7 +63,7 @@ def all_starts(cell: Cell, objects: Sequence[str] = COLOURS) -> list[Stacks]:
     starts: list[Stacks] = []
     seen: set[tuple[tuple[str, tuple[str, ...]], ...]] = set()
     for _, arranged in all_targets(objects):
-        rest = [o for o in objects if not any(o in stack for stack in arranged.values())]
+        rest = _rest(objects, arranged)
         for slots in (scatter, buffers, buffers[:1] + scatter[1:]):
             full = {site: () for site in cell.sites} | dict(arranged)
             for obj, slot in zip(rest, slots, strict=False):
@@ -72,6 +73,12 @@ def all_starts(cell: Cell, objects: Sequence[str] = COLOURS) -> list[Stacks]:
                 seen.add(key)
                 starts.append(full)
     return starts
+
+
+def _rest(objects: Sequence[str], arranged: Mapping[str, Sequence[str]]) -> list[str]:
+    """The objects `arranged` leaves out, alike ones counted (two green cubes, one placed)."""
+    left = Counter(objects) - Counter(o for stack in arranged.values() for o in stack)
+    return sorted(left.elements())
 
 
 class Rules:
@@ -126,7 +133,7 @@ class Rules:
         """Plain BFS from every goal state (the target arrangement, the other objects on any
         other one-object sites); the move relation is symmetric (test_rules_are_symmetric), so
         these are the distances *to* the goal from every state that can reach it."""
-        rest = [o for o in objects if not any(o in s for s in target.values())]
+        rest = _rest(objects, target)
         free = [s for i, s in enumerate(self.sites)
                 if s not in ARRANGEMENT and self.capacity[i] == 1
                 and not self.supports[i]]  # fmt: skip

@@ -203,3 +203,67 @@ def test_a_blocked_answer_for_a_reachable_target_is_refused() -> None:
     assert check_llm_plan(CELL, WRONG_TOP, structure, blocked) == [
         "the model answered blocked, but the target can be reached"
     ]
+
+
+# -- targets that contradict themselves: refused with the reason, never "corrected" --
+
+
+async def test_a_contradiction_the_model_reports_is_the_answer() -> None:
+    reply = {"target_structure": None, "user_feedback": None,
+             "contradiction": "red on blue and blue on red"}  # fmt: skip
+    async with MessagesApi([json_message(reply)]) as api:
+        client = client_for(api)
+        answer = await understand_target(client, CELL, START, "red on blue, blue on red")
+        await client.aclose()
+    assert answer.target is None
+    assert answer.feedback == "That cannot all be done: red on blue and blue on red"
+    assert "never drop a part to make the rest fit" in api.messages[0].system_text
+    schema = api.messages[0].json()["output_config"]["format"]["schema"]
+    assert "contradiction" in schema["properties"]
+
+
+@pytest.mark.parametrize(
+    ("target", "reason"),
+    [
+        ({"relationship": "stacked", "placements": [
+            {"position": "bottom", "object 1": "red cube"},
+            {"position": "bottom", "object 2": "blue cube"}]},
+         "the bottom is given to both the red cube and the blue cube"),
+        ({"relationship": "stacked", "placements": [
+            {"position": "bottom", "object 1": "red cube"},
+            {"position": "middle", "object 2": "blue cube"},
+            {"position": "top", "object 3": "red cube"}]},
+         "there is only one red cube: it cannot be in two places at once"),
+        ({"relationship": "none", "placements": [
+            {"position": "left", "object": "red cube"},
+            {"position": "left", "object": "green cube"}]},
+         "the left is given to both the red cube and the green cube"),
+    ],
+)  # fmt: skip
+async def test_a_contradictory_target_is_refused_without_a_correction_round(
+    target: dict[str, Any], reason: str
+) -> None:
+    """Sent back, the model would drop one part and the rest would run: the operator hears why
+    instead, and the model is asked once."""
+    async with MessagesApi([json_message({"target_structure": target, "user_feedback": None})]
+                           ) as api:  # fmt: skip
+        client = client_for(api)
+        answer = await understand_target(client, CELL, START, "contradicting myself")
+        await client.aclose()
+    assert answer.target is None
+    assert answer.feedback == f"That cannot all be done: {reason}"
+    assert len(api.messages) == 1
+
+
+async def test_alike_cubes_in_a_model_target_are_fine_when_there_are_enough() -> None:
+    two_green = START.with_changes(stacks={**START.stacks, "S4": ("green cube",)})
+    tower = {"relationship": "stacked", "placements": [
+        {"position": "bottom", "object 1": "green cube"},
+        {"position": "top", "object 2": "green cube"}]}  # fmt: skip
+    async with MessagesApi([json_message({"target_structure": tower, "user_feedback": None})]
+                           ) as api:  # fmt: skip
+        client = client_for(api)
+        answer = await understand_target(client, CELL, two_green, "both greens in a tower")
+        await client.aclose()
+    assert answer.target == tower
+    assert "Objects in the cell: blue cube, green cube x2, red cube" in api.messages[0].system_text

@@ -121,6 +121,12 @@ EVERY_COMPOSITE: list[tuple[str, list[SequenceStep], SequenceStep, dict[str, Any
         step("move_object", object="red cube", to="center"),
         {"arrangement": {"relationship": "stacked_middle", "placements": [{"object": "red cube"}]}},
     ),
+    (
+        "blocks",
+        [],
+        step("move_from", object="green cube", **{"from": "S2", "to": "B3"}),
+        {"buffers": {"B1": None, "B2": None, "B3": "green cube"}},
+    ),
     ("blocks", [step("pick", object="red cube")], step("go_home"), {"holding": "red cube"}),
     ("blocks", [], step("set_speed", speed=120), {"holding": None}),
 ]

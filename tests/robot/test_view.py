@@ -150,9 +150,12 @@ def test_a_unique_object_placed_by_a_view_leaves_its_initial_site() -> None:
         ),
         (
             "blocks",
-            {"holding": "red cube", "buffers": {"B1": "red cube"}},
-            "buffers.B1",
-            "also at holding",
+            {
+                "holding": "red cube",
+                "buffers": {"B1": "red cube", "B2": "red cube", "B3": "red cube"},
+            },
+            "buffers.B3",
+            "also at holding, buffers.B1, buffers.B2 (the cell has at most 3)",
         ),
         ("blocks", {"scattered": ["red cube"] * 7}, "scattered", "only 6 scatter sites"),
     ],

@@ -20,7 +20,7 @@ import structlog
 
 from voiced.errors import LlmError
 from voiced.eventtypes import Event, LlmResolution, LlmUsage, Planned
-from voiced.interpreter.arrangement import ArrangementParse, parse_arrangement
+from voiced.interpreter.arrangement import ArrangementParse, describe_target, parse_arrangement
 from voiced.interpreter.grammar import Grammar, from_parse, remember
 from voiced.interpreter.learning import Learning, MemoryWriter
 from voiced.interpreter.phrasebank import PhraseBank
@@ -37,7 +37,7 @@ from voiced.llm.settings import LlmSettings
 from voiced.paths import DataDir
 from voiced.robot.cell import Cell
 from voiced.robot.compiler import compile_sequence
-from voiced.robot.rearrange import plan_rearrangement, plan_to_sequence
+from voiced.robot.rearrange import alike_objects, plan_rearrangement, plan_to_sequence
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
 from voiced.rules.normalize import normalize
@@ -213,16 +213,20 @@ class Interpreter:
     ) -> Interpretation:
         """Issue 8: the words give a target arrangement (the grammar, else the model — which
         gives only a target, never moves); the optimal planner gives the moves."""
-        target, meaning = arranged.target, arranged.meaning
-        if target is None and self.client is not None:
+        target, meaning, failure = arranged.target, arranged.meaning, arranged.failure
+        feedback = failure.feedback if failure is not None else "I cannot arrange that."
+        # A failure the model cannot help with (an unknown cube, a contradiction) keeps the
+        # grammar's reason: the model would only guess which part the operator meant.
+        helps = failure is None or failure.fallback != "none"
+        if target is None and self.client is not None and helps:
             try:
                 answer = await understand_target(self.client, self.cell, scene, text)
-                target, meaning = answer.target, f"Arrange as {answer.target}"
+                target, feedback = answer.target, answer.feedback or feedback
+                if answer.structure is not None:
+                    meaning = describe_target(answer.structure)
             except LlmError as error:
                 log.warning("the model could not read the arrangement", error=str(error))
         if target is None:
-            failure = arranged.failure
-            feedback = failure.feedback if failure is not None else "I cannot arrange that."
             return unknown(text, feedback, source="planner").with_changes(correlation_id=cid)
         plan = plan_rearrangement(self.cell, scene, target)
         self.emit(Planned(**plan.to_dict()))
@@ -231,7 +235,7 @@ class Interpreter:
             return unknown(text, f"I cannot build that: {reason}", source="planner").with_changes(
                 correlation_id=cid
             )
-        steps = tuple(plan_to_sequence(self.cell, plan))
+        steps = tuple(plan_to_sequence(self.cell, plan, alike_objects(scene)))
         return Interpretation(
             interpretation=f"{meaning} ({len(plan.steps)} moves, optimal)",
             sequence=steps, pass1_sequence=steps, confidence=0.9 if arranged.target else 0.7,

@@ -26,8 +26,9 @@ from voiced.llm.jsonparse import JsonParseError, parse_json_object
 from voiced.robot.arrangement import LAYOUTS
 from voiced.robot.cell import Cell
 from voiced.robot.rearrange import plan_rearrangement
+from voiced.robot.rearrange.conflicts import target_contradictions
 from voiced.robot.rearrange.kb import KnowledgeBase, rules_section
-from voiced.robot.rearrange.plan import ActionPlan
+from voiced.robot.rearrange.plan import ActionPlan, object_counts
 from voiced.robot.rearrange.replay import check_llm_plan
 from voiced.robot.rearrange.targets import (
     TargetError,
@@ -38,6 +39,8 @@ from voiced.robot.scene import Scene
 from voiced.robot.view import state_view
 
 TARGET_TOKENS = 600
+CONTRADICTS = "That cannot all be done: "
+"""How a refused contradictory target begins (the grammar's refusals begin the same way)."""
 PLAN_TOKENS = 2500
 
 
@@ -81,12 +84,19 @@ def target_system(kb: KnowledgeBase, text: str) -> str:
         '"placements": [{"position": "...", "object 1": "..."}, ...]}, "user_feedback": null}. '
         'A single-object relationship has one placement with only an "object". If the command '
         'cannot be an arrangement of the objects listed, answer {"target_structure": null, '
-        '"user_feedback": "why, and what is available"}.\n\n' + rules_section(rules)
+        '"user_feedback": "why, and what is available"}. If it contradicts itself (a cycle '
+        "such as red on blue and blue on red, one cube in two places, two cubes in one place, "
+        'more cubes of a colour than there are), answer {"target_structure": null, '
+        '"user_feedback": null, "contradiction": "the parts that contradict each other"}: never '
+        "drop a part to make the rest fit.\n\n" + rules_section(rules)
     )
 
 
 def _scene_block(cell: Cell, scene: Scene) -> str:
-    present = sorted({o for objs in scene.stacks.values() for o in objs} & set(cell.objects))
+    """The objects (alike ones counted: "green cube x2") and the state, for the model."""
+    counts = object_counts(scene)
+    present = [f"{o} x{counts[o]}" if counts[o] > 1 else o
+               for o in sorted(counts) if o in cell.objects]  # fmt: skip
     view = json.dumps(state_view(cell, scene))
     return f"Objects in the cell: {', '.join(present)}\nCurrent state: {view}"
 
@@ -96,6 +106,7 @@ TARGET_SCHEMA: dict[str, Any] = {
     "properties": {
         "target_structure": {"type": ["object", "null"]},
         "user_feedback": {"type": ["string", "null"]},
+        "contradiction": {"type": ["string", "null"]},
     },
     "required": ["target_structure", "user_feedback"],
 }
@@ -143,8 +154,16 @@ async def understand_target(
 def _answer(
     cell: Cell, scene: Scene, data: Mapping[str, Any], notes: tuple[str, ...]
 ) -> TargetAnswer | list[str]:
-    """A final answer, or the problems to send back for one correction."""
+    """A final answer, or the problems to send back for one correction. A target that
+    contradicts itself is refused with the reason and never sent back: corrected, the model
+    would drop a part of what the operator said and the rest would run."""
     raw = data.get("target_structure")
+    contradiction = data.get("contradiction")
+    if raw is None and isinstance(contradiction, str) and contradiction.strip():
+        return TargetAnswer(None, f"{CONTRADICTS}{contradiction.strip()}", notes)
+    found = target_contradictions(raw, object_counts(scene))
+    if found:
+        return TargetAnswer(None, CONTRADICTS + "; ".join(found), notes)
     if raw is None:
         feedback = data.get("user_feedback")
         return TargetAnswer(
