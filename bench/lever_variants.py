@@ -133,3 +133,137 @@ def nbest5_repair(crop: Crop, judge: Judge) -> str:
 
 
 VARIANTS.update(repair=repair, nbest5_repair=nbest5_repair)
+
+
+# Noise-suppression front ends (issue 16): each cleans the crop's 16 kHz int16 samples in its own
+# frame size before Whisper hears them; the crop's leading pad (noise only, as the segmenter's
+# pre-roll) is where each learns the noise.
+
+
+def _webrtc_ns(samples: Any) -> Any:
+    import numpy as np
+    from webrtc_noise_gain import AudioProcessor
+
+    processor = AudioProcessor(0, 2)  # no automatic gain; suppression level 2 of 0..4
+    frame = 160  # 10 ms
+    whole = len(samples) // frame * frame
+    out = [np.frombuffer(processor.Process10ms(samples[i : i + frame].tobytes()).audio, np.int16)
+           for i in range(0, whole, frame)]  # fmt: skip
+    return np.concatenate([*out, samples[whole:]])
+
+
+def _speex_ns(samples: Any) -> Any:
+    import numpy as np
+    import speexdsp_ns
+
+    frame = 160  # 10 ms
+    suppressor = speexdsp_ns.NoiseSuppression.create(frame, 16000)
+    whole = len(samples) // frame * frame
+    out = [np.frombuffer(suppressor.process(samples[i : i + frame].tobytes()), np.int16)
+           for i in range(0, whole, frame)]  # fmt: skip
+    return np.concatenate([*out, samples[whole:]])
+
+
+def _rnnoise(samples: Any) -> Any:
+    import numpy as np
+    from pyrnnoise import RNNoise
+
+    # RNNoise runs at 48 kHz in 10 ms frames; its class resamples both ways.
+    denoiser = RNNoise(16000)
+    out = [f for _, f in denoiser.denoise_chunk(samples[None, :], partial=True)]
+    cleaned = np.concatenate(out, axis=1)[0]
+    return np.pad(cleaned, (0, max(0, len(samples) - len(cleaned))))[: len(samples)]
+
+
+FRONT_ENDS = {"webrtc": _webrtc_ns, "speex": _speex_ns, "rnnoise": _rnnoise}
+
+
+def _cleaned(crop: Crop, front_end: str) -> Crop:
+    from dataclasses import replace
+
+    return replace(crop, samples=FRONT_ENDS[front_end](crop.samples))
+
+
+def _with_front_end(front_end: str, variant: Variant) -> Variant:
+    def cleaned_first(crop: Crop, judge: Judge) -> str:
+        return variant(_cleaned(crop, front_end), judge)
+
+    return cleaned_first
+
+
+for _name in FRONT_ENDS:
+    VARIANTS[f"{_name}_nbest5_repair"] = _with_front_end(_name, nbest5_repair)
+    VARIANTS[f"{_name}_baseline"] = _with_front_end(_name, baseline)
+
+
+# A second opinion from Whisper base (issue 16): only when tiny.en's chosen text is still not a
+# command the grammar reads, the crop is decoded again by base the same way (N-best + repair) and
+# its text taken if the grammar reads it.
+
+
+@cache
+def _base_transcriber() -> Any:
+    from voiced.audio.settings import SttSettings
+    from voiced.audio.whisper import WhisperTranscriber
+    from voiced.audio.whisperbase import base_model_path
+
+    return WhisperTranscriber(SttSettings(model=str(base_model_path())))
+
+
+def _nbest5_repair_with(
+    transcriber: Any, crop: Crop, judge: Judge, temperatures: tuple[float, ...] | None = None
+) -> str:
+    from dataclasses import replace
+
+    from voiced.audio.whisper_window import decode_window
+
+    options = replace(transcriber.decode_options(_bias(crop.cell)), window_s=30.0,
+                      beam_size=5, hypotheses=5)  # fmt: skip
+    if temperatures is not None:
+        options = replace(options, temperatures=temperatures)
+
+    def choose(texts: Any) -> Any:
+        from voiced.audio.transcribe import Choice
+
+        for i, t in enumerate(texts):
+            if judge.accepts(t):
+                return Choice(i)
+        for i, t in enumerate(texts[:2]):
+            fixed = _repaired(t, crop, judge)
+            if fixed is not None:
+                return Choice(i, fixed)
+        return None
+
+    decoded = decode_window(transcriber.model(), _float(crop), options, choose)
+    assert decoded is not None
+    return str(decoded.repaired or decoded.text)
+
+
+def base_second_opinion(crop: Crop, judge: Judge) -> str:
+    text = nbest5_repair(crop, judge)
+    if judge.accepts(text):
+        return text
+    second = _nbest5_repair_with(_base_transcriber(), crop, judge)
+    return second if judge.accepts(second) else text
+
+
+def base_nbest5_repair(crop: Crop, judge: Judge) -> str:
+    """Base alone, for reference (what the second opinion could reach at most)."""
+    return _nbest5_repair_with(_base_transcriber(), crop, judge)
+
+
+def base_second_opinion_t0(crop: Crop, judge: Judge) -> str:
+    """As the daemon's `[stt] second_opinion`: base's beam at temperature 0 only (a text from
+    its fallback ladder could only be thrown away)."""
+    text = nbest5_repair(crop, judge)
+    if judge.accepts(text):
+        return text
+    second = _nbest5_repair_with(_base_transcriber(), crop, judge, (0.0,))
+    return second if judge.accepts(second) else text
+
+
+VARIANTS.update(
+    base_second_opinion=base_second_opinion,
+    base_second_opinion_t0=base_second_opinion_t0,
+    base_nbest5_repair=base_nbest5_repair,
+)
