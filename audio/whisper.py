@@ -186,7 +186,7 @@ class WhisperTranscriber:
         """Whisper base's reading, decoded the same way, if the chooser keeps one of its
         hypotheses (bench/README.md, recognition levers: +8 of 140 development commands, most
         in 10 dB babble, none lost, no false accept more; it costs a base decode, ~2 s here,
-        on every segment the grammar reads none of tiny.en's hypotheses of)."""
+        on every segment where the grammar reads none of tiny.en's hypotheses)."""
         s = self.settings
         base = load_model(str(base_model_path()), s.compute_type, s.cpu_threads).model
         # Only the beam at temperature 0 is offered to the chooser: the fallback ladder could
