@@ -16,6 +16,7 @@ from typing import Any, Literal
 from voiced.interpreter import learning as learn
 from voiced.interpreter.clauses import build, split, verb_index
 from voiced.interpreter.confidence import NAMED_LAST, UNKNOWN, grammar_confidence
+from voiced.interpreter.levels import as_one_list, in_stack_order
 from voiced.interpreter.lexer import SNAP_CUTOFF, Lexed, Lexer, Token
 from voiced.interpreter.lowering import lower
 from voiced.interpreter.phrasebank import PhraseBank
@@ -166,7 +167,7 @@ class Grammar:
                            lexed.snaps, confidence)  # fmt: skip
 
     def _steps(self, lexed: Lexed, ctx: Context) -> list[SequenceStep]:
-        parts = _coordinate(split(lexed.tokens))
+        parts = _coordinate(split(as_one_list(in_stack_order(lexed.tokens))))
         steps: list[SequenceStep] = []
         previous_verb = last_verb = None
         for tokens, link in parts:

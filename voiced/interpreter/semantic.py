@@ -42,7 +42,7 @@ from voiced.robot.sequence import SequenceStep
 VERB_PHRASES: Mapping[str, tuple[str, ...]] = {
     "put": ("add", "put", "place", "stack", "layer", "lay", "pop", "put on", "give me",
             "i want", "i would like", "id like", "make", "make me", "top it with", "top with",
-            "set", "drop on", "load"),
+            "set", "drop on", "load", "build", "build me", "stack up", "pile up", "assemble"),
     "pick": ("pick up", "pick", "grab", "take", "get", "fetch", "lift", "grasp", "hold",
              "take hold of", "pick out", "collect"),
     "go": ("go", "go to", "move to", "visit", "head to", "head over to", "travel to", "drive to",
