@@ -112,7 +112,7 @@ def _collective_word(token: Token, out: list[Token]) -> bool:
 def _is_list(tokens: Sequence[Token]) -> bool:
     """Objects, their counts and one destination, and at most the verb "put": nothing else
     happens in this command."""
-    for i, token in enumerate(tokens):
+    for token in tokens:
         verb = token.verb()
         if verb is not None:
             if verb.key not in _LIST_VERBS and not token.has("item"):
