@@ -40,7 +40,8 @@ PLACES = {"left": "left", "right": "right", "middle": "center", "center": "cente
 """Placement words -> site (`top`: on top of the stack)."""
 PREPOSITIONS = frozenset({"on", "to", "at", "in", "onto", "into"})
 ROLE_WORDS = {"bottom": "bottom", "base": "bottom", "middle": "middle", "center": "middle",
-              "top": "top", "left": "left", "right": "right"}  # fmt: skip
+              "top": "top", "left": "left", "right": "right", "underneath": "bottom",
+              "below": "bottom", "beneath": "bottom"}  # fmt: skip
 RELATIONS = {"on top of": "on", "on": "on", "onto": "on", "atop": "on", "under": "under",
              "below": "under", "underneath": "under", "beneath": "under", "behind": "behind",
              "in front of": "front_of", "front of": "front_of", "in back of": "behind",
@@ -51,6 +52,16 @@ _SPLIT = re.compile(r"[^a-z0-9,;:]+")
 _PUNCT = re.compile(r"([,;:])")
 DOWNWARD = ("from top to bottom", "top to bottom", "from the top", "top down")
 """A tower listed from its top."""
+UPWARD = ("from the bottom up", "from bottom to top", "bottom to top", "from the bottom",
+          "bottom up")  # fmt: skip
+"""A tower listed from its bottom, as towers are anyway (the words are not level markers)."""
+LEVELS = frozenset({"bottom", "top", "underneath", "below", "beneath", "base"})
+"""Level words: with two cubes or more named, the command describes a tower."""
+BUILDING = frozenset({"build", "make", "stack", "pile", "assemble"})
+"""Verbs that, with cubes listed and no relation, build a tower of them."""
+COLLECTIVE = frozenset({"all", "both", "everything", "lot"})
+"""A list's one destination ("red, then green, all in the center": a tower there)."""
+_SEPARATORS = frozenset({",", ";", ":", "then"})
 
 
 @dataclass(frozen=True)
@@ -126,9 +137,19 @@ def _kind(words: Sequence[_Word]) -> str | None:
         return "tower" if set(texts) & {"them", "cubes", "blocks", "everything"} else None
     if not mentions:
         return None
+    if len(mentions) >= 2 and not _relations(words) and _describes_tower(texts):
+        return "tower"
     if set(texts) & {"stack", "pile"}:
         return "place" if _relations(words) else "tower"
     return "place" if _relations(words) or _places(words) else None
+
+
+def _describes_tower(texts: list[str]) -> bool:
+    """Two cubes or more, and level words ("red at the bottom, blue on top"), a building verb
+    ("build red green blue") or one destination for all of them in the center."""
+    central = any(PLACES.get(t) == "center" for t in texts)
+    return bool(LEVELS.intersection(texts) or BUILDING.intersection(texts)
+                or (central and COLLECTIVE.intersection(texts)))  # fmt: skip
 
 
 def _relations(words: Sequence[_Word]) -> list[tuple[int, str]]:
@@ -237,25 +258,31 @@ def _build(
 
 
 def _roles(words: Sequence[_Word]) -> tuple[dict[str, list[str]], list[str]]:
-    """Objects by role word ("green and red on the bottom", "top: blue"), and the unmarked."""
+    """Objects by role word ("green and red on the bottom", "top: blue"), and the unmarked. A
+    role word after objects marks those said since the last comma or "then" ("red at the
+    bottom, then green, then blue on top": only blue is on top). "center" and "middle" are
+    levels only beside "bottom" or "top"; otherwise they say where the structure goes."""
+    texts = {w.text for w in words}
+    levels = bool(texts & {"bottom", "top", "base", "underneath", "below", "beneath"})
     roles: dict[str, list[str]] = {}
-    pending: list[str] = []
+    unmarked: list[str] = []
+    group: list[str] = []
     prefix: str | None = None
     for i, word in enumerate(words):
         if word.obj is not None:
-            (roles.setdefault(prefix, []) if prefix else pending).append(word.obj)
-        elif word.text in ROLE_WORDS and not (word.text == "center" and prefix):
+            (roles.setdefault(prefix, []) if prefix else group).append(word.obj)
+        elif word.text in ROLE_WORDS and (levels or ROLE_WORDS[word.text] != "middle"):
             role = ROLE_WORDS[word.text]
             if role in ("left", "right") and i and words[i - 1].text == "bottom":
                 roles.pop("bottom", None)
-            if pending:
-                roles.setdefault(role, []).extend(pending)
-                pending, prefix = [], None
-            else:
+            if group:
+                roles.setdefault(role, []).extend(group)
+                group, prefix = [], None
+            elif not (word.text == "center" and prefix):
                 prefix = role
-        elif word.text in (",", ";", ":", "then"):
-            prefix = None
-    return roles, pending
+        elif word.text in _SEPARATORS:
+            unmarked, group, prefix = unmarked + group, [], None
+    return roles, unmarked + group
 
 
 def _pyramid(words: Sequence[_Word], present: Sequence[str]) -> tuple[str, str, str]:
@@ -280,9 +307,10 @@ def _pyramid(words: Sequence[_Word], present: Sequence[str]) -> tuple[str, str, 
 def _tower(words: Sequence[_Word], named: list[str]) -> list[str]:
     texts = " ".join(w.text for w in words)
     downward = next((d for d in DOWNWARD if d in texts), None)
-    if downward is not None:  # the direction's own words are not level markers
-        start = len(texts[: texts.index(downward)].split())
-        words = [*words[:start], *words[start + len(downward.split()) :]]
+    direction = downward or next((u for u in UPWARD if u in texts), None)
+    if direction is not None:  # the direction's own words are not level markers
+        start = len(texts[: texts.index(direction)].split())
+        words = [*words[:start], *words[start + len(direction.split()) :]]
     roles, rest = _roles(words)
     rest = rest[::-1] if downward else rest
     if not 2 <= len(named) <= 3:

@@ -285,6 +285,8 @@ def _number(b: _Builder, token: Token, nxt: Token | None) -> None:
         _measure(b, value, nxt.text_value("unit"))
     elif nxt is not None and nxt.has("times") and nxt.number("times") == 0.0:
         b.times = int(value)
+    elif b.quant is not None and nxt is not None and (nxt.has("zone") or _is_noun(nxt, "zone")):
+        pass  # "on all three stacks": the count of "all"
     elif nxt is not None and any(nxt.has(k) for k in ("more", "item", "noun")):
         b.count, b.count_token = int(value), token
     elif b.position_context and int(value) in b.numbered_positions:

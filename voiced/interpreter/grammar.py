@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from voiced.interpreter import learning as learn
-from voiced.interpreter.clauses import build, split, verb_index
+from voiced.interpreter.clauses import Clause, build, split, verb_index
 from voiced.interpreter.confidence import NAMED_LAST, UNKNOWN, grammar_confidence
 from voiced.interpreter.levels import as_one_list, in_stack_order
 from voiced.interpreter.lexer import SNAP_CUTOFF, Lexed, Lexer, Token
@@ -178,6 +178,8 @@ class Grammar:
             clause = build(tokens, link, verb, at, dict(self.vocabulary.position_numbers))
             if clause.key in _SAID_TWICE and clause.verb == last_verb:
                 continue  # "oops, I made a mistake" is one mistake
+            if clause.key == "restart" and len(parts) > 1 and _only_verb(clause):
+                continue  # "never mind, put it back": what follows is what to do instead
             last_verb = clause.verb
             if clause.unknown:
                 raise unknown_failure(clause, self.cell, lexed.said)
@@ -312,10 +314,17 @@ def _coordinate(parts: list[tuple[list[Token], str]]) -> list[tuple[list[Token],
         nxt = parts[i + 1] if i + 1 < len(parts) else None
         if len(tokens) == 1 and tokens[0].verb() is not None and nxt and nxt[1] == "weak":
             at = verb_index(nxt[0])
+            sense = tokens[0].verb()
+            if at is not None and sense is not None and sense.key == "go":
+                continue  # "go and grab the welder": going is how, not what
             if at is not None:
                 tokens = tokens + [t for j, t in enumerate(nxt[0]) if j != at]
         out.append((tokens, link))
     return out
+
+
+def _only_verb(clause: Clause) -> bool:
+    return all(t is clause.verb_token or t.has("conn") for t in clause.tokens)
 
 
 def _borrows(tokens: list[Token]) -> bool:

@@ -21,6 +21,7 @@ from voiced.interpreter.semantic import (
     step,
     unsupported,
 )
+from voiced.interpreter.swap import swap
 from voiced.interpreter.vocabulary import Value
 
 
@@ -89,6 +90,8 @@ def implicit_verb(c: Clause, ctx: Context) -> str:
 
 
 def _put(c: Clause, ctx: Context) -> Steps:
+    if c.tools and c.tokens[-1].text == "on" and ctx.has("attach_tool"):
+        return _attach(c, ctx)  # "put the welder on"
     if (c.tools or c.any_tool) and ctx.has("release_tool"):
         return _return(c, ctx)
     if ctx.has("add_layer"):
@@ -133,6 +136,8 @@ def _pick(c: Clause, ctx: Context) -> Steps:
         ctx.guesses.append("take X off: partial undo is not supported, putting back what is held")
         return [step("return_to_stack")]
     objects = c.objects()
+    if not objects and c.positions:
+        return _go(c, ctx)  # "take me to position 2"
     if ctx.has("pick") and c.targets():
         return _put_objects(c, ctx)  # "take the red cube to B1"
     instruction = "pick_up" if ctx.has("pick_up") else "pick" if ctx.has("pick") else None
@@ -199,6 +204,10 @@ def _go(c: Clause, ctx: Context) -> Steps:
         return [step("go_home")]
     if c.directions:
         return _nudge(c, ctx)
+    if c.tools and not c.targets():
+        return _attach(c, ctx)  # "go to the welder": fetch it
+    if c.speed is not None and not c.targets():
+        return []  # "go at slow speed": the speed is the whole command (set before the body)
     if c.targets() and ctx.has("set_active_zone"):
         return _switch(c, ctx)
     raise Unparsed("syntax_error", c.verb_token or c.tokens[0], "Go where?",
@@ -222,6 +231,8 @@ def _nudge(c: Clause, ctx: Context) -> Steps:
 def _switch(c: Clause, ctx: Context) -> Steps:
     if c.tools:
         return _attach(c, ctx)
+    if len(c.objects()) == 2 and not c.targets():
+        return swap(c, ctx)  # "switch the red and the blue cube"
     zones = group_zones(c, ctx, c.groups[0] if c.groups else None)
     if zones and ctx.has("set_active_zone"):
         return [step("set_active_zone", zone=zones[0])]
@@ -294,6 +305,8 @@ def _routine(c: Clause, ctx: Context) -> Steps:
         raise Unparsed("syntax_error", c.verb_token or c.tokens[0], "Run what?",
                        routines_hint(ctx.cell))  # fmt: skip
     positions = clause_positions(c, ctx)
+    if not positions and not c.here and ctx.previous_positions:
+        positions = list(ctx.previous_positions)  # "go to position 1 and weld": there
     if positions and ctx.has("run_routine_at"):
         return [step("run_routine_at", routine=c.routine, position=p) for p in positions]
     if c.here and ctx.has("run_routine"):
@@ -377,7 +390,8 @@ def _more(c: Clause, ctx: Context) -> Steps:
 
 HANDLERS: dict[str, Callable[[Clause, Context], Steps]] = {
     "put": _put, "pick": _pick, "go": _go, "move": _move, "nudge": _nudge, "switch": _switch,
-    "speed": _speed, "wait": _wait, "clear": _clear, "undo": _fixed("return_to_stack"),
+    "swap": swap, "speed": _speed, "wait": _wait, "clear": _clear,
+    "undo": _fixed("return_to_stack"),
     "restart": _fixed("clear_assembly", "go_home"), "mistake": _mistake, "finish": _finish,
     "return": _return, "release": _release, "attach": _attach, "routine": _routine, "run": _routine,
 }  # fmt: skip

@@ -71,6 +71,9 @@ VERB_PHRASES: Mapping[str, tuple[str, ...]] = {
                 "take off", "unload", "disengage", "put down", "set down", "lay down",
                 "place down", "drop off"),
     "attach": ("attach", "mount", "equip", "fit"),
+    "swap": ("swap", "swap over", "swap round", "swap around", "exchange", "trade",
+             "interchange", "swap places", "switch places", "trade places", "change places",
+             "swap the places of", "swap the positions of", "switch round", "switch around"),
     "run": ("run", "do", "execute", "perform", "carry out", "start", "do a", "do an"),
 }  # fmt: skip
 """Verb key -> the phrases that say it. A phrase belongs to one key; a word with other uses

@@ -78,6 +78,8 @@ CONNECTIVES = {
     "afterwards": "strong", "afterward": "strong", "next": "strong", "finally": "strong",
     "and finally": "strong", "followed by": "strong", "and": "weak", "also": "weak",
     "plus": "weak", "as well as": "weak", "and also": "weak", "as well": "weak",
+    "when you are done": "strong", "and when you are done": "strong", "when done": "strong",
+    "once you are done": "strong", "when finished": "strong", "when youre done": "strong",
 }  # fmt: skip
 QUANTIFIERS = {
     "all": "all", "every": "all", "each": "all", "all the": "all", "all of the": "all",
