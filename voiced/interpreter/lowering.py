@@ -138,6 +138,8 @@ def _pick(c: Clause, ctx: Context) -> Steps:
     objects = c.objects()
     if not objects and c.positions:
         return _go(c, ctx)  # "take me to position 2"
+    if not objects and c.pronoun and ctx.previous and ctx.previous[-1].instruction in _PICKS:
+        return []  # "take a slice of cheese and hold it": it is held already
     if ctx.has("pick") and c.targets():
         return _put_objects(c, ctx)  # "take the red cube to B1"
     instruction = "pick_up" if ctx.has("pick_up") else "pick" if ctx.has("pick") else None
@@ -151,6 +153,9 @@ def _pick(c: Clause, ctx: Context) -> Steps:
                        f"Say add {_names(objects)} to stack them", "none")  # fmt: skip
     key = "item" if instruction == "pick_up" else "object"
     return [step(instruction, **{key: objects[0].name})]
+
+
+_PICKS = frozenset({"pick_up", "pick"})
 
 
 # -- blocks-style: unique objects onto sites ---------------------------------------------------

@@ -93,7 +93,8 @@ IMPLIED: Mapping[str, tuple[tuple[str, Value], ...]] = {
 
 ROUTINE_VERBS: Mapping[str, tuple[str, ...]] = {
     "tack_weld": ("weld", "tack weld", "tack", "spot weld", "welding", "do a weld", "weld at",
-                  "tack it", "put a weld", "put a tack"),
+                  "tack it", "put a weld", "put a tack", "put a tack weld", "make a weld",
+                  "make a tack weld", "do a tack weld", "a tack weld"),
     "camera_inspection": ("inspect", "scan", "check", "examine", "photograph",
                           "take a picture", "take a photo", "take a picture of", "look at",
                           "inspection", "do an inspection", "inspect at", "image", "a scan"),

@@ -117,7 +117,7 @@ NOUNS = {
     "routines": "routine", "program": "routine", "sandwich": "sandwich",
     "sandwiches": "sandwich", "ingredient": "item", "ingredients": "item",
 }  # fmt: skip
-PARTICLES = ("off", "away", "over")
+PARTICLES = ("off", "away", "over", "stand", "its stand", "the stand", "its place", "its holder")
 SAFE_PLACES = ("safe", "safe pos", "safe spot", "safe place", "safe position", "safety position")
 UNITS = {
     "mm": "mm", "millimetre": "mm", "millimetres": "mm", "millimeter": "mm",
