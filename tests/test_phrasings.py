@@ -15,8 +15,8 @@ import pytest
 from tests.phrasingtable import Case, Runner, TableError, Verdict, load_table, parse_row, quiet_logs
 from tests.phrasingtable import run_table as judge_all
 
-TEST_HALF_FLOOR = 0.59
-"""The held-out half's pass rate, as last measured (a fall below it is a regression)."""
+TEST_HALF_FLOOR = 0.89
+"""The held-out half's pass rate, as last measured (158/176; before the grammar work: 105/176)."""
 
 CASES = load_table()
 DEV = [case for case in CASES if case.half == "dev"]

@@ -386,6 +386,8 @@ def _noun(b: _Builder, noun: str) -> None:
         b.flags.add("sandwich")
     elif noun == "speed" and b.verb is None:
         b.verb = VerbSense("speed")
+    elif noun == "active":
+        b.verb = VerbSense("switch")  # "make the left one active": whatever the verb was
 
 
 def _flag(b: _Builder, token: Token) -> None:

@@ -42,6 +42,9 @@ _INHERITED = frozenset({"put", "pick", "go", "move", "nudge", "routine", "run", 
                         "attach", "release", "return", "clear", "wait", "speed"})  # fmt: skip
 """Verbs a following clause without a verb borrows ("add bread then cheese")."""
 _SAID_TWICE = frozenset({"undo", "restart", "mistake", "finish"})
+_PREFACES = frozenset({"restart", "finish"})
+"""Verbs that, said alone before other actions ("never mind, ...", "we are done, put it away
+and go home"), introduce what follows rather than add an action of their own."""
 """Recovery verbs that said twice in a row mean once ("oops, my mistake")."""
 
 
@@ -178,7 +181,7 @@ class Grammar:
             clause = build(tokens, link, verb, at, dict(self.vocabulary.position_numbers))
             if clause.key in _SAID_TWICE and clause.verb == last_verb:
                 continue  # "oops, I made a mistake" is one mistake
-            if clause.key == "restart" and len(parts) > 1 and _only_verb(clause):
+            if clause.key in _PREFACES and len(parts) > 1 and _only_verb(clause):
                 continue  # "never mind, put it back": what follows is what to do instead
             last_verb = clause.verb
             if clause.unknown:

@@ -72,6 +72,8 @@ def implicit_verb(c: Clause, ctx: Context) -> str:
         raise Unparsed("syntax_error", c.objects()[0].token,
                        f"What should I do with the {c.objects()[0].name}?",
                        f"Say for example: pick up the {c.objects()[0].name}", "none")  # fmt: skip
+    if (c.tools or c.any_tool) and "back" in c.words:
+        return "return"  # "tool back", "the camera back"
     for key, present in (
         ("go", bool(c.positions) or c.quant == "all" or c.home),
         ("nudge", bool(c.directions) or c.distance is not None),
@@ -94,6 +96,8 @@ def _put(c: Clause, ctx: Context) -> Steps:
         return _attach(c, ctx)  # "put the welder on"
     if (c.tools or c.any_tool) and ctx.has("release_tool"):
         return _return(c, ctx)
+    if c.pronoun and ctx.has("release_tool") and not (ctx.has("add_layer") or ctx.has("place")):
+        return _release_tool(c, ctx)  # "put it away": the only thing held is the tool
     if ctx.has("add_layer"):
         return _put_layers(c, ctx)
     if ctx.has("move_object") or ctx.has("place"):

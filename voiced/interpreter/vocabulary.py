@@ -116,6 +116,7 @@ NOUNS = {
     "speed": "speed", "pace": "speed", "velocity": "speed", "routine": "routine",
     "routines": "routine", "program": "routine", "sandwich": "sandwich",
     "sandwiches": "sandwich", "ingredient": "item", "ingredients": "item",
+    "active": "active", "the active one": "active", "current one": "active",
 }  # fmt: skip
 PARTICLES = ("off", "away", "over", "stand", "its stand", "the stand", "its place", "its holder")
 SAFE_PLACES = ("safe", "safe pos", "safe spot", "safe place", "safe position", "safety position")
