@@ -226,7 +226,7 @@ def _outcome(records: list[dict[str, Any]], count: int) -> Outcome:
         own = [r for r in records if r.get("correlation_id") == cid]
         after = [r for r in records[first[cid] : end] if r.get("correlation_id") in (cid, None)]
         lines.append(Said(
-            acted=any(_acted(r) for r in own),
+            acted=_acted(own),
             replies=tuple(r["text"] for r in own if r["event"] == "feedback"),
             primitives=tuple(r["line"].split(" ", 1)[1] for r in own if r["event"] == "primitive"),
             kinds=frozenset(r["event"] for r in after) | frozenset(r["event"] for r in own),
@@ -235,10 +235,19 @@ def _outcome(records: list[dict[str, Any]], count: int) -> Outcome:
     return Outcome(tuple(lines), final)
 
 
-def _acted(record: Mapping[str, Any]) -> bool:
-    if record["event"] == "answer":
+_NEUTRAL = frozenset({"utterance", "feedback", "interpretation", "submit", "frame", "target",
+                      "error", "rejected", "llm", "dropped"})  # fmt: skip
+"""Event kinds every line may cause, understood or not."""
+
+
+def _acted(own: list[dict[str, Any]]) -> bool:
+    """Understood: interpreted into steps, answered, or acted on some other way (a behaviour's
+    own event, "paused" say) without being refused."""
+    kinds = {r["event"] for r in own}
+    if any(r["event"] == "interpretation" and r["sequence"] for r in own) or "answer" in kinds:
         return True
-    return record["event"] == "interpretation" and bool(record["sequence"])
+    refused = any(r["event"] == "interpretation" for r in own)
+    return not refused and bool(kinds - _NEUTRAL)
 
 
 @contextmanager
@@ -259,4 +268,12 @@ def run_table(cases: list[Case]) -> dict[str, Verdict]:
     shm = Path("/dev/shm")
     with tempfile.TemporaryDirectory(dir=shm if shm.is_dir() else None) as tmp, quiet_logs():
         runner = Runner(Path(tmp))
-        return {case.source: runner.judge(case) for case in cases}
+        return {case.source: _judged(runner, case) for case in cases}
+
+
+def _judged(runner: Runner, case: Case) -> Verdict:
+    """A session that goes wrong fails its own row, not the table."""
+    try:
+        return runner.judge(case)
+    except RuntimeError as error:
+        return Verdict(False, f"the session failed: {error}")
