@@ -42,10 +42,8 @@ _INHERITED = frozenset({"put", "pick", "go", "move", "nudge", "routine", "run", 
                         "attach", "release", "return", "clear", "wait", "speed"})  # fmt: skip
 """Verbs a following clause without a verb borrows ("add bread then cheese")."""
 _SAID_TWICE = frozenset({"undo", "restart", "mistake", "finish"})
-_PREFACES = frozenset({"restart", "finish"})
-"""Verbs that, said alone before other actions ("never mind, ...", "we are done, put it away
-and go home"), introduce what follows rather than add an action of their own."""
 """Recovery verbs that said twice in a row mean once ("oops, my mistake")."""
+_PUTTING_AWAY = frozenset({"return", "release"})
 
 
 @dataclass(frozen=True)
@@ -173,7 +171,7 @@ class Grammar:
         parts = _coordinate(split(as_one_list(in_stack_order(lexed.tokens))))
         steps: list[SequenceStep] = []
         previous_verb = last_verb = None
-        for tokens, link in parts:
+        for index, (tokens, link) in enumerate(parts):
             at = verb_index(tokens)
             verb = tokens[at].verb() if at is not None else None
             if verb is None and previous_verb is not None and _borrows(tokens):
@@ -181,7 +179,7 @@ class Grammar:
             clause = build(tokens, link, verb, at, dict(self.vocabulary.position_numbers))
             if clause.key in _SAID_TWICE and clause.verb == last_verb:
                 continue  # "oops, I made a mistake" is one mistake
-            if clause.key in _PREFACES and len(parts) > 1 and _only_verb(clause):
+            if index == 0 and _is_preface(clause, parts[1:]):
                 continue  # "never mind, put it back": what follows is what to do instead
             last_verb = clause.verb
             if clause.unknown:
@@ -326,8 +324,18 @@ def _coordinate(parts: list[tuple[list[Token], str]]) -> list[tuple[list[Token],
     return out
 
 
-def _only_verb(clause: Clause) -> bool:
-    return all(t is clause.verb_token or t.has("conn") for t in clause.tokens)
+def _is_preface(clause: Clause, rest: list[tuple[list[Token], str]]) -> bool:
+    """A verb said alone before other actions that introduces them: "never mind, put it
+    back", "we are done, put it away and go home" (finishing, when what follows puts away)."""
+    if not rest or not all(t is clause.verb_token or t.has("conn") for t in clause.tokens):
+        return False
+    puts_away = any(_puts_away(t) for tokens, _ in rest for t in tokens)
+    return clause.key == "restart" or (clause.key == "finish" and puts_away)
+
+
+def _puts_away(token: Token) -> bool:
+    sense = token.verb()
+    return (sense is not None and sense.key in _PUTTING_AWAY) or token.text in ("away", "back")
 
 
 def _borrows(tokens: list[Token]) -> bool:
