@@ -40,6 +40,9 @@ CASES: list[tuple[str, str, tuple[Step, ...]]] = [
                                                        *layers("cheese"))),
     ("sandwich", "build cheese meat cheese", layers("cheese", "meat", "cheese")),
     ("sandwich", "turkey on the left", (LEFT, *layers("meat"))),
+    ("sandwich", "never mind, put it back", (s("return_to_stack"),)),
+    ("weld", "finish up and go home", (s("release_tool_and_home"), s("go_home"))),
+    ("weld", "we are done, put the tool away and go home", (s("release_tool_and_home"),)),
     ("blocks", "trade the blue cube and the green cube", (
         s("move_object", object="blue cube", to="B1"),
         s("move_object", object="green cube", to="S3"),
