@@ -35,7 +35,7 @@ from voiced.logs import configure_logging
 from voiced.paths import DataDir, atomic_write_json, ensure_data_dir, resolve_data_dir
 from voiced.robot.auth import load_key, new_key
 from voiced.robot.cell import Cell
-from voiced.robot.cellfile import list_cells, load_cell
+from voiced.robot.cellfile import check_cell, list_cells, load_cell
 from voiced.robot.protocol.wire import is_name
 from voiced.robot.scene import Scene
 from voiced.robot.view import load_scene_file
@@ -357,6 +357,9 @@ def _cmd_check_config(args: argparse.Namespace) -> int:
             controller_key(config)  # a key file that is named must be there and usable
         except VoicedError as exc:
             problems = [f"{config.source or 'defaults'}: controller.key_file: {exc}"]
+        # The cell it drives, sentence templates and all: the daemon would run without
+        # templates that are wrong, and the integrator should hear of it before it does.
+        problems += map(str, check_cell(_config_path(config, config.cell.name, bare_names=True)))
     if problems:
         for line in problems:
             print(line)
@@ -402,12 +405,15 @@ def _cmd_interpret(args: argparse.Namespace) -> int:
 def _cmd_transcribe(args: argparse.Namespace) -> int:
     from voiced.audio.engines import transcribe_file
     from voiced.audioinput import bias_for
+    from voiced.interpreter.grammar import Grammar
     from voiced.interpreter.phrasebank import PhraseBank
+    from voiced.interpreter.templates import Templates
 
     config = load_config(args.config)
     configure_logging("warning", config.logging.format)
     cell = load_cell(args.cell)
-    bias = bias_for(cell, PhraseBank.packaged(cell).phrases(), config)
+    examples = Templates(cell, Grammar(cell).vocabulary).examples()
+    bias = bias_for(cell, [*PhraseBank.packaged(cell).phrases(), *examples], config)
     transcript = asyncio.run(transcribe_file(args.file, bias, config.stt))
     if transcript.rejected_reason:
         print(f"(nothing: {transcript.rejected_reason}) raw: {transcript.raw!r}")
