@@ -36,6 +36,8 @@ _SECTION_KEYS = ("intents", "lists", "expansion_rules")
 _BLOCK_KEYS = ("sentences", "slots")
 _LIST_KEYS = ("values", "range")
 _RANGE_KEYS = ("from", "to", "step")
+_STANDS_FOR = frozenset((("zone", "site"), ("item", "object")))
+"""(list, parameter type): a name of the first kind is also one of the second."""
 _HEADER = re.compile(r"\s*\[+\s*sentences\b")
 
 
@@ -244,7 +246,7 @@ class _Reader:
                             what=f"list {{{name}}} ('{said}' -> {value!r})")  # fmt: skip
         elif name in CELL_LISTS or name == param.name:
             kind = param.type if name == param.name else name
-            if kind != param.type and not (kind == "zone" and param.type == "site"):
+            if kind != param.type and (kind, param.type) not in _STANDS_FOR:
                 self.add(where, f"sentence '{text}': {{{name}}} gives {kind} names, but "
                          f"{param.name} is a {param.type}", text)  # fmt: skip
         else:
