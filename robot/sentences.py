@@ -242,8 +242,8 @@ class _Reader:
                          f"{param.name} is a {param.type}", text)  # fmt: skip
         elif own is not None:
             for said, value in own.values:
-                self._known(where, param.type, value, text,
-                            what=f"list {{{name}}} ('{said}' -> {value!r})")  # fmt: skip
+                shown = f"sentence '{text}': list {{{name}}} ('{said}' -> {value!r})"
+                self._known(where, param.type, value, text, what=shown)
         elif name in CELL_LISTS or name == param.name:
             kind = param.type if name == param.name else name
             if kind != param.type and (kind, param.type) not in _STANDS_FOR:

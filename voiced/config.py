@@ -427,7 +427,8 @@ class ReviewConfig:
     """Cell names."""
     sources: tuple[str, ...] = setting(
         ("llm",),
-        "Interpretation sources whose plans are read back: phrase_bank, grammar, llm, replay.",
+        "Interpretation sources whose plans are read back: phrase_bank, template, grammar, llm, "
+        "replay.",
     )
     """Sources (an `Interpretation.source`)."""
     strict: bool = setting(
