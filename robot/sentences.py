@@ -179,7 +179,7 @@ class _Reader:
         lists: Mapping[str, TemplateList],
     ) -> TemplateBlock | None:  # fmt: skip
         sentences = data.get("sentences") if isinstance(data, dict) else None
-        if not isinstance(data, dict) or not _strings(sentences):
+        if not isinstance(data, dict) or not isinstance(sentences, list) or not _strings(sentences):
             self.add(where, "expected a table with 'sentences', a non-empty array of templates",
                      composite.name)  # fmt: skip
             return None

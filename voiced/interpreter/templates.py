@@ -163,8 +163,8 @@ def _intents(
     parameters of its composite (unless the integrator has a list of that name)."""
     intents: dict[str, Any] = {}
     for block in sentences.blocks:
-        data = {"sentences": list(block.sentences), "slots": dict(block.slots)}
-        intents.setdefault(block.intent, {"data": []})["data"].append(data)
+        raw = {"sentences": list(block.sentences), "slots": dict(block.slots)}
+        intents.setdefault(block.intent, {"data": []})["data"].append(raw)
     built = Intents.from_dict({
         "language": "en", "intents": intents, "expansion_rules": dict(sentences.expansion_rules),
     })  # fmt: skip
