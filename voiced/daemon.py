@@ -211,9 +211,7 @@ class Daemon:
         """The audio front end for `--audio`, with its model loaded before READY=1."""
         if self.session.audio is None:
             return None
-        interpreter = pipeline.interpreter
-        phrases = [*interpreter.grammar.phrase_bank.phrases(), *interpreter.templates.examples()]
-        bias = bias_for(pipeline.belief.cell, phrases, self.config)
+        bias = bias_for(pipeline.belief.cell, pipeline.interpreter.bias_phrases(), self.config)
         base = router.stack[0]
         front = AudioFrontEnd(
             self.config, self.session.audio, self.session.fast, self.events, bias,

@@ -13,6 +13,8 @@ from voiced.robot.sequence import SequenceStep
 
 from tests.interpreter.helpers import grammar
 from tests.robot.test_sentences import bare
+from voiced.audioinput import bias_for
+from voiced.config import Config
 from voiced.interpreter.grammar import Grammar
 from voiced.interpreter.templates import Templates
 from voiced.interpreter.tiers import Interpreter
@@ -151,3 +153,13 @@ async def test_a_cell_whose_templates_have_problems_is_understood_by_the_grammar
     assert await meaning(tiers, "go to position 2") == (
         "grammar", [step("move_to_position", position="Pos_2")],
     )  # fmt: skip
+
+
+def test_template_phrasings_join_the_recognisers_bias(tmp_path: Path) -> None:
+    tiers = interpreter(load_cell("weld"), tmp_path)
+    phrases = tiers.bias_phrases()
+    assert "park" in phrases  # the phrase bank's
+    assert "tack the first seam" in phrases and "mount the camera" in phrases
+    bias = bias_for(tiers.cell, phrases, Config())
+    assert "tack the first seam" in bias.phrases
+    assert "tack the first seam" in bias.hotwords()

@@ -116,7 +116,7 @@ class Templates:
         for count, text in enumerate(samples):
             if count >= EXAMPLES_PER_SENTENCE:
                 return
-            yield text
+            yield " ".join(text.split())
 
 
 def cell_lists(

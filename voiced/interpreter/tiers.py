@@ -105,6 +105,11 @@ class Interpreter:
             else None
         )
 
+    def bias_phrases(self) -> list[str]:
+        """Example utterances for the recogniser: the phrase bank's phrases and phrasings of
+        the cell's templates (the words an integrator added should be heard, too)."""
+        return [*self.grammar.phrase_bank.phrases(), *self.templates.examples()]
+
     @property
     def online(self) -> bool:
         return self.llm is not None
