@@ -77,7 +77,9 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--realtime", action="store_true", help="listen at speaking pace")
     demo.set_defaults(handler=_cmd_demo)
 
-    check = sub.add_parser("check-config", help="validate a configuration file")
+    check = sub.add_parser(
+        "check-config", help="validate a configuration file and the cell it drives"
+    )
     check.add_argument("path", nargs="?", help="the file (default: the one `run` would use)")
     check.set_defaults(handler=_cmd_check_config)
 
@@ -382,6 +384,8 @@ def _cmd_interpret(args: argparse.Namespace) -> int:
     config = load_config(None)
     configure_logging("warning", config.logging.format)
     cell = load_cell(args.cell)
+    for problem in cell.sentences.problems:  # interpreted without them, as the daemon would
+        print(f"sentence templates not used: {problem}", file=sys.stderr)
     scene = load_scene_file(cell, args.scene) if args.scene else cell.initial_scene
     data = DataDir(resolve_data_dir(None, os.environ))
 

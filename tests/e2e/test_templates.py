@@ -3,6 +3,7 @@ sessions where a template phrasing moves the simulated arm."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -120,3 +121,26 @@ def test_a_stop_word_in_a_template_still_stops(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert kinds(events, "stopped")
     assert kinds(events, "interpretation") == [] and kinds(events, "primitive") == []
+
+
+def interpret(tmp: Path, cell: str, text: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(voiced("interpret", "--cell", cell, text), capture_output=True,
+                          text=True, env=voiced_env(tmp), timeout=60)  # fmt: skip
+
+
+def test_interpret_reads_a_template_phrasing(tmp_path: Path) -> None:
+    proc = interpret(tmp_path, "blocks", "park the red cube in the spare spot")
+    assert proc.returncode == 0, proc.stderr
+    meant = json.loads(proc.stdout)
+    assert meant["source"] == "template"
+    assert meant["sequence"] == [
+        {"instruction": "move_object", "params": {"object": "red cube", "to": "B1"}}
+    ]
+
+
+def test_interpret_warns_of_bad_templates_and_goes_on_without_them(tmp_path: Path) -> None:
+    cell = shop_cell(tmp_path, '[sentences.intents.fly]\nsentences = ["fly"]\n')
+    proc = interpret(tmp_path, str(cell), "go to position 2")
+    assert proc.returncode == 0, proc.stderr
+    assert f"sentence templates not used: {cell}:" in proc.stderr
+    assert json.loads(proc.stdout)["source"] == "grammar"
