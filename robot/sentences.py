@@ -16,14 +16,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
-from hassil.expression import Group, ListReference, RuleReference, Sentence
-from hassil.parse_expression import parse_sentence
-from hassil.parser import ParseError
 from voiced.robot.cell import Cell, ValueProblem
 from voiced.robot.program import PARAM_TYPES, Composite
 from voiced.robot.sentencetypes import CellSentences, SlotValue, TemplateBlock, TemplateList
 from voiced.robot.tomlcheck import join, type_name
+
+if TYPE_CHECKING:
+    # hassil itself is imported where a template is read: it takes a fifth of a second to
+    # import, which `voiced --help` and a cell without templates need not pay.
+    from hassil.expression import ListReference, Sentence
 
 from voiced.errors import Problem
 
@@ -270,10 +273,15 @@ class _Reader:
         return True
 
     def _parses(self, text: str, where: str, what: str) -> Sentence | None:
+        from hassil.parse_expression import parse_sentence
+        from hassil.parser import ParseError
+
         try:
             return parse_sentence(text, keep_text=True)
-        except (ParseError, ValueError, IndexError) as error:
-            self.add(where, f"{what}: template syntax error: {_syntax(error)}", text)
+        except (ParseError, ValueError, IndexError, AssertionError) as error:
+            # hassil refuses some templates with an assertion ("" and "{}": "Text is too short")
+            reason = _syntax(error) if text.strip(" {}<>") else "the template is empty"
+            self.add(where, f"{what}: template syntax error: {reason}", text or '""')
             return None
 
 
@@ -282,6 +290,9 @@ def _references(
 ) -> Iterator[ListReference | str]:
     """Every list reference in a template, following expansion rules; a rule that does not
     exist comes out as its name."""
+    from hassil.expression import Group, ListReference, RuleReference
+    from hassil.parse_expression import parse_sentence
+
     if isinstance(expression, ListReference):
         yield expression
     elif isinstance(expression, RuleReference):

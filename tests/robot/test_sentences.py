@@ -74,6 +74,8 @@ sentences = ["mount the {tool}"]
 BAD = [
     ("syntax", '[sentences.intents.attach_tool]\nsentences = ["mount (the {tool}"]\n',
      "sentences.intents.attach_tool.sentences[0]", "template syntax error", 2),
+    ("empty", '[sentences.intents.go_home]\nsentences = [""]\n',
+     "sentences.intents.go_home.sentences[0]", "the template is empty", 2),
     ("not a composite", '[sentences.intents.fly_away]\nsentences = ["fly away"]\n',
      "sentences.intents.fly_away", "'fly_away' is not a composite", 1),
     ("internal helper", '[sentences.intents.take]\nsentences = ["take it"]\n',
