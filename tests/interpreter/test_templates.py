@@ -43,6 +43,7 @@ MATCHES = [
     ("weld", "run a weld at position 2", tack("Pos_2")),
     ("weld", "Run a weld on position two.", tack("Pos_2")),
     ("weld", "tack the second seam", tack("Pos_2")),
+    ("weld", "could you tack the second seam please", tack("Pos_2")),
     ("weld", "photograph the 3rd seam",
      step("run_routine_at", position="Pos_3", routine="camera_inspection")),
     ("weld", "mount the camera", step("attach_tool", tool="Camera")),

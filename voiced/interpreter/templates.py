@@ -29,6 +29,9 @@ CONFIDENCE = 0.95
 """A template is an exact match the integrator wrote for this cell: as sure as a known phrase."""
 NUMBERS = (0, 1000)
 """What `{number}` hears when a template asks for a bare number."""
+SKIP_WORDS = ("please", "could you", "can you", "would you", "will you", "kindly")
+"""Politeness around a command, taken out before matching (as the phrase bank drops it), so a
+template need not allow for "could you ... please" itself."""
 EXAMPLES_PER_SENTENCE = 2
 """Phrasings of each template given to the recogniser's bias (it needs the shape, not all)."""
 
@@ -80,7 +83,7 @@ class Templates:
         if not self:
             return None
         for form in dict.fromkeys((" ".join(words(text)), normalize(text))):
-            result = recognize(form, self.intents, slot_lists=self.lists)
+            result = recognize(form, self.intents, slot_lists=self.lists, skip_words=SKIP_WORDS)
             if result is not None:
                 params = {name: _value(e.value) for name, e in result.entities.items()}
                 sentence = result.intent_sentence.text if result.intent_sentence else ""
