@@ -83,7 +83,9 @@ class Templates:
         if not self:
             return None
         for form in dict.fromkeys((" ".join(words(text)), normalize(text))):
-            result = recognize(form, self.intents, slot_lists=self.lists, skip_words=SKIP_WORDS)
+            result = recognize(
+                form, self.intents, slot_lists=self.lists, skip_words=list(SKIP_WORDS)
+            )
             if result is not None:
                 params = {name: _value(e.value) for name, e in result.entities.items()}
                 sentence = result.intent_sentence.text if result.intent_sentence else ""
