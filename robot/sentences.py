@@ -83,12 +83,7 @@ class _Reader:
         self.problems.append(Problem(source, path, message))
 
     def _line(self, near: tuple[str, ...]) -> int | None:
-        """The templates sit in the `[sentences...]` tables: the search starts at the first."""
-        start = next((i for i, line in enumerate(self.lines) if _HEADER.match(line)), 0)
-        for number, line in enumerate(self.lines[start:], start + 1):
-            if near and all(word in line for word in near):
-                return number
-        return None
+        return line_of(self.lines, *near)
 
     def unknown_keys(self, data: Mapping[str, object], path: str, allowed: tuple[str, ...]) -> None:
         for key in data:
@@ -283,6 +278,15 @@ class _Reader:
             reason = _syntax(error) if text.strip(" {}<>") else "the template is empty"
             self.add(where, f"{what}: template syntax error: {reason}", text or '""')
             return None
+
+
+def line_of(lines: list[str], *near: str) -> int | None:
+    """The number of the first line of the `[sentences...]` tables holding all of `near`."""
+    start = next((i for i, line in enumerate(lines) if _HEADER.match(line)), 0)
+    for number, line in enumerate(lines[start:], start + 1):
+        if near and all(word in line for word in near):
+            return number
+    return None
 
 
 def _references(

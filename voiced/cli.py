@@ -361,13 +361,23 @@ def _cmd_check_config(args: argparse.Namespace) -> int:
             problems = [f"{config.source or 'defaults'}: controller.key_file: {exc}"]
         # The cell it drives, sentence templates and all: the daemon would run without
         # templates that are wrong, and the integrator should hear of it before it does.
-        problems += map(str, check_cell(_config_path(config, config.cell.name, bare_names=True)))
+        problems += _cell_problems(_config_path(config, config.cell.name, bare_names=True))
     if problems:
         for line in problems:
             print(line)
         return 1
     print(format_ok(load_config(args.path)))
     return 0
+
+
+def _cell_problems(cell_ref: str) -> list[str]:
+    """What check-config says of the cell: its problems, then templates a stop word takes."""
+    from voiced.interpreter.templates import stop_words_in
+
+    problems = check_cell(cell_ref)
+    if not problems:
+        problems = stop_words_in(load_cell(cell_ref))
+    return [str(problem) for problem in problems]
 
 
 def _cmd_cells(args: argparse.Namespace) -> int:

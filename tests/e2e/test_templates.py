@@ -49,6 +49,8 @@ BAD = [
      '[[sentences.intents.run_routine_at]]\nsentences = ["braze {position}"]\n'
      'slots = { routine = "braze" }\n',
      3, "run_routine_at[0].slots.routine: 'braze' is not a routine this cell knows"),
+    ("stop word", '[sentences.intents.move_to_position]\nsentences = ["halt at {position}"]\n',
+     2, "sentence 'halt at {position}' holds the stop word 'halt'"),
 ]  # fmt: skip
 
 

@@ -12,15 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from hassil import Intents, RangeSlotList, SlotList, TextSlotList, recognize
 from hassil.sample import sample_expression
 
+from voiced.errors import Problem
+from voiced.frames.stop import STOP_PATTERN
 from voiced.interpreter.result import Interpretation
 from voiced.interpreter.vocabulary import Vocabulary, spoken
 from voiced.robot.cell import Cell, norm
-from voiced.robot.sentences import CELL_LISTS
+from voiced.robot.sentences import CELL_LISTS, line_of
 from voiced.robot.sentencetypes import CellSentences, SlotValue, TemplateList
 from voiced.robot.sequence import SequenceStep
 from voiced.rules.normalize import normalize, words
@@ -122,6 +125,26 @@ class Templates:
             if count >= EXAMPLES_PER_SENTENCE:
                 return
             yield " ".join(text.split())
+
+
+def stop_words_in(cell: Cell) -> list[Problem]:
+    """Templates holding a stop word: the stop rule hears it before any template, so saying
+    the sentence stops the arm instead (for `voiced check-config`)."""
+    try:
+        lines = Path(cell.source).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        lines = []
+    problems: list[Problem] = []
+    for block in cell.sentences.blocks:
+        for text in block.sentences:
+            found = STOP_PATTERN.search(text.lower())
+            if found is not None:
+                line = line_of(lines, text)
+                source = f"{cell.source}:{line}" if line else cell.source
+                message = (f"sentence '{text}' holds the stop word '{found.group(0)}': saying "
+                           "it stops the arm, the template never runs")  # fmt: skip
+                problems.append(Problem(source, f"sentences.intents.{block.intent}", message))
+    return problems
 
 
 def cell_lists(
