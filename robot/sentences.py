@@ -23,12 +23,12 @@ from voiced.robot.program import PARAM_TYPES, Composite
 from voiced.robot.sentencetypes import CellSentences, SlotValue, TemplateBlock, TemplateList
 from voiced.robot.tomlcheck import join, type_name
 
+from voiced.errors import Problem
+
 if TYPE_CHECKING:
     # hassil itself is imported where a template is read: it takes a fifth of a second to
     # import, which `voiced --help` and a cell without templates need not pay.
     from hassil.expression import ListReference, Sentence
-
-from voiced.errors import Problem
 
 CELL_LISTS = tuple(kind for kind in PARAM_TYPES if kind != "text")
 """Lists every cell provides, named after the parameter type whose values they hold."""
