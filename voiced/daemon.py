@@ -212,8 +212,7 @@ class Daemon:
         """The audio front end for `--audio`, with its model loaded before READY=1."""
         if self.session.audio is None:
             return None
-        phrases = pipeline.interpreter.grammar.phrase_bank.phrases()
-        bias = bias_for(pipeline.belief.cell, phrases, self.config)
+        bias = bias_for(pipeline.belief.cell, pipeline.interpreter.bias_phrases(), self.config)
         base = router.stack[0]
         front = AudioFrontEnd(
             self.config, self.session.audio, self.session.fast, self.events, bias,
@@ -253,6 +252,10 @@ class Daemon:
         )  # fmt: skip
         if interpreter.writer.last_error is not None:
             self.events.emit(ev.Failure("learned", str(interpreter.writer.last_error)))
+        for problem in interpreter.cell.sentences.problems:
+            # The cell runs without its templates (the grammar still hears everything else).
+            log.warning("sentence templates not used", problem=str(problem))
+            self.events.emit(ev.Failure("sentences", str(problem)))
         return interpreter
 
     def _ask(
