@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from voiced import eventtypes as ev
 from voiced.asking import Asking
+from voiced.behaviours import behaviour_of, is_behaviour
 from voiced.history import History
 from voiced.intent import replay_of
 from voiced.interpreter.check import Checked, validate
@@ -98,8 +99,10 @@ class Acceptance(PipelinePart):
         """Whether `text` is already a whole command the offline tiers understand, or a
         question (answered at once, even while the arm moves)."""
         belief = self.belief
-        return is_question(text) or self.interpreter.complete_offline(
-            text, belief.planned, belief.last_goals
+        return (
+            is_question(text)
+            or is_behaviour(text)
+            or self.interpreter.complete_offline(text, belief.planned, belief.last_goals)
         )
 
     def continues(self, text: str) -> bool:
@@ -114,10 +117,11 @@ class Acceptance(PipelinePart):
         if normalize(text) in CONTINUE:
             self._continue(ticket)
             return
-        replay = replay_of(self.history, belief.cell.name, text, correlation_id)
+        offline = behaviour_of(belief.cell, text, belief.planned, belief.placed, correlation_id)
+        offline = offline or replay_of(self.history, belief.cell.name, text, correlation_id)
         understood = (
-            Understood(replay)
-            if replay is not None
+            Understood(offline)
+            if offline is not None
             else await self.interpreter.interpret(
                 text, belief.planned, belief.last_goals, correlation_id
             )
@@ -151,7 +155,7 @@ class Acceptance(PipelinePart):
     def _answer(self, ticket: Ticket) -> bool:
         """Seed 001's question branch: answered from the cell, scene and history; no motion."""
         text = ticket.text
-        answer = self.questions.answer(text, self.belief.planned)
+        answer = self.questions.answer(text, self.belief.planned, self.belief.scene)
         if answer is None:
             return False
         self.events.emit(ev.Answered(text, answer.brief, answer.full, answer.topic))

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from voiced import eventtypes as ev
+from voiced.behaviours import UNDO
 from voiced.belief import scene_after_partial_run
 from voiced.faults import Faults
 from voiced.interpreter.check import program_from
@@ -23,6 +24,7 @@ from voiced.robot.compiler import Program
 from voiced.robot.link import ControllerLink
 from voiced.robot.runreport import RunReport
 from voiced.robot.scene import Scene
+from voiced.undo import placements, remember
 from voiced.workload import Job, Phase
 
 
@@ -50,6 +52,9 @@ class Execution(PipelinePart):
         self.belief.interrupted = None  # a new command starts fresh; "continue" planned its own
         self.belief.last_goals = job.goals or self.belief.last_goals
         self.belief.planned = job.program.expected
+        undoing = job.interpretation.source == UNDO
+        moves = placements(self.belief.cell, job.program)
+        self.belief.placed = remember(self.belief.placed, moves, undoing)
         self.workload.enter(job.ticket, Phase.QUEUED)
         self._queue.put_nowait(job)
 
