@@ -12,7 +12,7 @@ cancels it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from voiced import eventtypes as ev
 from voiced.asking import Asking
@@ -35,8 +35,11 @@ from voiced.sequence_builder import build
 from voiced.workload import Job, Phase
 
 CONTINUE = frozenset(("continue", "carry on", "go on", "keep going", "resume", "please continue",
-                      "continue please", "finish it", "finish that", "finish the job"))  # fmt: skip
-"""What the operator says to finish a command cut short (asked first, re-planned)."""
+                      "continue please", "finish it", "finish that", "finish the job",
+                      "resume please", "carry on please", "go ahead and continue",
+                      "ok continue", "okay continue", "you can continue",
+                      "continue now"))  # fmt: skip
+"""What the operator says to finish a command cut short or paused (asked first, re-planned)."""
 
 
 class Acceptance(PipelinePart):
@@ -48,8 +51,11 @@ class Acceptance(PipelinePart):
         enqueue: Callable[[Job], None],
         questions: Questions,
         history: History | None,
+        resume: Callable[[Ticket], Awaitable[None]],
     ) -> None:
         super().__init__(context)
+        self.resume = resume
+        """ "continue" after a pause (voiced/pausing.py)."""
         self.interpreter = interpreter
         self.asking = asking
         self.enqueue = enqueue
@@ -115,7 +121,10 @@ class Acceptance(PipelinePart):
         if is_question(text) and self._answer(ticket):
             return
         if normalize(text) in CONTINUE:
-            self._continue(ticket)
+            if self.belief.hold is not None:
+                await self.resume(ticket)
+            else:
+                self._continue(ticket)
             return
         offline = behaviour_of(belief.cell, text, belief.planned, belief.placed, correlation_id)
         offline = offline or replay_of(self.history, belief.cell.name, text, correlation_id)

@@ -19,6 +19,8 @@ from voiced.undo import Placement, is_undo, plan_undo
 SPEED = "speed"
 UNDO = "undo"
 """The interpretations' `source` (an undo's run takes back the placement it reverses)."""
+RESUME = "resume"
+"""The source of "continue" after a pause (confirmed, it ends the pause)."""
 _PUT_BACK = ("put that back", "put it back")
 
 
