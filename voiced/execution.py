@@ -84,7 +84,9 @@ class Execution(PipelinePart):
         hold = self.belief.hold
         assert hold is not None
         goals = job.goals or job.interpretation.sequence
-        self.belief.hold = replace(hold, held=(*hold.held, Held(job.text, goals)))
+        # Paused while it was about to start: it is held whole, not halted part-way.
+        cut = None if job is self.current else hold.cut
+        self.belief.hold = replace(hold, cut=cut, held=(*hold.held, Held(job.text, goals)))
         self.runlog.finish(job.ticket, "paused", "Paused; say continue to finish it.")
         self.workload.leave(job.ticket)
 
