@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import pytest
-
-from voiced.behaviours import behaviour_of, is_behaviour
-from voiced.counting import count_question
 from voiced.frames.pause import pause_rule
 from voiced.robot.cellfile import load_cell
 from voiced.robot.compiler import compile_sequence
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
 from voiced.rules import Handled, Utterance
+
+from voiced.behaviours import behaviour_of, is_behaviour
+from voiced.counting import count_question
 from voiced.speedwords import speed_change
 from voiced.undo import Placement, is_undo, placements, plan_undo, remember
 
