@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import pytest
+from voiced.frames.base import BaseFrame
 from voiced.frames.pause import pause_rule
+from voiced.frames.router import CommandRouter
+from voiced.frames.stop import stop_rule
 from voiced.robot.cellfile import load_cell
 from voiced.robot.compiler import compile_sequence
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
 from voiced.rules import Handled, Utterance
 
+from tests.fakes import EventRecorder, FakeServices
 from voiced.behaviours import behaviour_of, is_behaviour
 from voiced.counting import count_question
 from voiced.speedwords import speed_change
@@ -49,6 +53,20 @@ def test_pause_words_are_a_global_rule(said: str) -> None:
 )  # fmt: skip
 def test_commands_that_mention_waiting_are_not_pauses(said: str) -> None:
     assert not isinstance(pause_rule(["computer"]).match(Utterance(said, 0.0)), Handled)
+
+
+async def test_the_router_hands_a_pause_to_the_services_from_any_frame() -> None:
+    services = FakeServices()
+    base = BaseFrame("computer", 1.5, 8.0)
+    router = CommandRouter(base, services, EventRecorder(), [stop_rule(), pause_rule()], "wake")
+    base.on_push(router, 0.0)
+    await router.dispatch(Utterance("computer start dictation", 0.0))
+    assert router.top.name == "dictation"
+    await router.dispatch(Utterance("hold on", 0.0))
+    assert router.top.name == "dictation", "a pause keeps the frames as they are"
+    await router.dispatch(Utterance("stop", 0.1))
+    assert services.pauses == ['operator said "hold on"']
+    assert services.stops == ['operator said "stop"']
 
 
 # -- speed -----------------------------------------------------------------------------------

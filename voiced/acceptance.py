@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 
 from voiced import eventtypes as ev
 from voiced.asking import Asking
-from voiced.behaviours import behaviour_of, is_behaviour
+from voiced.behaviours import SPEED, behaviour_of, is_behaviour
 from voiced.history import History
 from voiced.intent import replay_of
 from voiced.interpreter.check import Checked, validate
@@ -127,6 +127,8 @@ class Acceptance(PipelinePart):
                 self._continue(ticket)
             return
         offline = behaviour_of(belief.cell, text, belief.planned, belief.placed, correlation_id)
+        if offline is not None and offline.source == SPEED and offline.sequence:
+            offline = self._speed_when_busy(offline)
         offline = offline or replay_of(self.history, belief.cell.name, text, correlation_id)
         understood = (
             Understood(offline)
@@ -160,6 +162,15 @@ class Acceptance(PipelinePart):
             self.asking.ask_first(job)
         else:
             self.enqueue(job)
+
+    def _speed_when_busy(self, meant: Interpretation) -> Interpretation:
+        """A new speed is taken between commands: while the arm works, the operator hears that
+        what is moving or queued keeps its speed (and how to change that: pause first)."""
+        if not self.workload.any_in(Phase.QUEUED, Phase.RUNNING) or self.belief.hold is not None:
+            return meant
+        later = (f"{meant.user_feedback} From the next command on; what is already under way "
+                 "keeps its speed. Say hold on first to change the rest too.")  # fmt: skip
+        return meant.with_changes(user_feedback=later)
 
     def _answer(self, ticket: Ticket) -> bool:
         """Seed 001's question branch: answered from the cell, scene and history; no motion."""

@@ -172,6 +172,14 @@ def test_speed_phrases_send_the_speed_step(tmp_path: Path) -> None:
     assert "I am already at full speed, 500 mm/s." in spoken(events)
 
 
+def test_a_speed_change_said_while_the_arm_works_comes_after_it(tmp_path: Path) -> None:
+    events = session(tmp_path, "sandwich", FIVE, "slow down")
+    assert any("From the next command on" in said for said in spoken(events))
+    lines = [e["line"].split()[1] for e in kinds(events, "primitive")]
+    assert lines[-1] == "SPEED" and lines.count("SPEED") == 1
+    assert fixture(events) == ALL_FIVE
+
+
 def test_counting_questions_answer_from_the_confirmed_scene(tmp_path: Path) -> None:
     events = session(tmp_path, "sandwich", "how many slices of bread are left", "add bread",
                      "how many slices of bread are left",
