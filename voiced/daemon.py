@@ -27,6 +27,7 @@ from voiced.errors import VoicedError
 from voiced.events import EventLog
 from voiced.eventtypes import Record
 from voiced.frames import BaseFrame, CommandRouter, ReviewFrame
+from voiced.frames.pause import pause_rule
 from voiced.frames.router import StackChange
 from voiced.frames.stop import stop_rule
 from voiced.hearing import GrammarChooser
@@ -308,7 +309,9 @@ class Daemon:
             cfg.targets.dictation,
             min(cfg.query.complete_timeout, cfg.query.silence_timeout),
         )
-        router = CommandRouter(base, services, self.events, [stop_rule()], cfg.daemon.mode)
+        wake_words = (cfg.daemon.wake_word, *cfg.daemon.wake_variants)
+        rules_first = [stop_rule(), pause_rule(wake_words)]
+        router = CommandRouter(base, services, self.events, rules_first, cfg.daemon.mode)
         base.on_push(router, 0.0)
         return router
 

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from voiced.counting import count_question
 from voiced.history import History
 from voiced.robot.cell import Cell
 from voiced.robot.physics import position_name
@@ -88,9 +89,14 @@ class Questions:
             (re.compile(r"\b(commands?|instructions?|can you do)\b"), self._instructions),
         )
 
-    def answer(self, text: str, scene: Scene) -> Answer | None:
-        """The answer, or None when this is no question we can answer."""
+    def answer(self, text: str, scene: Scene, confirmed: Scene | None = None) -> Answer | None:
+        """The answer, or None when this is no question we can answer. `scene` is the cell once
+        everything accepted has run; `confirmed` what the controller has reported done (counts
+        are of what is really there; default: `scene`)."""
         said = normalize(text)
+        count = count_question(self.cell, text, confirmed or scene, scene)
+        if count is not None:
+            return Answer(count.sentence(), count.sentence(), "count")
         for pattern, handler in self._topics:
             if pattern.search(said):
                 return handler(scene, said)
