@@ -64,7 +64,7 @@ def test_pause_holds_the_plan_and_continue_asks_then_finishes_it(tmp_path: Path)
 
 
 def test_nothing_said_before_a_pause_moves_unless_continue_is_confirmed(tmp_path: Path) -> None:
-    events = session(tmp_path, "sandwich", FIVE, "pause", "add ham", "continue", "no")
+    events = session(tmp_path, "sandwich", FIVE, "pause", "add avocado", "continue", "no")
     assert kinds(events, "paused")
     assert not kinds(after(events, "paused"), "primitive")
     assert not kinds(events, "resumed")
