@@ -225,7 +225,8 @@ class Daemon:
         if self.config.stt.hypotheses > 1 or self.config.stt.repair:
             front.listener.choose = GrammarChooser(
                 pipeline.interpreter, pipeline.belief, router, self.config.daemon.wake_word,
-                FRAME_WORDS, repair=self.config.stt.repair,
+                FRAME_WORDS, lambda text: router.is_global(rules.Utterance(text, router.now)),
+                repair=self.config.stt.repair,
             )  # fmt: skip
         await front.start(stack)
         services.attach_voice(front.say, front.speaker, front.interrupt)
