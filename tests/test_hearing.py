@@ -69,7 +69,7 @@ def test_a_command_nothing_reads_is_repaired_by_sound(tmp_path: Path) -> None:
     choose, _ = chooser(tmp_path)
     choice = choose(["Computer, art bread.", "Computer, art bred."])
     assert choice is not None and choice.index == 0
-    assert choice.text is not None and choice.text.lower().endswith("bread")
+    assert choice.text == "computer add bread" or choice.text == "computer at bread"
     off, _ = chooser(tmp_path / "off", repair=False)
     assert off(["Computer, art bread."]) is None
 

@@ -75,11 +75,11 @@ class GrammarChooser:
         return None
 
     def _command(self, text: str, needs_wake: bool) -> tuple[str, str] | None:
-        """(wake words as heard, the command after them); None when a wake word is needed
-        and not there."""
+        """(the wake word when it was heard, the command after it); None when a wake word is
+        needed and not there. A repair is written with the wake word as configured."""
         match = matches_wake_word(text, self.wake_word)
         if match is not None:
-            return text[: len(text) - len(match.rest)].strip(), match.rest
+            return self.wake_word, match.rest
         return None if needs_wake else ("", text)
 
     def _acts_on(self, text: str, needs_wake: bool) -> bool:
