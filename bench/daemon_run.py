@@ -24,6 +24,18 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 FAST_SIM = "[simulator]\ntime_scale = 0.02\n"
+
+
+def settings_toml(settings: tuple[str, ...], sections: dict[str, list[str]] | None = None) -> str:
+    """TOML for `section.key=value` settings (values in TOML syntax), merged into `sections`."""
+    merged = {name: list(lines) for name, lines in (sections or {}).items()}
+    for setting in settings:
+        name, value = setting.split("=", 1)
+        section, key = name.strip().split(".", 1)
+        merged.setdefault(section, []).append(f"{key} = {value.strip()}")
+    return "".join(f"[{s}]\n" + "\n".join(lines) + "\n" for s, lines in merged.items())
+
+
 """Motion 50x faster than real time: the accuracy and latency runs only need the arm to finish,
 and a busy arm would delay the next command's first primitive. Stop runs use the default (1.0)
 so that "stop" lands while the arm is still moving."""

@@ -2,6 +2,7 @@
 first primitive, stop time, false activations, idle CPU, peak RSS, transcription real-time factor.
 
     python -m bench.evaluate [--quick | --medium] [--json PATH] [--out DIR] [--jobs N]
+    python -m bench.evaluate --dev [--set SECTION.KEY=VALUE ...]   # tuning corpus, accuracy only
 
 Runs the real daemon (`voiced run --audio FILE --controller sim`) on a rendered corpus
 (bench/corpus.py) and writes bench/results/latest.{md,json} (+ PNG plots when matplotlib is
@@ -22,7 +23,7 @@ from typing import Any
 
 from bench import corpus, daemon_run, metrics, report
 from bench.corpus import Condition, Item
-from bench.sessions import COMMANDS, STOPS, Session
+from bench.sessions import COMMANDS, COMMANDS_DEV, STOPS, Session
 
 RESULTS = corpus.ROOT / "results"
 
@@ -51,13 +52,17 @@ def _by_name(cell: str, name: str) -> Session:
     return next(s for s in COMMANDS + STOPS if s.cell == cell and s.name == name)
 
 
-def _rotating(sessions: Iterable[Session], conditions: list[tuple[str | None, float | None]]):
+def _rotating(
+    sessions: Iterable[Session],
+    conditions: list[tuple[str | None, float | None]],
+    voices: tuple[str, ...] = corpus.VOICES,
+):
     """Every session under every noise condition; voice and rate rotate so that each voice and
     rate meets every cell and noise level (a full cross product would take hours here)."""
     out = []
     for j, session in enumerate(sessions):
         for i, (kind, snr) in enumerate(conditions):
-            voice = corpus.VOICES[(i + j) % len(corpus.VOICES)]
+            voice = voices[(i + j) % len(voices)]
             rate = corpus.RATES[(i // 2 + j) % len(corpus.RATES)]
             out.append((session, Condition(voice, rate, kind, snr)))
     return tuple(out)
@@ -91,6 +96,14 @@ def full_plan(medium: bool = False) -> Plan:
     )
     mode = "medium" if medium else "full"
     return Plan(mode, _rotating(COMMANDS, conditions), latency, stops, fillers, 70.0, 10.0)
+
+
+def dev_plan() -> Plan:
+    """The development corpus (other sentences, voices and noise seeds): accuracy only, clean
+    and four noises at 20 and 10 dB. For tuning; its figures are never reported as results."""
+    conditions: list[tuple[str | None, float | None]] = [(None, None)]
+    conditions += [(n, float(s)) for s in (20, 10) for n in corpus.NOISES]
+    return Plan("dev", _rotating(COMMANDS_DEV, conditions, corpus.DEV_VOICES), (), (), (), 0, 0)
 
 
 FILL = (
@@ -138,10 +151,15 @@ def score(item: Item, run: daemon_run.Run, realtime: bool) -> dict[str, Any]:
     }  # fmt: skip
 
 
+SETTINGS: list[str] = []
+"""`--set` settings for every daemon run (A/B of a lever)."""
+
+
 def run_session(session: Session, cond: Condition, realtime: bool) -> dict[str, Any]:
     expected = expected_state(session) if session.kind == "command" else None
     item = corpus.render(session, cond, expected)
     config = daemon_run.FAST_SIM if session.kind == "command" else ""
+    config += daemon_run.settings_toml(tuple(SETTINGS))
     run = daemon_run.run(session.cell, audio=item.wav, fast=not realtime, config=config)
     record = score(item, run, realtime)
     if run.returncode != 0:
@@ -151,7 +169,12 @@ def run_session(session: Session, cond: Condition, realtime: bool) -> dict[str, 
 
 def run_filler(filler: Filler, mode: str) -> dict[str, Any]:
     wav = corpus.render_filler(filler.name, filler.seconds, filler.condition)
-    run = daemon_run.run("sandwich", audio=wav, mode=mode)
+    run = daemon_run.run(
+        "sandwich",
+        audio=wav,
+        mode=mode,
+        config=daemon_run.FAST_SIM + daemon_run.settings_toml(tuple(SETTINGS)),
+    )
     return _activations(filler.name, filler.seconds, filler.condition, mode, run)
 
 
@@ -203,9 +226,25 @@ def execute(plan: Plan, jobs: int) -> dict[str, list[dict[str, Any]]]:
         fills = list(pool.map(lambda fm: _progress("false")(run_filler(*fm)), pairs))
     lat = [_progress("latency")(run_session(s, c, True)) for s, c in plan.latency]
     stops = [_progress("stop")(run_session(s, c, True)) for s, c in plan.stops]
+    if not plan.idle_s:
+        return {"accuracy": acc, "latency": lat, "stops": stops, "false": fills, "idle": []}
     idle = _progress("idle")(run_idle(plan))
     return {"accuracy": acc, "latency": lat, "stops": stops, "false": [*fills, idle],
             "idle": [idle]}  # fmt: skip
+
+
+def dev_summary(runs: list[dict[str, Any]]) -> str:
+    """Correct runs per SNR and noise, and what was heard in the wrong ones."""
+    lines = [f"development corpus: {sum(r['correct'] for r in runs)}/{len(runs)} correct"]
+    for field in ("snr_db", "noise", "cell"):
+        groups: dict[str, list[bool]] = {}
+        for r in runs:
+            groups.setdefault(str(r[field] or "clean"), []).append(r["correct"])
+        lines.append(f"  {field}: " + ", ".join(f"{k} {sum(v)}/{len(v)}"
+                                                for k, v in sorted(groups.items())))  # fmt: skip
+    lines += [f"  wrong: {r['session']} {r['voice']} {r['noise']}@{r['snr_db']}: {r['heard']}"
+              for r in runs if not r["correct"]]  # fmt: skip
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -213,14 +252,23 @@ def main(argv: list[str] | None = None) -> int:
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="CI smoke run, under 2 minutes")
     size.add_argument("--medium", action="store_true", help="fewer noises and shorter filler")
+    size.add_argument("--dev", action="store_true", help="the development corpus, accuracy only")
+    parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                        help='a setting for every run, e.g. "stt.hypotheses=1"')  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--out", type=Path, help="report directory (default: bench/results, "
                         "none for --quick)")  # fmt: skip
     parser.add_argument("--jobs", type=int, default=2, help="parallel fast-paced runs")
     args = parser.parse_args(argv)
-    plan = quick_plan() if args.quick else full_plan(medium=args.medium)
+    SETTINGS[:] = args.set
+    plan = quick_plan() if args.quick else dev_plan() if args.dev else full_plan(args.medium)
     began = time.monotonic()
     records = execute(plan, max(1, args.jobs))
+    if args.dev:
+        print(dev_summary(records["accuracy"]))
+        if args.json is not None:
+            args.json.write_text(json.dumps(records, indent=1), encoding="utf-8")
+        return 0
     # Kept before the report is built, so a report bug never costs a 30-minute run.
     corpus.CACHE.mkdir(parents=True, exist_ok=True)
     (corpus.CACHE / f"records-{plan.mode}.json").write_text(json.dumps(records), "utf-8")

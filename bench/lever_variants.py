@@ -267,3 +267,51 @@ VARIANTS.update(
     base_second_opinion_t0=base_second_opinion_t0,
     base_nbest5_repair=base_nbest5_repair,
 )
+
+
+@cache
+def _allowed(cell_name: str) -> frozenset[int]:
+    """Token ids of every word the cell's grammar, frames and wake word use, in the spellings
+    Whisper writes them (leading space or not, capitalised or not), plus punctuation."""
+    from voiced.audio.whisper_window import _tokenizer
+
+    from voiced.audioinput import FRAME_WORDS
+    from voiced.interpreter.repair import vocabulary_phrases
+    from voiced.interpreter.vocabulary import FILLERS
+
+    judge = next(j for j in _JUDGES.values() if j.interpreter.cell.name == cell_name)
+    words = {w for p in vocabulary_phrases(judge.interpreter.grammar.vocabulary) for w in p.split()}
+    words |= {w for p in FRAME_WORDS for w in p.split()} | {"computer"}
+    words |= {w for p in FILLERS for w in str(p).split()} | {str(n) for n in range(100)}
+    tokenizer = _tokenizer(_transcriber().model())
+    ids: set[int] = set()
+    for word in words:
+        for form in (word, word.capitalize()):
+            for text in (form, " " + form):
+                ids.update(tokenizer.encode(text))
+    for mark in (".", ",", "?", "!", " -", "'"):
+        ids.update(tokenizer.encode(mark))
+    return frozenset(ids)
+
+
+def restricted_nbest5_repair(crop: Crop, judge: Judge) -> str:
+    """nbest5_repair with decoding restricted to the cell's tokens."""
+    from voiced.audio import whisper_window
+
+    _JUDGES[id(judge)] = judge
+    allowed = _allowed(crop.cell)
+    original = whisper_window._suppressed
+
+    def suppressed(tokenizer: Any) -> list[int]:
+        """Every text token outside the cell's (the ids below end-of-text are text)."""
+        outside = {i for i in range(tokenizer.eot) if i not in allowed}
+        return sorted(set(original(tokenizer)) | outside)
+
+    whisper_window._suppressed = suppressed
+    try:
+        return nbest5_repair(crop, judge)
+    finally:
+        whisper_window._suppressed = original
+
+
+VARIANTS.update(restricted_nbest5_repair=restricted_nbest5_repair)

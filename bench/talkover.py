@@ -103,13 +103,7 @@ def plan(quick: bool) -> list[Run]:
 def config_for(run: Run, settings: tuple[str, ...] = ()) -> str:
     """The run's config: fast motion, the daemon's voice, and `section.key=value` settings."""
     voice = f'voice = "{run.daemon_voice}"' if run.reply else 'engine = "null"'
-    sections: dict[str, list[str]] = {"tts": [voice]}
-    for setting in settings:
-        name, value = setting.split("=", 1)
-        section, key = name.strip().split(".", 1)
-        sections.setdefault(section, []).append(f"{key} = {value.strip()}")
-    body = "".join(f"[{s}]\n" + "\n".join(lines) + "\n" for s, lines in sections.items())
-    return daemon_run.FAST_SIM + body
+    return daemon_run.FAST_SIM + daemon_run.settings_toml(settings, {"tts": [voice]})
 
 
 def one_by_one(session: Session) -> Session:

@@ -34,3 +34,7 @@ class Services(Protocol):
     async def stop(self, reason: str, unsent: Sequence[str] = ()) -> None:
         """Stop the robot now: the global stop. `unsent` is what the frames held that a stop
         discards (a half-said query), so the operator hears that it was dropped too."""
+
+    async def pause(self, reason: str) -> None:
+        """Halt the robot now but keep what it was doing and what is queued: "continue"
+        (asked first) finishes it, "stop" drops it."""

@@ -29,6 +29,7 @@ from voiced.robot.program import (
     WhileStep,
 )
 from voiced.robot.scene import Scene
+from voiced.robot.sentencetypes import NO_SENTENCES, CellSentences
 from voiced.rules.normalize import fold
 
 __all__ = [
@@ -231,6 +232,8 @@ class Cell:
     travel_via: str | None = None
     """A named pose every move between different areas (home, work positions, tool stands)
     passes through, e.g. the weld cell's Safe_Pos_1; None where moves go straight."""
+    sentences: CellSentences = NO_SENTENCES
+    """The integrator's sentence templates (`[sentences]`); with problems, none are used."""
 
     def composite(self, name: str) -> Composite | None:
         """The composite a sequence may call by `name` (internal helpers excluded)."""

@@ -35,6 +35,7 @@ from voiced.robot.program import (
     TIER0_ARGS,
 )
 from voiced.robot.scene import Scene
+from voiced.robot.sentences import read_sentences
 from voiced.robot.tomlcheck import Problems, join, named_tables, table
 
 from voiced.errors import CellError, Problem
@@ -125,12 +126,25 @@ def load_cell(name_or_path: str | Path) -> Cell:
     return parse_cell(text, source, default_name=path.stem)
 
 
+def check_cell(name_or_path: str | Path) -> list[Problem]:
+    """Everything wrong with a cell file, its sentence templates included ([] when none).
+    `load_cell` refuses a cell with problems but loads one whose templates have some (without
+    them); a check reports both."""
+    try:
+        cell = load_cell(name_or_path)
+    except CellError as error:
+        return list(error.problems)
+    return list(cell.sentences.problems)
+
+
 def parse_cell(text: str, source: str, default_name: str) -> Cell:
     """Validate the text of a cell file; `source` names it in problems."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise CellError([Problem(source, "", f"TOML syntax error: {error}")]) from None
+    # Templates never refuse the cell: read apart, after it (robot.sentences says why).
+    templates = data.pop("sentences", None)
     problems = Problems(source)
     top = table(problems, data, "", TOP_FIELDS, ("cell", "motion", "limits", "initial"))
     header = table(
@@ -159,7 +173,7 @@ def parse_cell(text: str, source: str, default_name: str) -> Cell:
     cell = replace(cell, composites=read_composites(problems, top.get("composites"), cell))
     cell = replace(cell, initial_scene=read_initial(problems, top.get("initial"), cell))
     problems.raise_if_any()
-    return cell
+    return replace(cell, sentences=read_sentences(templates, cell, text))
 
 
 def _primitives(problems: Problems, names: list[str]) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ class FakeServices:
     spoken: list[str] = field(default_factory=list)
     submitted: list[tuple[str, str]] = field(default_factory=list)
     stops: list[str] = field(default_factory=list)
+    pauses: list[str] = field(default_factory=list)
     unsent: list[str] = field(default_factory=list)
     """What the frames said a stop discarded."""
     voice: str = "Alex"
@@ -45,6 +46,9 @@ class FakeServices:
     async def stop(self, reason: str, unsent: Sequence[str] = ()) -> None:
         self.stops.append(reason)
         self.unsent.extend(unsent)
+
+    async def pause(self, reason: str) -> None:
+        self.pauses.append(reason)
 
 
 @dataclass

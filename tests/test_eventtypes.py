@@ -72,6 +72,9 @@ EXAMPLES: list[Any] = [
     ev.Stopped("stop", 1, ["add cheese"], ["Adding bread."]),
     ev.Stopped("shutdown", 0, []),
     ev.Dropped("add cheese", "stop"),
+    ev.Paused('operator said "hold on"', True, ["add bread, meat and cheese"], ["Adding"]),
+    ev.Paused('operator said "pause"', False, ["add cheese"]),
+    ev.Resumed(["add bread, meat and cheese"], ["add meat", "add cheese"]),
     ev.ValidationFailed(["no such item"]),
     ev.ControllerRefused(
         1,

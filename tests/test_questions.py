@@ -101,3 +101,31 @@ def test_not_a_question_we_know() -> None:
 def test_tool_questions_are_told_apart(said: str, topic: str) -> None:
     answer = Questions(WELD, None).answer(said, WELD.initial_scene)
     assert answer is not None and answer.topic == topic
+
+
+BLOCKS = load_cell("blocks")
+
+
+@pytest.mark.parametrize(
+    ("steps", "said", "expected"),
+    [
+        ((), "where is the green cube", "The green cube is on the table at S2."),
+        ((), "where's the blue one", "The blue cube is on the table at S3."),
+        ((("move_object", {"object": "red cube", "to": "B2"}),), "where can I find the red block",
+         "The red cube is in buffer slot B2."),
+        ((("move_object", {"object": "red cube", "to": "center"}),
+          ("move_object", {"object": "blue cube", "to": "center"})), "where is the blue cube",
+         "The blue cube is at the center, on the red cube."),
+        ((("pick", {"object": "green cube"}),), "where is the green cube",
+         "I am holding the green cube."),
+        ((), "where is the purple cube", "The purple cube is not in the cell."),
+        ((), "where are you", "I am at home."),
+    ],
+)  # fmt: skip
+def test_where_an_object_is(steps: tuple[tuple[str, dict[str, str]], ...], said: str,
+                            expected: str) -> None:  # fmt: skip
+    sequence = [SequenceStep(name, params) for name, params in steps]
+    program = compile_sequence(BLOCKS, BLOCKS.initial_scene, sequence).program
+    assert program is not None
+    answer = Questions(BLOCKS, None).answer(said, program.expected)
+    assert answer is not None and answer.brief == expected

@@ -102,6 +102,19 @@ def test_continue_redoes_a_step_cut_before_it_picked_anything(sandwich: Cell) ->
     assert rest_of(sandwich, cut, scene) == [SequenceStep("add_layer", {"item": "cheese"})]
 
 
+def test_continue_skips_a_step_cut_after_it_set_its_part_down(sandwich: Cell) -> None:
+    """Halted on the way back up from the fixture: the bread is there; fetching another would
+    put two slices on the stack."""
+    program = _program(sandwich, sandwich.initial_scene, ("add_layer", {"item": "bread"}),
+                       ("add_layer", {"item": "cheese"}))  # fmt: skip
+    first = program.steps[0]
+    done = frozenset(range(first.end - 1))  # the gripper opened on the fixture, no lift yet
+    scene = scene_after_partial_run(sandwich, sandwich.initial_scene, program, sorted(done))
+    assert scene.stacks["assembly_fixture"] == ("bread",)
+    cut = Interrupted("add bread and cheese", program, sandwich.initial_scene, done, 1, True)
+    assert rest_of(sandwich, cut, scene) == [SequenceStep("add_layer", {"item": "cheese"})]
+
+
 def test_continue_after_everything_ran_has_nothing_left(sandwich: Cell) -> None:
     program = _program(sandwich, sandwich.initial_scene, ("add_layer", {"item": "bread"}))
     done = frozenset(range(len(program.primitives)))

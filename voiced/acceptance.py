@@ -12,10 +12,11 @@ cancels it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from voiced import eventtypes as ev
 from voiced.asking import Asking
+from voiced.behaviours import SPEED, behaviour_of, is_behaviour
 from voiced.history import History
 from voiced.intent import replay_of
 from voiced.interpreter.check import Checked, validate
@@ -34,8 +35,11 @@ from voiced.sequence_builder import build
 from voiced.workload import Job, Phase
 
 CONTINUE = frozenset(("continue", "carry on", "go on", "keep going", "resume", "please continue",
-                      "continue please", "finish it", "finish that", "finish the job"))  # fmt: skip
-"""What the operator says to finish a command cut short (asked first, re-planned)."""
+                      "continue please", "finish it", "finish that", "finish the job",
+                      "resume please", "carry on please", "go ahead and continue",
+                      "ok continue", "okay continue", "you can continue",
+                      "continue now"))  # fmt: skip
+"""What the operator says to finish a command cut short or paused (asked first, re-planned)."""
 
 
 class Acceptance(PipelinePart):
@@ -47,8 +51,11 @@ class Acceptance(PipelinePart):
         enqueue: Callable[[Job], None],
         questions: Questions,
         history: History | None,
+        resume: Callable[[Ticket], Awaitable[None]],
     ) -> None:
         super().__init__(context)
+        self.resume = resume
+        """ "continue" after a pause (voiced/pausing.py)."""
         self.interpreter = interpreter
         self.asking = asking
         self.enqueue = enqueue
@@ -98,8 +105,10 @@ class Acceptance(PipelinePart):
         """Whether `text` is already a whole command the offline tiers understand, or a
         question (answered at once, even while the arm moves)."""
         belief = self.belief
-        return is_question(text) or self.interpreter.complete_offline(
-            text, belief.planned, belief.last_goals
+        return (
+            is_question(text)
+            or is_behaviour(text)
+            or self.interpreter.complete_offline(text, belief.planned, belief.last_goals)
         )
 
     def continues(self, text: str) -> bool:
@@ -112,12 +121,18 @@ class Acceptance(PipelinePart):
         if is_question(text) and self._answer(ticket):
             return
         if normalize(text) in CONTINUE:
-            self._continue(ticket)
+            if self.belief.hold is not None:
+                await self.resume(ticket)
+            else:
+                self._continue(ticket)
             return
-        replay = replay_of(self.history, belief.cell.name, text, correlation_id)
+        offline = behaviour_of(belief.cell, text, belief.planned, belief.placed, correlation_id)
+        if offline is not None and offline.source == SPEED and offline.sequence:
+            offline = self._speed_when_busy(offline)
+        offline = offline or replay_of(self.history, belief.cell.name, text, correlation_id)
         understood = (
-            Understood(replay)
-            if replay is not None
+            Understood(offline)
+            if offline is not None
             else await self.interpreter.interpret(
                 text, belief.planned, belief.last_goals, correlation_id
             )
@@ -148,10 +163,19 @@ class Acceptance(PipelinePart):
         else:
             self.enqueue(job)
 
+    def _speed_when_busy(self, meant: Interpretation) -> Interpretation:
+        """A new speed is taken between commands: while the arm works, the operator hears that
+        what is moving or queued keeps its speed (and how to change that: pause first)."""
+        if not self.workload.any_in(Phase.QUEUED, Phase.RUNNING) or self.belief.hold is not None:
+            return meant
+        later = (f"{meant.user_feedback} From the next command on; what is already under way "
+                 "keeps its speed. Say hold on first to change the rest too.")  # fmt: skip
+        return meant.with_changes(user_feedback=later)
+
     def _answer(self, ticket: Ticket) -> bool:
         """Seed 001's question branch: answered from the cell, scene and history; no motion."""
         text = ticket.text
-        answer = self.questions.answer(text, self.belief.planned)
+        answer = self.questions.answer(text, self.belief.planned, self.belief.scene)
         if answer is None:
             return False
         self.events.emit(ev.Answered(text, answer.brief, answer.full, answer.topic))

@@ -69,8 +69,9 @@ class Asking(PipelinePart):
             or (low and result.confidence < review.strict_threshold)
         )
 
-    def ask_first(self, job: Job) -> None:
-        """Read the plan back; it runs only on a yes, and a revision is read back again."""
+    def ask_first(self, job: Job, question: str | None = None) -> None:
+        """Read the plan back (or ask `question`); it runs only on a yes, and a revision is
+        read back again."""
 
         def answered(answer: str) -> None:
             self.events.emit(ev.Confirmation(job.text, answer))
@@ -84,7 +85,7 @@ class Asking(PipelinePart):
             self.ask_first(self._revised(job, feedback))
 
         goals = job.goals or job.interpretation.sequence
-        question = f"{read_back(self.belief.cell, goals)} Proceed?"
+        question = question or f"{read_back(self.belief.cell, goals)} Proceed?"
         self._put(job.ticket, question, answered, revised)
 
     def confirm_learning(self, ticket: Ticket, meant: Interpretation) -> None:

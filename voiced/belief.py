@@ -13,12 +13,14 @@ from dataclasses import dataclass
 
 import structlog
 
+from voiced.hold import Hold
 from voiced.reconcile import Interrupted
 from voiced.robot import physics
 from voiced.robot.cell import Cell
 from voiced.robot.compiler import Program, compile_sequence
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
+from voiced.undo import Placement
 
 log = structlog.get_logger(__name__)
 
@@ -33,6 +35,10 @@ class Belief:
     """The goals of the last command accepted ("and cheese" continues them)."""
     interrupted: Interrupted | None = None
     """The last command cut short, until the operator continues it or says something else."""
+    hold: Hold | None = None
+    """A pause in force: what it holds until "continue" or a stop."""
+    placed: tuple[Placement, ...] = ()
+    """What accepted commands put down, oldest first (what "undo" takes back)."""
     reconciled: bool = True
     """False from a lost link until the controller's report has corrected the scene."""
 

@@ -35,7 +35,7 @@ from voiced.logs import configure_logging
 from voiced.paths import DataDir, atomic_write_json, ensure_data_dir, resolve_data_dir
 from voiced.robot.auth import load_key, new_key
 from voiced.robot.cell import Cell
-from voiced.robot.cellfile import list_cells, load_cell
+from voiced.robot.cellfile import check_cell, list_cells, load_cell
 from voiced.robot.protocol.wire import is_name
 from voiced.robot.scene import Scene
 from voiced.robot.view import load_scene_file
@@ -77,7 +77,9 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--realtime", action="store_true", help="listen at speaking pace")
     demo.set_defaults(handler=_cmd_demo)
 
-    check = sub.add_parser("check-config", help="validate a configuration file")
+    check = sub.add_parser(
+        "check-config", help="validate a configuration file and the cell it drives"
+    )
     check.add_argument("path", nargs="?", help="the file (default: the one `run` would use)")
     check.set_defaults(handler=_cmd_check_config)
 
@@ -357,12 +359,25 @@ def _cmd_check_config(args: argparse.Namespace) -> int:
             controller_key(config)  # a key file that is named must be there and usable
         except VoicedError as exc:
             problems = [f"{config.source or 'defaults'}: controller.key_file: {exc}"]
+        # The cell it drives, sentence templates and all: the daemon would run without
+        # templates that are wrong, and the integrator should hear of it before it does.
+        problems += _cell_problems(_config_path(config, config.cell.name, bare_names=True))
     if problems:
         for line in problems:
             print(line)
         return 1
     print(format_ok(load_config(args.path)))
     return 0
+
+
+def _cell_problems(cell_ref: str) -> list[str]:
+    """What check-config says of the cell: its problems, then templates a stop word takes."""
+    from voiced.interpreter.templates import stop_words_in
+
+    problems = check_cell(cell_ref)
+    if not problems:
+        problems = stop_words_in(load_cell(cell_ref))
+    return [str(problem) for problem in problems]
 
 
 def _cmd_cells(args: argparse.Namespace) -> int:
@@ -379,6 +394,8 @@ def _cmd_interpret(args: argparse.Namespace) -> int:
     config = load_config(None)
     configure_logging("warning", config.logging.format)
     cell = load_cell(args.cell)
+    for problem in cell.sentences.problems:  # interpreted without them, as the daemon would
+        print(f"sentence templates not used: {problem}", file=sys.stderr)
     scene = load_scene_file(cell, args.scene) if args.scene else cell.initial_scene
     data = DataDir(resolve_data_dir(None, os.environ))
 
@@ -402,12 +419,15 @@ def _cmd_interpret(args: argparse.Namespace) -> int:
 def _cmd_transcribe(args: argparse.Namespace) -> int:
     from voiced.audio.engines import transcribe_file
     from voiced.audioinput import bias_for
+    from voiced.interpreter.grammar import Grammar
     from voiced.interpreter.phrasebank import PhraseBank
+    from voiced.interpreter.templates import Templates
 
     config = load_config(args.config)
     configure_logging("warning", config.logging.format)
     cell = load_cell(args.cell)
-    bias = bias_for(cell, PhraseBank.packaged(cell).phrases(), config)
+    examples = Templates(cell, Grammar(cell).vocabulary).examples()
+    bias = bias_for(cell, [*PhraseBank.packaged(cell).phrases(), *examples], config)
     transcript = asyncio.run(transcribe_file(args.file, bias, config.stt))
     if transcript.rejected_reason:
         print(f"(nothing: {transcript.rejected_reason}) raw: {transcript.raw!r}")

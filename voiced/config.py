@@ -427,7 +427,8 @@ class ReviewConfig:
     """Cell names."""
     sources: tuple[str, ...] = setting(
         ("llm",),
-        "Interpretation sources whose plans are read back: phrase_bank, grammar, llm, replay. "
+        "Interpretation sources whose plans are read back: phrase_bank, template, grammar, llm, "
+        "replay. "
         "A combined source counts as each of its parts: llm+planner (an arrangement the model "
         "understood, planned by the planner) and grammar+llm are read back when llm is listed.",
     )

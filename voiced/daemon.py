@@ -27,6 +27,7 @@ from voiced.errors import VoicedError
 from voiced.events import EventLog
 from voiced.eventtypes import Record
 from voiced.frames import BaseFrame, CommandRouter, ReviewFrame
+from voiced.frames.pause import pause_rule
 from voiced.frames.router import StackChange
 from voiced.frames.stop import stop_rule
 from voiced.hearing import GrammarChooser
@@ -212,8 +213,7 @@ class Daemon:
         """The audio front end for `--audio`, with its model loaded before READY=1."""
         if self.session.audio is None:
             return None
-        phrases = pipeline.interpreter.grammar.phrase_bank.phrases()
-        bias = bias_for(pipeline.belief.cell, phrases, self.config)
+        bias = bias_for(pipeline.belief.cell, pipeline.interpreter.bias_phrases(), self.config)
         base = router.stack[0]
         front = AudioFrontEnd(
             self.config, self.session.audio, self.session.fast, self.events, bias,
@@ -225,7 +225,8 @@ class Daemon:
         if self.config.stt.hypotheses > 1 or self.config.stt.repair:
             front.listener.choose = GrammarChooser(
                 pipeline.interpreter, pipeline.belief, router, self.config.daemon.wake_word,
-                FRAME_WORDS, repair=self.config.stt.repair,
+                FRAME_WORDS, lambda text: router.is_global(rules.Utterance(text, router.now)),
+                repair=self.config.stt.repair,
             )  # fmt: skip
         await front.start(stack)
         services.attach_voice(front.say, front.speaker, front.interrupt)
@@ -253,6 +254,10 @@ class Daemon:
         )  # fmt: skip
         if interpreter.writer.last_error is not None:
             self.events.emit(ev.Failure("learned", str(interpreter.writer.last_error)))
+        for problem in interpreter.cell.sentences.problems:
+            # The cell runs without its templates (the grammar still hears everything else).
+            log.warning("sentence templates not used", problem=str(problem))
+            self.events.emit(ev.Failure("sentences", str(problem)))
         return interpreter
 
     def _ask(
@@ -305,7 +310,9 @@ class Daemon:
             cfg.targets.dictation,
             min(cfg.query.complete_timeout, cfg.query.silence_timeout),
         )
-        router = CommandRouter(base, services, self.events, [stop_rule()], cfg.daemon.mode)
+        wake_words = (cfg.daemon.wake_word, *cfg.daemon.wake_variants)
+        rules_first = [stop_rule(), pause_rule(wake_words)]
+        router = CommandRouter(base, services, self.events, rules_first, cfg.daemon.mode)
         base.on_push(router, 0.0)
         return router
 

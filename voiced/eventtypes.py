@@ -326,6 +326,30 @@ class Stopped(Event):
 
 
 @dataclass(frozen=True)
+class Paused(Event):
+    """A pause: the arm halted, what was said before it held until "continue" (or a stop)."""
+
+    KIND = "paused"
+    reason: str
+    moving: bool
+    """Whether a command was running (and was halted part-way)."""
+    held: list[str]
+    """The commands held, oldest first (the one halted part-way among them)."""
+    silenced: list[str] | None = optional()
+
+
+@dataclass(frozen=True)
+class Resumed(Event):
+    """The operator confirmed "continue" after a pause: the rest, re-planned, is queued."""
+
+    KIND = "resumed"
+    held: list[str]
+    """The commands that were held."""
+    steps: list[str]
+    """What runs now, as read back (re-planned from the controller's report)."""
+
+
+@dataclass(frozen=True)
 class Dropped(Event):
     """One command withdrawn before it ran."""
 

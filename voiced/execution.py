@@ -9,20 +9,27 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from voiced import eventtypes as ev
+from voiced.behaviours import RESUME, UNDO
 from voiced.belief import scene_after_partial_run
 from voiced.faults import Faults
+from voiced.hold import Held, Hold
 from voiced.interpreter.check import program_from
 from voiced.interpreter.tiers import Interpreter
 from voiced.logs import correlation
 from voiced.part import PipelineContext, PipelinePart
+from voiced.pending import dropped_sentence
 from voiced.reconcile import Interrupted
+from voiced.review import describe
 from voiced.robot.compiler import Program
 from voiced.robot.link import ControllerLink
 from voiced.robot.runreport import RunReport
 from voiced.robot.scene import Scene
+from voiced.speedwords import SPEED_STEP
+from voiced.undo import placements, remember
 from voiced.workload import Job, Phase
 
 
@@ -43,15 +50,59 @@ class Execution(PipelinePart):
         self.save_scene = save_scene
         self.trace_dir = trace_dir
         self.runs = 0
+        self.current: Job | None = None
+        """The job the arm is running."""
         self._queue: asyncio.Queue[Job] = asyncio.Queue()
 
     def enqueue(self, job: Job) -> None:
-        """Accept `job` for the arm: new commands are planned from where it will leave the cell."""
-        self.belief.interrupted = None  # a new command starts fresh; "continue" planned its own
+        """Accept `job` for the arm: new commands are planned from where it will leave the cell.
+        While a pause holds, what was said before it is held too; a command said after it
+        (but a speed change, and the confirmed "continue") drops what the pause held."""
+        hold = self.belief.hold
+        if hold is not None:
+            if job.ticket.serial < hold.mark:
+                self.hold(job)
+                return
+            if job.interpretation.source == RESUME:
+                self._resumed(job, hold)
+            elif not _only_speed(job) and (
+                dropped := self.faults.drop_hold("a new command after the pause")
+            ):
+                self.speak(dropped_sentence(dropped, "The pause is over."))
+        if self.belief.hold is None:
+            self.belief.interrupted = None  # a new command starts fresh; "continue" planned its own
         self.belief.last_goals = job.goals or self.belief.last_goals
         self.belief.planned = job.program.expected
+        undoing = job.interpretation.source == UNDO
+        moves = placements(self.belief.cell, job.program)
+        self.belief.placed = remember(self.belief.placed, moves, undoing)
         self.workload.enter(job.ticket, Phase.QUEUED)
         self._queue.put_nowait(job)
+
+    def hold(self, job: Job) -> None:
+        """Keep `job`'s goals for "continue"; it does not run as it is."""
+        hold = self.belief.hold
+        assert hold is not None
+        goals = job.goals or job.interpretation.sequence
+        # Paused while it was about to start: it is held whole, not halted part-way.
+        cut = None if job is self.current else hold.cut
+        self.belief.hold = replace(hold, cut=cut, held=(*hold.held, Held(job.text, goals)))
+        self.runlog.finish(job.ticket, "paused", "Paused; say continue to finish it.")
+        self.workload.leave(job.ticket)
+
+    def take_queued(self) -> list[Job]:
+        """The accepted jobs still waiting for the arm, oldest first (the queue is left empty)."""
+        jobs: list[Job] = []
+        while not self._queue.empty():
+            job = self._queue.get_nowait()
+            if self.pending.current(job.ticket):
+                jobs.append(job)
+        return jobs
+
+    def _resumed(self, job: Job, hold: Hold) -> None:
+        steps = [describe(self.belief.cell, step) for step in job.goals]
+        self.events.emit(ev.Resumed(hold.texts, steps))
+        self.belief.hold = None
 
     async def run(self) -> None:
         """The worker: forever take the next accepted command and carry it out."""
@@ -60,10 +111,12 @@ class Execution(PipelinePart):
             if not self.pending.current(job.ticket):
                 continue  # withdrawn by a stop while it waited; the stop settled it
             self.workload.enter(job.ticket, Phase.RUNNING)
+            self.current = job
             try:
                 with correlation(job.correlation_id):
                     await self._execute_safely(job)
             finally:
+                self.current = None
                 self.workload.leave(job.ticket)
 
     async def _execute_safely(self, job: Job) -> None:
@@ -88,6 +141,10 @@ class Execution(PipelinePart):
             self.runlog.finish(job.ticket, "failed", f"I can no longer do that: {issues[0]}")
             self.faults.after_fault(job, "the scene changed")
             return
+        hold = self.belief.hold
+        if hold is not None and job.ticket.serial < hold.mark:
+            self.hold(job)  # paused while the link was being readied
+            return
         # No await between this check and the first line: a stop now interrupts the run.
         self.pending.release(job.ticket)
         self.runlog.update(job.ticket, "running")
@@ -99,6 +156,9 @@ class Execution(PipelinePart):
             self.runlog.finish(job.ticket, "completed", "Done.", ok=True)
             if job.understood is not None:
                 self.interpreter.used(job.understood)
+        elif report.stopped and self.belief.hold is not None:
+            self.runlog.finish(job.ticket, "paused", "Paused; say continue to finish it.")
+            await self.faults.after_pause()
         else:
             self.runlog.finish(job.ticket, "stopped" if report.stopped else "failed",
                                _why_cut_short(report))  # fmt: skip
@@ -120,6 +180,12 @@ class Execution(PipelinePart):
             belief.reconciled = False
             return
         self.save_scene(belief.scene)
+
+
+def _only_speed(job: Job) -> bool:
+    """A speed change alone: it keeps a pause (the rest then runs at the new speed)."""
+    steps = job.goals or job.interpretation.sequence
+    return bool(steps) and all(step.instruction == SPEED_STEP for step in steps)
 
 
 def _why_cut_short(report: RunReport) -> str:

@@ -59,10 +59,22 @@ class Faults(PipelinePart):
         oldest first."""
         withdrawn = self._withdraw()
         await self.link.stop()
-        dropped = self._drop(withdrawn, reason) + list(unsent)
+        held = self.drop_hold(reason)
+        dropped = held + self._drop(withdrawn, reason) + list(unsent)
         log.warning("robot stopped", reason=reason, dropped_commands=len(dropped))
         self.events.emit(ev.Stopped(reason, len(dropped), dropped, list(silenced)))
         return dropped
+
+    def drop_hold(self, reason: str) -> list[str]:
+        """A pause's held work is gone (a stop after it, a new command): nothing of it runs,
+        and "continue" has nothing to finish. Returns what was held, oldest first."""
+        hold, self.belief.hold = self.belief.hold, None
+        if hold is None:
+            return []
+        self.belief.interrupted = None
+        for text in hold.texts:
+            self.events.emit(ev.Dropped(text, reason))
+        return hold.texts
 
     async def shutdown(self) -> list[str]:
         """For SIGTERM: withdraw everything not yet moving, and stop the arm if it moves."""
@@ -116,6 +128,16 @@ class Faults(PipelinePart):
                 self.belief.reconciled = False
                 log.warning("could not read the controller after a cut-short run", error=str(exc))
 
+    async def after_pause(self) -> None:
+        """A run halted by a pause: the scene from the controller's report (the rest is kept)."""
+        if not self.link.connected:
+            return  # the link keeper reconciles when it is back
+        try:
+            await self.reconcile("paused")
+        except VoicedError as exc:
+            self.belief.reconciled = False
+            log.warning("could not read the controller after a pause", error=str(exc))
+
     # -- the controller's report -------------------------------------------------------------
 
     async def ready_controller(self, ticket: Ticket) -> bool:
@@ -146,7 +168,8 @@ class Faults(PipelinePart):
     async def reconcile(self, why: str) -> None:
         """Make the scene agree with the controller: the outcomes the reconnect settled, then
         its report of pose, gripper and tool. Saves the scene and tells the operator what the
-        arm holds, where it is and what was not done. `why`: connected, reconnected, cut_short."""
+        arm holds, where it is and what was not done. `why`: connected, reconnected, cut_short,
+        paused."""
         belief, cell = self.belief, self.belief.cell
         cut = belief.interrupted
         report = self.link.last_report
@@ -178,13 +201,14 @@ class Faults(PipelinePart):
             log.warning("the controller corrected the scene", changes=list(fixed.changes))
         # After a cut-short run the arm stopped part-way by design: only what it holds or
         # carries is news then.
-        news = len(fixed.changes) > (1 if fixed.moved and why == "cut_short" else 0)
+        halted = why in ("cut_short", "paused")
+        news = len(fixed.changes) > (1 if fixed.moved and halted else 0)
         if why == "reconnected" or news:
             lead = {"reconnected": "The controller is back.",
                     "connected": "The controller's report differs from what I saved."}.get(
                 why, "The controller's report differs from what I expected.")  # fmt: skip
             said = [f"{lead} {describe(cell, belief.scene)}"]
-            if cut is not None and not_done:
+            if cut is not None and not_done and why != "paused":
                 said.append(f"Not done: {', '.join(not_done)}. Say continue to finish it.")
             self.speak(" ".join(said))
 

@@ -13,7 +13,7 @@ daemon's belief.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import structlog
 
@@ -43,6 +43,7 @@ class GrammarChooser:
         router: CommandRouter,
         wake_word: str,
         frame_words: Sequence[str],
+        is_global: Callable[[str], bool],
         *,
         repair: bool,
         sounds: Sounds | None = None,
@@ -52,6 +53,8 @@ class GrammarChooser:
         self.router = router
         self.wake_word = wake_word
         self.frame_words = frozenset(normalize(w) for w in frame_words)
+        self.is_global = is_global
+        """Stop, pause: the router acts on them anywhere; never repaired into anything else."""
         self.sounds = (sounds or Sounds()) if repair else None
         if self.sounds is not None and not self.sounds.available:
             log.warning("espeak-ng not found: transcripts are not repaired by sound")
@@ -72,15 +75,15 @@ class GrammarChooser:
         return None
 
     def _command(self, text: str, needs_wake: bool) -> tuple[str, str] | None:
-        """(wake words as heard, the command after them); None when a wake word is needed
-        and not there."""
+        """(the wake word when it was heard, the command after it); None when a wake word is
+        needed and not there. A repair is written with the wake word as configured."""
         match = matches_wake_word(text, self.wake_word)
         if match is not None:
-            return text[: len(text) - len(match.rest)].strip(), match.rest
+            return self.wake_word, match.rest
         return None if needs_wake else ("", text)
 
     def _acts_on(self, text: str, needs_wake: bool) -> bool:
-        if normalize(text) in self.frame_words:
+        if normalize(text) in self.frame_words or self.is_global(text):
             return True
         split = self._command(text, needs_wake)
         if split is None:
@@ -97,6 +100,8 @@ class GrammarChooser:
             return None
         split = self._command(text, needs_wake)
         if split is None or not split[1].strip() or is_question(normalize(split[1])):
+            return None
+        if any(self.is_global(t) for t in texts_of(split)):
             return None
         wake, command = split
         belief = self.belief
@@ -117,3 +122,9 @@ class GrammarChooser:
             repairer = Repairer(vocabulary_phrases(grammar.vocabulary), self.sounds)
             self._repairers = {id(grammar): repairer}
         return repairer
+
+
+def texts_of(split: tuple[str, str]) -> tuple[str, str]:
+    """A transcript as heard and without its wake word."""
+    wake, command = split
+    return f"{wake} {command}".strip(), command

@@ -33,6 +33,8 @@ class Ticket:
     outcome: Outcome
     epoch: int
     """The stop epoch it was said in."""
+    serial: int = 0
+    """Its place in the order things were said (a pause holds what came before it)."""
     run_id: str | None = None
     """Its row in the history, once it has one."""
     withdraw: Withdraw | None = field(default=None, repr=False)
@@ -44,10 +46,13 @@ class PendingWork:
 
     def __init__(self) -> None:
         self.epoch = 0
+        self.issued = 0
+        """How many tickets were ever issued (the next one's serial)."""
         self._tickets: dict[int, Ticket] = {}
 
     def issue(self, text: str, correlation_id: str | None, outcome: Outcome) -> Ticket:
-        ticket = Ticket(text, correlation_id, outcome, self.epoch)
+        ticket = Ticket(text, correlation_id, outcome, self.epoch, self.issued)
+        self.issued += 1
         self._tickets[id(ticket)] = ticket
         return ticket
 

@@ -7,6 +7,8 @@ and one state machine of where every command is (`Workload`):
   questions; "continue" and replays;
 - `Asking` (voiced/asking.py): the read-back before a command runs, revisions, teaching;
 - `Execution` (voiced/execution.py): run accepted commands one at a time, track the scene;
+- `Pausing` (voiced/pausing.py): "hold on" halts and holds the plan; "continue" asks, then
+  finishes it re-planned from the controller's report;
 - `Faults` (voiced/faults.py): the stop, SIGTERM, runs cut short, the lost link, and the
   controller's report that corrects the scene afterwards;
 - `RunLog` (voiced/runlog.py): the history and every command's outcome.
@@ -25,9 +27,12 @@ from voiced.events import EventLog
 from voiced.execution import Execution
 from voiced.faults import Faults
 from voiced.history import History
+from voiced.interpreter.check import Checked
+from voiced.interpreter.result import Interpretation
 from voiced.interpreter.tiers import Interpreter
 from voiced.linkkeeper import LinkKeeper
 from voiced.part import PipelineContext
+from voiced.pausing import Pausing
 from voiced.pending import Outcome, PendingWork
 from voiced.questions import Questions
 from voiced.robot.cell import Cell
@@ -73,8 +78,14 @@ class RobotPipeline:
         asking = Asking(context, ask, review or ReviewConfig(), interpreter,
                         lambda meant: checked_plan(belief.cell, belief.planned, meant),
                         self.execution.enqueue)  # fmt: skip
+
+        def plan(meant: Interpretation) -> Checked:
+            return checked_plan(belief.cell, belief.planned, meant)
+
+        self.pausing = Pausing(context, link, self.execution, self.faults, asking, plan)
         self.acceptance = Acceptance(context, interpreter, asking, self.execution.enqueue,
-                                     Questions(cell, history), history)  # fmt: skip
+                                     Questions(cell, history), history,
+                                     self.pausing.resume)  # fmt: skip
 
     # -- what the daemon drives --------------------------------------------------------------
 
@@ -91,6 +102,9 @@ class RobotPipeline:
         self, reason: str, unsent: Sequence[str] = (), *, silenced: Sequence[str] = ()
     ) -> list[str]:
         return await self.faults.stop(reason, unsent, silenced=silenced)
+
+    async def pause(self, reason: str, *, silenced: Sequence[str] = ()) -> str:
+        return await self.pausing.pause(reason, silenced)
 
     async def shutdown(self) -> list[str]:
         return await self.faults.shutdown()

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from voiced.counting import count_question
 from voiced.history import History
 from voiced.robot.cell import Cell
 from voiced.robot.physics import position_name
@@ -71,7 +72,7 @@ class Questions:
                 self._tasks,
             ),
             (re.compile(r"\bwhat did you (do|just do)\b|\blast thing\b"), self._last_done),
-            (re.compile(r"\bwhere\b"), self._where),
+            (re.compile(r"\bwheres?\b"), self._where),
             (
                 re.compile(r"\btool\b.*\b(holding|hold|attached|on)\b|\b(which|what) tool\b"),
                 self._tool,
@@ -88,9 +89,14 @@ class Questions:
             (re.compile(r"\b(commands?|instructions?|can you do)\b"), self._instructions),
         )
 
-    def answer(self, text: str, scene: Scene) -> Answer | None:
-        """The answer, or None when this is no question we can answer."""
+    def answer(self, text: str, scene: Scene, confirmed: Scene | None = None) -> Answer | None:
+        """The answer, or None when this is no question we can answer. `scene` is the cell once
+        everything accepted has run; `confirmed` what the controller has reported done (counts
+        are of what is really there; default: `scene`)."""
         said = normalize(text)
+        count = count_question(self.cell, text, confirmed or scene, scene)
+        if count is not None:
+            return Answer(count.sentence(), count.sentence(), "count")
         for pattern, handler in self._topics:
             if pattern.search(said):
                 return handler(scene, said)
@@ -129,6 +135,9 @@ class Questions:
     # -- the state ---------------------------------------------------------------------------
 
     def _where(self, scene: Scene, said: str) -> Answer:
+        named = _named_object(said, self.cell)
+        if named is not None:
+            return _object_place(self.cell, scene, named)
         position = position_name(self.cell, scene.pose)
         p = scene.pose
         full = f"x {p.x:.1f}, y {p.y:.1f}, z {p.z:.1f} mm"
@@ -216,3 +225,35 @@ def _named_site(said: str, sites: dict[str, list[str]], cell: Cell) -> str | Non
         if normalize(site.replace("_", " ")) in said:
             return site
     return None
+
+
+def _named_object(said: str, cell: Cell) -> str | None:
+    """The one-of-a-kind object a question names ("where's the green one": the green cube)."""
+    words = set(said.split())
+    for name, obj in cell.objects.items():
+        colour = name.split()[0]
+        if obj.supply is None and (normalize(name) in said or colour in words):
+            return name
+    return None
+
+
+def _object_place(cell: Cell, scene: Scene, obj: str) -> Answer:
+    """Where an object is, from the tracked scene, in the cell's words for its sites."""
+    if scene.holding == obj:
+        text = f"I am holding the {obj}."
+        return Answer(text, text, "where")
+    for site, stack in scene.stacks.items():
+        if obj not in stack:
+            continue
+        kind = cell.sites[site].kind if site in cell.sites else ""
+        place = {
+            "scatter": f"on the table at {site}",
+            "buffer": f"in buffer slot {site}",
+            "arrangement": f"at the {site.replace('_', ' ')}",
+        }.get(kind, f"on {site}")
+        below = stack.index(obj)
+        on = f", on the {stack[below - 1]}" if below else ""
+        text = f"The {obj} is {place}{on}."
+        return Answer(text, f"{obj}: {site}, level {below + 1} of {len(stack)}", "where")
+    text = f"The {obj} is not in the cell."
+    return Answer(text, text, "where")

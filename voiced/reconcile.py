@@ -135,6 +135,8 @@ def rest_of(cell: Cell, cut: Interrupted, scene: Scene) -> list[SequenceStep] | 
     """The steps that finish `cut` from `scene`, or None when no plan from here compiles."""
     steps = cut.program.steps
     first = cut.first_unfinished()
+    if first < len(steps) and _placed_already(cell, cut, first, scene):
+        first += 1  # cut after it set its object down, before the lift: nothing to redo
     rest = [step.call for step in steps[first:]]
     if not rest:
         return []
@@ -160,6 +162,16 @@ def rest_of(cell: Cell, cut: Interrupted, scene: Scene) -> list[SequenceStep] | 
         ):
             return [finish, *rest[1:]]
     return None
+
+
+def _placed_already(cell: Cell, cut: Interrupted, index: int, scene: Scene) -> bool:
+    """Whether step `index`, cut short, already left the objects as it would have when done
+    (it stopped on its way back up): only then is it skipped."""
+    upto = [step.call for step in cut.program.steps[: index + 1]]
+    planned = compile_sequence(cell, cut.before, upto).program
+    if planned is None or _same(planned.expected, cut.before):
+        return False  # a step that moves no object (a move of the arm) is redone
+    return _same(planned.expected, scene)
 
 
 def _destination(planned: Scene, scene: Scene) -> str | None:

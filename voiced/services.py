@@ -123,6 +123,11 @@ class DaemonServices:
         """Stop talking at once; returns what was cut short or never said."""
         return self._interrupt(why)
 
+    async def pause(self, reason: str) -> None:
+        # Silence first, as for a stop: "hold on" means the voice too.
+        silenced = self.interrupt("pause")
+        self.speak(await self.pipeline.pause(reason, silenced=silenced))
+
     async def stop(self, reason: str, unsent: Sequence[str] = ()) -> None:
         # Silence first: the operator said stop, and that means the voice too.
         silenced = self.interrupt("stop")

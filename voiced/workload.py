@@ -69,6 +69,7 @@ class Workload:
         self._phases: dict[Ticket, Phase] = {}
         self._idle = asyncio.Event()
         self._accepted = asyncio.Event()
+        self._still = asyncio.Event()
         self._interpretation: asyncio.Task[None] | None = None
         self._changed()
 
@@ -119,8 +120,16 @@ class Workload:
     async def wait_accepted(self) -> None:
         await self._accepted.wait()
 
+    async def wait_still(self) -> None:
+        """Until no command runs (a paused run has reported how far it got)."""
+        await self._still.wait()
+
     def _changed(self) -> None:
-        for event, holds in ((self._idle, not self.busy), (self._accepted, self.accepted)):
+        for event, holds in (
+            (self._idle, not self.busy),
+            (self._accepted, self.accepted),
+            (self._still, not self.moving),
+        ):
             if holds:
                 event.set()
             else:

@@ -23,10 +23,13 @@ SESSIONS = {
 }
 
 
-def run_audio(tmp: Path, cell: str, wav: Path, *args: str) -> tuple[list[dict[str, Any]], str]:
+def run_audio(
+    tmp: Path, cell: str, wav: Path, *args: str, config: str = ""
+) -> tuple[list[dict[str, Any]], str]:
     tmp.mkdir(parents=True, exist_ok=True)
-    cmd = voiced("run", "--config", str(fast_config(tmp)), "--cell", cell, "--audio", str(wav),
-                 "--fast", "--controller", "sim", "--events", "-", *args)  # fmt: skip
+    cmd = voiced("run", "--config", str(fast_config(tmp, config)), "--cell", cell,
+                 "--audio", str(wav), "--fast", "--controller", "sim", "--events", "-",
+                 *args)  # fmt: skip
     proc = subprocess.run(cmd, capture_output=True, text=True, env=voiced_env(tmp), timeout=300)
     assert proc.returncode == 0, proc.stderr
     return parse_events(proc.stdout), proc.stderr
@@ -98,3 +101,22 @@ def test_stop_while_the_arm_moves_is_spotted_and_stops_it_once(tmp_path: Path) -
     # all the same, it would be marked and not dispatched (one stop above).
     heard = [e for e in events if e["event"] == "utterance" and "stop" in e["text"].lower()]
     assert all(e.get("spotted") is True for e in heard)
+
+
+@pytest.mark.slow
+def test_the_grammar_picks_the_hypothesis_it_can_read(tmp_path: Path) -> None:
+    """The New York voice's "lettuce" is heard as "layer this" by the recogniser's best
+    hypothesis; among the beam's others is "add lettuce", which the sandwich grammar reads
+    whole, so lettuce goes on the stack. With the re-ranking and the repair turned off the same
+    audio is not understood."""
+    wav = tmp_path / "lettuce.wav"
+    render_session(["computer add lettuce", ""], wav, voice="en-us-nyc", rate=160)
+    events, _ = run_audio(tmp_path / "on", "sandwich", wav)
+    (heard,) = [e for e in events if e["event"] == "utterance"]
+    assert "lettuce" in heard["text"].lower(), heard
+    assert "lettuce" in str(final_state(events))
+    off = "[stt]\nhypotheses = 1\nrepair = false\n"
+    events, _ = run_audio(tmp_path / "off", "sandwich", wav, config=off)
+    (plain,) = [e for e in events if e["event"] == "utterance"]
+    assert "lettuce" not in plain["text"].lower(), plain
+    assert "lettuce" not in str(final_state(events))

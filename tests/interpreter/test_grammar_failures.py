@@ -38,9 +38,9 @@ FAILURES = [
     ("blocks", "move the pink cube to B1", "semantic_failure", "pink", "none"),
     (
         "blocks",
-        "build a tower red green blue",
+        "erect a tower red green blue",
         "lexical_failure",
-        "build a tower",
+        "erect a tower",
         "resolve_phrase",
     ),
     ("blocks", "put it down", "syntax_error", "put", "none"),

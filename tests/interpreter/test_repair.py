@@ -106,3 +106,8 @@ def test_understands_refuses_a_reading_that_drops_named_things(tmp_path: Path) -
     parsed = it.grammar.parse("put cheese on the right", scene, ())
     assert uses_every_name(it.grammar, "put cheese on the right", parsed.sequence)
     assert not uses_every_name(it.grammar, "put cheese on the right", parsed.sequence[:1])
+
+
+def test_understands_takes_the_cells_own_templates(tmp_path: Path) -> None:
+    it = interpreter("weld", tmp_path)
+    assert it.understands("tack the second seam", it.cell.initial_scene, ())

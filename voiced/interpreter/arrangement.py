@@ -23,8 +23,11 @@ from typing import Any
 
 from voiced.interpreter.arrangement_words import (
     DOWNWARD,
+    LEVELS,
     NOUNS,
     ROLE_WORDS,
+    SEPARATORS,
+    UPWARD,
     Refusal,
     Word,
     command_kind,
@@ -148,25 +151,31 @@ def _build(
 
 
 def _roles(words: Sequence[Word]) -> tuple[dict[str, list[str]], list[str]]:
-    """Objects by role word ("green and red on the bottom", "top: blue"), and the unmarked."""
+    """Objects by role word ("green and red on the bottom", "top: blue"), and the unmarked. A
+    role word after objects marks those said since the last comma or "then" ("red at the
+    bottom, then green, then blue on top": only blue is on top). "center" and "middle" are
+    levels only beside "bottom" or "top"; otherwise they say where the structure goes."""
+    texts = {w.text for w in words}
+    levels = bool(texts & LEVELS)
     roles: dict[str, list[str]] = {}
-    pending: list[str] = []
+    unmarked: list[str] = []
+    group: list[str] = []
     prefix: str | None = None
     for i, word in enumerate(words):
         if word.obj is not None:
-            (roles.setdefault(prefix, []) if prefix else pending).append(word.obj)
-        elif word.text in ROLE_WORDS and not (word.text == "center" and prefix):
+            (roles.setdefault(prefix, []) if prefix else group).append(word.obj)
+        elif word.text in ROLE_WORDS and (levels or ROLE_WORDS[word.text] != "middle"):
             role = ROLE_WORDS[word.text]
             if role in ("left", "right") and i and words[i - 1].text == "bottom":
                 roles.pop("bottom", None)
-            if pending:
-                roles.setdefault(role, []).extend(pending)
-                pending, prefix = [], None
-            else:
+            if group:
+                roles.setdefault(role, []).extend(group)
+                group, prefix = [], None
+            elif not (word.text == "center" and prefix):
                 prefix = role
-        elif word.text in (",", ";", ":", "then"):
-            prefix = None
-    return roles, pending
+        elif word.text in SEPARATORS:
+            unmarked, group, prefix = unmarked + group, [], None
+    return roles, unmarked + group
 
 
 def _pyramid(words: Sequence[Word], present: Sequence[str]) -> tuple[str, str, str]:
@@ -191,9 +200,10 @@ def _pyramid(words: Sequence[Word], present: Sequence[str]) -> tuple[str, str, s
 def _tower(words: Sequence[Word], named: list[str]) -> list[str]:
     texts = " ".join(w.text for w in words)
     downward = next((d for d in DOWNWARD if d in texts), None)
-    if downward is not None:  # the direction's own words are not level markers
-        start = len(texts[: texts.index(downward)].split())
-        words = [*words[:start], *words[start + len(downward.split()) :]]
+    direction = downward or next((u for u in UPWARD if u in texts), None)
+    if direction is not None:  # the direction's own words are not level markers
+        start = len(texts[: texts.index(direction)].split())
+        words = [*words[:start], *words[start + len(direction.split()) :]]
     roles, rest = _roles(words)
     rest = rest[::-1] if downward else rest
     if not 2 <= len(named) <= 3:

@@ -24,7 +24,8 @@ PLACES = {"left": "left", "right": "right", "middle": "center", "center": "cente
 """Placement words -> site (`top`: on top of the stack)."""
 PREPOSITIONS = frozenset({"on", "to", "at", "in", "onto", "into"})
 ROLE_WORDS = {"bottom": "bottom", "base": "bottom", "middle": "middle", "center": "middle",
-              "top": "top", "left": "left", "right": "right"}  # fmt: skip
+              "top": "top", "left": "left", "right": "right", "underneath": "bottom",
+              "below": "bottom", "beneath": "bottom"}  # fmt: skip
 RELATIONS = {"on top of": "on", "on": "on", "onto": "on", "atop": "on", "under": "under",
              "below": "under", "underneath": "under", "beneath": "under", "behind": "behind",
              "in front of": "front_of", "front of": "front_of", "in back of": "behind",
@@ -35,6 +36,16 @@ _SPLIT = re.compile(r"[^a-z0-9,;:]+")
 _PUNCT = re.compile(r"([,;:])")
 DOWNWARD = ("from top to bottom", "top to bottom", "from the top", "top down")
 """A tower listed from its top."""
+UPWARD = ("from the bottom up", "from bottom to top", "bottom to top", "from the bottom",
+          "bottom up")  # fmt: skip
+"""A tower listed from its bottom, as towers are anyway (the words are not level markers)."""
+LEVELS = frozenset({"bottom", "top", "underneath", "below", "beneath", "base"})
+"""Level words: with two cubes or more named, the command describes a tower."""
+BUILDING = frozenset({"build", "make", "stack", "pile", "assemble"})
+"""Verbs that, with cubes listed and no relation, build a tower of them."""
+COLLECTIVE = frozenset({"all", "both", "everything", "lot"})
+"""A list's one destination ("red, then green, all in the center": a tower there)."""
+SEPARATORS = frozenset({",", ";", ":", "then"})
 
 
 @dataclass(frozen=True)
@@ -100,9 +111,19 @@ def command_kind(words: Sequence[Word]) -> str | None:
         return "tower" if set(texts) & {"them", "cubes", "blocks", "everything"} else None
     if not mentions:
         return None
+    if len(mentions) >= 2 and not find_relations(words) and _describes_tower(texts):
+        return "tower"
     if set(texts) & {"stack", "pile"}:
         return "place" if find_relations(words) else "tower"
     return "place" if find_relations(words) or find_places(words) else None
+
+
+def _describes_tower(texts: list[str]) -> bool:
+    """Two cubes or more, and level words ("red at the bottom, blue on top"), a building verb
+    ("build red green blue") or one destination for all of them in the center."""
+    central = any(PLACES.get(t) == "center" for t in texts)
+    return bool(LEVELS.intersection(texts) or BUILDING.intersection(texts)
+                or (central and COLLECTIVE.intersection(texts)))  # fmt: skip
 
 
 def find_relations(words: Sequence[Word]) -> list[tuple[int, str]]:

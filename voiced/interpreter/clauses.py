@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from voiced.interpreter.lexer import Token
 from voiced.interpreter.numbers import UNIT_DIMENSIONS, UNIT_FACTORS, tidy
+from voiced.interpreter.ordering import RANGE_PREPOSITIONS
 from voiced.interpreter.vocabulary import Value, VerbSense
 
 TARGET_PREPS = frozenset(
@@ -205,6 +206,8 @@ class _Builder:
     """The preposition just said ("on" before "the left")."""
     position_context: bool = False
     """Bare numbers are positions here ("weld at 1 and 3", "positions 1, 2")."""
+    range_open: bool = False
+    """A range word followed a position: the next position closes it ("1 through 3")."""
 
     def close_group(self) -> None:
         if self.objects or self.targets or self.group_quant:
@@ -256,6 +259,10 @@ def build(
 def _take(b: _Builder, token: Token, nxt: Token | None) -> None:
     if token.unknown:
         b.unknown.append(token)
+    elif token.has("range") and b.positions:
+        b.range_open = True
+    elif token.has("ordinal") and (b.position_context or _is_noun(nxt, "position")):
+        _number(b, Token(token.text, token.start, {"number": token.number("ordinal")}), None)
     elif token.has("number"):
         _number(b, token, nxt)
     elif token.has("item"):
@@ -265,7 +272,7 @@ def _take(b: _Builder, token: Token, nxt: Token | None) -> None:
     elif token.has("direction"):
         b.directions.append(token.text_value("direction"))
     elif token.has("position"):
-        b.positions.append((token.text_value("position"), token))
+        _position(b, token.text_value("position"), token)
     else:
         _other(b, token)
     if not token.has("prep"):
@@ -278,14 +285,33 @@ def _number(b: _Builder, token: Token, nxt: Token | None) -> None:
         _measure(b, value, nxt.text_value("unit"))
     elif nxt is not None and nxt.has("times") and nxt.number("times") == 0.0:
         b.times = int(value)
+    elif b.quant is not None and nxt is not None and (nxt.has("zone") or _is_noun(nxt, "zone")):
+        pass  # "on all three stacks": the count of "all"
     elif nxt is not None and any(nxt.has(k) for k in ("more", "item", "noun")):
         b.count, b.count_token = int(value), token
     elif b.position_context and int(value) in b.numbered_positions:
-        b.positions.append((b.numbered_positions[int(value)], token))
+        _position(b, b.numbered_positions[int(value)], token)
     elif b.position_context and value == int(value):
         b.missing_positions.append(token)
     else:
         b.numbers.append(token)
+
+
+def _position(b: _Builder, name: str, token: Token) -> None:
+    """A named pose; closing a range ("positions 1 through 3") adds the ones between."""
+    if b.range_open and b.positions:
+        numbers = {pose: n for n, pose in b.numbered_positions.items()}
+        first, last = numbers.get(b.positions[-1][0]), numbers.get(name)
+        if first is not None and last is not None:
+            way = 1 if last > first else -1
+            b.positions += [(b.numbered_positions[n], token) for n in range(first + way, last, way)
+                            if n in b.numbered_positions]  # fmt: skip
+    b.range_open = False
+    b.positions.append((name, token))
+
+
+def _is_noun(token: Token | None, noun: str) -> bool:
+    return token is not None and token.has("noun") and token.text_value("noun") == noun
 
 
 def _measure(b: _Builder, value: float, unit: str) -> None:
@@ -340,6 +366,7 @@ def _other(b: _Builder, token: Token) -> None:
             b.imply(kind, value)
     elif "prep" in r:
         b.prep = token.text_value("prep")
+        b.range_open = b.prep in RANGE_PREPOSITIONS and b.position_context and bool(b.positions)
     elif "quant" in r:
         b.quant = token.text_value("quant")
     elif "noun" in r:
@@ -359,6 +386,8 @@ def _noun(b: _Builder, noun: str) -> None:
         b.flags.add("sandwich")
     elif noun == "speed" and b.verb is None:
         b.verb = VerbSense("speed")
+    elif noun == "active":
+        b.verb = VerbSense("switch")  # "make the left one active": whatever the verb was
 
 
 def _flag(b: _Builder, token: Token) -> None:

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from voiced.interpreter import learning as learn
-from voiced.interpreter.clauses import build, split, verb_index
+from voiced.interpreter.clauses import Clause, build, split, verb_index
 from voiced.interpreter.confidence import NAMED_LAST, UNKNOWN, grammar_confidence
+from voiced.interpreter.levels import as_one_list, in_stack_order
 from voiced.interpreter.lexer import SNAP_CUTOFF, Lexed, Lexer, Token
 from voiced.interpreter.lowering import lower
 from voiced.interpreter.phrasebank import PhraseBank
@@ -42,6 +43,7 @@ _INHERITED = frozenset({"put", "pick", "go", "move", "nudge", "routine", "run", 
 """Verbs a following clause without a verb borrows ("add bread then cheese")."""
 _SAID_TWICE = frozenset({"undo", "restart", "mistake", "finish"})
 """Recovery verbs that said twice in a row mean once ("oops, my mistake")."""
+_PUTTING_AWAY = frozenset({"return", "release"})
 
 
 @dataclass(frozen=True)
@@ -166,10 +168,10 @@ class Grammar:
                            lexed.snaps, confidence)  # fmt: skip
 
     def _steps(self, lexed: Lexed, ctx: Context) -> list[SequenceStep]:
-        parts = _coordinate(split(lexed.tokens))
+        parts = _coordinate(split(as_one_list(in_stack_order(lexed.tokens))))
         steps: list[SequenceStep] = []
         previous_verb = last_verb = None
-        for tokens, link in parts:
+        for index, (tokens, link) in enumerate(parts):
             at = verb_index(tokens)
             verb = tokens[at].verb() if at is not None else None
             if verb is None and previous_verb is not None and _borrows(tokens):
@@ -177,6 +179,8 @@ class Grammar:
             clause = build(tokens, link, verb, at, dict(self.vocabulary.position_numbers))
             if clause.key in _SAID_TWICE and clause.verb == last_verb:
                 continue  # "oops, I made a mistake" is one mistake
+            if index == 0 and _is_preface(clause, parts[1:]):
+                continue  # "never mind, put it back": what follows is what to do instead
             last_verb = clause.verb
             if clause.unknown:
                 raise unknown_failure(clause, self.cell, lexed.said)
@@ -311,10 +315,27 @@ def _coordinate(parts: list[tuple[list[Token], str]]) -> list[tuple[list[Token],
         nxt = parts[i + 1] if i + 1 < len(parts) else None
         if len(tokens) == 1 and tokens[0].verb() is not None and nxt and nxt[1] == "weak":
             at = verb_index(nxt[0])
+            sense = tokens[0].verb()
+            if at is not None and sense is not None and sense.key == "go":
+                continue  # "go and grab the welder": going is how, not what
             if at is not None:
                 tokens = tokens + [t for j, t in enumerate(nxt[0]) if j != at]
         out.append((tokens, link))
     return out
+
+
+def _is_preface(clause: Clause, rest: list[tuple[list[Token], str]]) -> bool:
+    """A verb said alone before other actions that introduces them: "never mind, put it
+    back", "we are done, put it away and go home" (finishing, when what follows puts away)."""
+    if not rest or not all(t is clause.verb_token or t.has("conn") for t in clause.tokens):
+        return False
+    puts_away = any(_puts_away(t) for tokens, _ in rest for t in tokens)
+    return clause.key == "restart" or (clause.key == "finish" and puts_away)
+
+
+def _puts_away(token: Token) -> bool:
+    sense = token.verb()
+    return (sense is not None and sense.key in _PUTTING_AWAY) or token.text in ("away", "back")
 
 
 def _borrows(tokens: list[Token]) -> bool:

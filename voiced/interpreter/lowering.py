@@ -21,6 +21,7 @@ from voiced.interpreter.semantic import (
     step,
     unsupported,
 )
+from voiced.interpreter.swap import swap
 from voiced.interpreter.vocabulary import Value
 
 
@@ -71,6 +72,8 @@ def implicit_verb(c: Clause, ctx: Context) -> str:
         raise Unparsed("syntax_error", c.objects()[0].token,
                        f"What should I do with the {c.objects()[0].name}?",
                        f"Say for example: pick up the {c.objects()[0].name}", "none")  # fmt: skip
+    if (c.tools or c.any_tool) and "back" in c.words:
+        return "return"  # "tool back", "the camera back"
     for key, present in (
         ("go", bool(c.positions) or c.quant == "all" or c.home),
         ("nudge", bool(c.directions) or c.distance is not None),
@@ -89,8 +92,12 @@ def implicit_verb(c: Clause, ctx: Context) -> str:
 
 
 def _put(c: Clause, ctx: Context) -> Steps:
+    if c.tools and c.tokens[-1].text == "on" and ctx.has("attach_tool"):
+        return _attach(c, ctx)  # "put the welder on"
     if (c.tools or c.any_tool) and ctx.has("release_tool"):
         return _return(c, ctx)
+    if c.pronoun and ctx.has("release_tool") and not (ctx.has("add_layer") or ctx.has("place")):
+        return _release_tool(c, ctx)  # "put it away": the only thing held is the tool
     if ctx.has("add_layer"):
         return _put_layers(c, ctx)
     if ctx.has("move_object") or ctx.has("place"):
@@ -133,6 +140,10 @@ def _pick(c: Clause, ctx: Context) -> Steps:
         ctx.guesses.append("take X off: partial undo is not supported, putting back what is held")
         return [step("return_to_stack")]
     objects = c.objects()
+    if not objects and c.positions:
+        return _go(c, ctx)  # "take me to position 2"
+    if not objects and c.pronoun and ctx.previous and ctx.previous[-1].instruction in _PICKS:
+        return []  # "take a slice of cheese and hold it": it is held already
     if ctx.has("pick") and c.targets():
         return _put_objects(c, ctx)  # "take the red cube to B1"
     instruction = "pick_up" if ctx.has("pick_up") else "pick" if ctx.has("pick") else None
@@ -146,6 +157,9 @@ def _pick(c: Clause, ctx: Context) -> Steps:
                        f"Say add {_names(objects)} to stack them", "none")  # fmt: skip
     key = "item" if instruction == "pick_up" else "object"
     return [step(instruction, **{key: objects[0].name})]
+
+
+_PICKS = frozenset({"pick_up", "pick"})
 
 
 # -- blocks-style: unique objects onto sites ---------------------------------------------------
@@ -199,6 +213,10 @@ def _go(c: Clause, ctx: Context) -> Steps:
         return [step("go_home")]
     if c.directions:
         return _nudge(c, ctx)
+    if c.tools and not c.targets():
+        return _attach(c, ctx)  # "go to the welder": fetch it
+    if c.speed is not None and not c.targets():
+        return []  # "go at slow speed": the speed is the whole command (set before the body)
     if c.targets() and ctx.has("set_active_zone"):
         return _switch(c, ctx)
     raise Unparsed("syntax_error", c.verb_token or c.tokens[0], "Go where?",
@@ -222,6 +240,8 @@ def _nudge(c: Clause, ctx: Context) -> Steps:
 def _switch(c: Clause, ctx: Context) -> Steps:
     if c.tools:
         return _attach(c, ctx)
+    if len(c.objects()) == 2 and not c.targets():
+        return swap(c, ctx)  # "switch the red and the blue cube"
     zones = group_zones(c, ctx, c.groups[0] if c.groups else None)
     if zones and ctx.has("set_active_zone"):
         return [step("set_active_zone", zone=zones[0])]
@@ -294,6 +314,8 @@ def _routine(c: Clause, ctx: Context) -> Steps:
         raise Unparsed("syntax_error", c.verb_token or c.tokens[0], "Run what?",
                        routines_hint(ctx.cell))  # fmt: skip
     positions = clause_positions(c, ctx)
+    if not positions and not c.here and ctx.previous_positions:
+        positions = list(ctx.previous_positions)  # "go to position 1 and weld": there
     if positions and ctx.has("run_routine_at"):
         return [step("run_routine_at", routine=c.routine, position=p) for p in positions]
     if c.here and ctx.has("run_routine"):
@@ -377,7 +399,8 @@ def _more(c: Clause, ctx: Context) -> Steps:
 
 HANDLERS: dict[str, Callable[[Clause, Context], Steps]] = {
     "put": _put, "pick": _pick, "go": _go, "move": _move, "nudge": _nudge, "switch": _switch,
-    "speed": _speed, "wait": _wait, "clear": _clear, "undo": _fixed("return_to_stack"),
+    "swap": swap, "speed": _speed, "wait": _wait, "clear": _clear,
+    "undo": _fixed("return_to_stack"),
     "restart": _fixed("clear_assembly", "go_home"), "mistake": _mistake, "finish": _finish,
     "return": _return, "release": _release, "attach": _attach, "routine": _routine, "run": _routine,
 }  # fmt: skip

@@ -42,7 +42,7 @@ from voiced.robot.sequence import SequenceStep
 VERB_PHRASES: Mapping[str, tuple[str, ...]] = {
     "put": ("add", "put", "place", "stack", "layer", "lay", "pop", "put on", "give me",
             "i want", "i would like", "id like", "make", "make me", "top it with", "top with",
-            "set", "drop on", "load"),
+            "set", "drop on", "load", "build", "build me", "stack up", "pile up", "assemble"),
     "pick": ("pick up", "pick", "grab", "take", "get", "fetch", "lift", "grasp", "hold",
              "take hold of", "pick out", "collect"),
     "go": ("go", "go to", "move to", "visit", "head to", "head over to", "travel to", "drive to",
@@ -71,6 +71,9 @@ VERB_PHRASES: Mapping[str, tuple[str, ...]] = {
                 "take off", "unload", "disengage", "put down", "set down", "lay down",
                 "place down", "drop off"),
     "attach": ("attach", "mount", "equip", "fit"),
+    "swap": ("swap", "swap over", "swap round", "swap around", "exchange", "trade",
+             "interchange", "swap places", "switch places", "trade places", "change places",
+             "swap the places of", "swap the positions of", "switch round", "switch around"),
     "run": ("run", "do", "execute", "perform", "carry out", "start", "do a", "do an"),
 }  # fmt: skip
 """Verb key -> the phrases that say it. A phrase belongs to one key; a word with other uses
@@ -90,7 +93,8 @@ IMPLIED: Mapping[str, tuple[tuple[str, Value], ...]] = {
 
 ROUTINE_VERBS: Mapping[str, tuple[str, ...]] = {
     "tack_weld": ("weld", "tack weld", "tack", "spot weld", "welding", "do a weld", "weld at",
-                  "tack it", "put a weld", "put a tack"),
+                  "tack it", "put a weld", "put a tack", "put a tack weld", "make a weld",
+                  "make a tack weld", "do a tack weld", "a tack weld"),
     "camera_inspection": ("inspect", "scan", "check", "examine", "photograph",
                           "take a picture", "take a photo", "take a picture of", "look at",
                           "inspection", "do an inspection", "inspect at", "image", "a scan"),

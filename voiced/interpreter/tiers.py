@@ -1,12 +1,15 @@
-"""Cheap before expensive: phrase bank, then grammar, then the language model only when needed.
+"""Cheap before expensive: phrase bank, the cell's sentence templates, then grammar, then the
+language model only when needed.
 
-`Interpreter` is the one entry point the daemon uses. Creative commands are recognised first (the
-grammar would otherwise call "make something delicious" an unknown item). A grammar failure says
+`Interpreter` is the one entry point the daemon uses. Exact phrasings come first: a phrase bank
+entry, then a template the integrator wrote in the cell file (`voiced.interpreter.templates`).
+Creative commands are recognised next (the grammar would otherwise call "make something
+delicious" an unknown item). A grammar failure says
 what could help (`Failure.fallback`): an unknown verb goes to seed 003's resolver, which maps the
 phrase onto a composite (the grammar then parses it; once the command has run, the verb joins the
 grammar's semantic map); a structure the grammar cannot place goes to seed 000's three passes;
 anything the model cannot add (an item the cell lacks) keeps the grammar's spoken reason.
-Offline, the first two tiers and the creative generator are all there is.
+Offline, these tiers and the creative generator are all there is.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from voiced.interpreter.phrasebank import PhraseBank
 from voiced.interpreter.repair import uses_every_name
 from voiced.interpreter.result import Interpretation, unknown
 from voiced.interpreter.semantic import VERB_PHRASES
+from voiced.interpreter.templates import Templates
 from voiced.llm import creative
 from voiced.llm.client import LlmClient
 from voiced.llm.creative_gen import offline_interpretation, supported
@@ -92,6 +96,7 @@ class Interpreter:
         self.writer = MemoryWriter(data, threshold=learn_threshold)
         self.cell = self.writer.load(cell)
         self.grammar = Grammar(self.cell, PhraseBank.load(self.cell, data, phrase_threshold))
+        self.templates = Templates(self.cell, self.grammar.vocabulary)
         self.emit = emit
         self.rng = rng or random.Random()
         self.client = client
@@ -101,6 +106,11 @@ class Interpreter:
             if client
             else None
         )
+
+    def bias_phrases(self) -> list[str]:
+        """Example utterances for the recogniser: the phrase bank's phrases and phrasings of
+        the cell's templates (the words an integrator added should be heard, too)."""
+        return [*self.grammar.phrase_bank.phrases(), *self.templates.examples()]
 
     @property
     def online(self) -> bool:
@@ -145,13 +155,15 @@ class Interpreter:
             return False
         if words[0] in PLACING and not DESTINATION.intersection(words):
             return False
+        if self.grammar.phrase_bank.exact(text) is not None:
+            return True
+        if self.templates.match(text) is not None:
+            return True
         if self._creative_request(text):
             return True
         arranged = parse_arrangement(text, self.cell, scene)
         if arranged is not None:
             return arranged.target is not None
-        if self.grammar.phrase_bank.exact(text) is not None:
-            return True
         return self.grammar.parse(text, scene, last_sequence).success
 
     def understands(self, text: str, scene: Scene, last_sequence: Sequence[SequenceStep]) -> bool:
@@ -162,7 +174,8 @@ class Interpreter:
         dropping words, or means something impossible, is not what was said."""
         if not self.complete_offline(text, scene, last_sequence):
             return False
-        if self._creative_request(text) or self.grammar.phrase_bank.exact(text) is not None:
+        exact = self.grammar.phrase_bank.exact(text) is not None
+        if exact or self.templates.match(text) is not None or self._creative_request(text):
             return True
         if parse_arrangement(text, self.cell, scene) is not None:
             return True
@@ -182,15 +195,24 @@ class Interpreter:
         last_sequence: Sequence[SequenceStep],
         correlation_id: str | None,
     ) -> Understood:
+        # Exact before loose. A phrase bank entry (packaged, or taught by the operator) and then
+        # an integrator's template are whole utterances written for this cell; everything after
+        # them reads the words more freely (a creative cue word, a relation between objects,
+        # the grammar, a fuzzy phrase), so an exact phrasing wins over a looser reading of the
+        # same words. Stop and the frames' keywords never get here: the router handles them
+        # before anything is submitted, so no template can shadow them.
+        bank = self.grammar.phrase_bank
+        hit = bank.exact(text)
+        if hit is not None:
+            return Understood(bank.interpret(hit, correlation_id))
+        template = self.templates.match(text)
+        if template is not None:
+            return Understood(self.templates.interpret(template, correlation_id))
         if self._creative_request(text):
             return Understood(await self._creative(text, scene, correlation_id))
         arranged = parse_arrangement(text, self.cell, scene)
         if arranged is not None:
             return Understood(await self._arrange(text, scene, arranged, correlation_id))
-        bank = self.grammar.phrase_bank
-        hit = bank.exact(text)
-        if hit is not None:
-            return Understood(bank.interpret(hit, correlation_id))
         parsed = self.grammar.parse(text, scene, last_sequence)
         if not (parsed.success and not parsed.snaps and not parsed.notes):
             hit = bank.fuzzy(text, self.grammar.same_content)

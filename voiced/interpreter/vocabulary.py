@@ -12,6 +12,15 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from voiced.interpreter.ordering import (
+    COLLECTIVES,
+    ITEM_SYNONYMS,
+    LEVELS,
+    ORDERS,
+    ORDINALS,
+    PACING,
+    RANGES,
+)
 from voiced.robot.cell import Cell
 
 Value = str | float
@@ -47,7 +56,8 @@ class Entry:
 KINDS = (
     "verb", "item", "zone", "site", "position", "tool", "routine", "learned", "home", "here",
     "number", "unit", "duration", "times", "speed", "distance", "direction", "conn", "quant",
-    "prep", "pron", "more", "again", "noun", "particle", "filler",
+    "prep", "pron", "more", "again", "noun", "particle", "filler", "level", "order", "range",
+    "ordinal",
 )  # fmt: skip
 """Every kind of reading."""
 
@@ -68,6 +78,8 @@ CONNECTIVES = {
     "afterwards": "strong", "afterward": "strong", "next": "strong", "finally": "strong",
     "and finally": "strong", "followed by": "strong", "and": "weak", "also": "weak",
     "plus": "weak", "as well as": "weak", "and also": "weak", "as well": "weak",
+    "when you are done": "strong", "and when you are done": "strong", "when done": "strong",
+    "once you are done": "strong", "when finished": "strong", "when youre done": "strong",
 }  # fmt: skip
 QUANTIFIERS = {
     "all": "all", "every": "all", "each": "all", "all the": "all", "all of the": "all",
@@ -89,7 +101,7 @@ AGAIN = (
 HERE = ("here", "right here", "where you are", "in place", "current position", "where it is")
 HOME = (
     "home", "home position", "back home", "home base", "starting position", "start position",
-    "rest position",
+    "rest position", "park", "park position",
 )  # fmt: skip
 NOUNS = {
     "stack": "zone", "stacks": "zone", "zone": "zone", "zones": "zone", "pile": "zone",
@@ -104,8 +116,10 @@ NOUNS = {
     "speed": "speed", "pace": "speed", "velocity": "speed", "routine": "routine",
     "routines": "routine", "program": "routine", "sandwich": "sandwich",
     "sandwiches": "sandwich", "ingredient": "item", "ingredients": "item",
+    "active": "active", "the active one": "active", "current one": "active",
 }  # fmt: skip
-PARTICLES = ("off", "away", "over")
+PARTICLES = ("off", "away", "over", "stand", "its stand", "the stand", "its place", "its holder")
+SAFE_PLACES = ("safe", "safe pos", "safe spot", "safe place", "safe position", "safety position")
 UNITS = {
     "mm": "mm", "millimetre": "mm", "millimetres": "mm", "millimeter": "mm",
     "millimeters": "mm", "millis": "mm", "cm": "cm", "centimetre": "cm", "centimetres": "cm",
@@ -257,6 +271,9 @@ def _add_names(table: _Table, cell: Cell) -> None:
             for alt in (*COLOUR_NOUNS, noun, plural(noun)):
                 table.add(f"{colour} {alt}", "item", name)
             table.add(colour, "item", name)
+    for word, item in ITEM_SYNONYMS.items():
+        if item in cell.objects:
+            table.add_all((word, plural(word)), "item", item)
     for zone in cell.zones():
         table.add(spoken(zone), "zone", zone)
     for alias, zone in cell.zone_aliases.items():
@@ -308,6 +325,8 @@ def _add_positions(table: _Table, cell: Cell) -> None:
         table.add(said.replace("pos", "position"), "position", name)
         if said.endswith(" 1") and sum(1 for p in cell.poses if spoken(p)[:-2] == said[:-2]) == 1:
             table.add(said[:-2].replace("pos", "position"), "position", name)  # "safe position"
+        if pose.role == "safe" and sum(1 for p in cell.poses.values() if p.role == "safe") == 1:
+            table.add_all(SAFE_PLACES, "position", name)  # the one safe pose, however it is said
     for number, name in numbers.items():
         for noun in ("position", "pos", "station", "point", "p"):
             table.add(f"{noun} {number}", "position", name)
@@ -347,7 +366,20 @@ def _add_general(table: _Table, cell: Cell) -> None:
     for phrase, direction in DIRECTIONS.items():
         table.add(phrase, "direction", direction)
     _add_motion(table, cell)
+    _add_ordering(table)
     table.add_all(FILLERS, "filler", "filler")
+
+
+def _add_ordering(table: _Table) -> None:
+    for phrase, level in LEVELS.items():
+        table.add(phrase, "level", level)
+    for phrase, order in ORDERS.items():
+        table.add(phrase, "order", order)
+    table.add_all(RANGES, "range", "range")
+    for phrase, number in ORDINALS.items():
+        table.add(phrase, "ordinal", number)
+    table.add_all(COLLECTIVES, "quant", "all")
+    table.add_all(PACING, "filler", "filler")
 
 
 def _add_motion(table: _Table, cell: Cell) -> None:

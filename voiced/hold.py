@@ -1,0 +1,34 @@
+"""What a pause holds (see voiced/pausing.py): plain data the belief keeps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from voiced.robot.sequence import SequenceStep
+
+
+@dataclass(frozen=True)
+class Held:
+    """One command held by a pause: what was said and what it asked for."""
+
+    text: str
+    goals: tuple[SequenceStep, ...]
+
+
+@dataclass(frozen=True)
+class Hold:
+    """A pause in force."""
+
+    mark: int
+    """Tickets said before the pause (serial below this) are held, never run, whatever point
+    they had reached; what is said after it is a new command."""
+    cut: str | None = None
+    """The command halted part-way, if one ran (its rest is re-planned from the controller's
+    report on "continue")."""
+    held: tuple[Held, ...] = ()
+    """Commands held before they started, oldest first."""
+
+    @property
+    def texts(self) -> list[str]:
+        """Everything held, as said, oldest first."""
+        return ([self.cut] if self.cut else []) + [held.text for held in self.held]

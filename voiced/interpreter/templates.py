@@ -1,0 +1,212 @@
+"""The integrator's sentence templates at work: an utterance a template matches -> one composite.
+
+The templates come with the cell (`[sentences]`, read and checked by `voiced.robot.sentences`);
+matching is hassil's `recognize`. The lists every cell provides (`{item}`, `{zone}`,
+`{position}`...) hold the words the grammar's vocabulary knows for the cell's names ("red" for
+the red cube, "position 2" and "pos 2" for Pos_2, "left" for assembly_left), so a template
+hears a name the way the rest of the interpreter does. Inside an intent, a list named after a
+parameter of its composite holds that parameter's type (`{to}` in move_object is a site).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hassil import Intents, RangeSlotList, SlotList, TextSlotList, recognize
+from hassil.sample import sample_expression
+
+from voiced.errors import Problem
+from voiced.frames.stop import STOP_PATTERN
+from voiced.interpreter.result import Interpretation
+from voiced.interpreter.vocabulary import Vocabulary, spoken
+from voiced.robot.cell import Cell, norm
+from voiced.robot.sentences import CELL_LISTS, line_of
+from voiced.robot.sentencetypes import CellSentences, SlotValue, TemplateList
+from voiced.robot.sequence import SequenceStep
+from voiced.rules.normalize import normalize, words
+
+CONFIDENCE = 0.95
+"""A template is an exact match the integrator wrote for this cell: as sure as a known phrase."""
+NUMBERS = (0, 1000)
+"""What `{number}` hears when a template asks for a bare number."""
+SKIP_WORDS = ("please", "could you", "can you", "would you", "will you", "kindly")
+"""Politeness around a command, taken out before matching (as the phrase bank drops it), so a
+template need not allow for "could you ... please" itself."""
+EXAMPLES_PER_SENTENCE = 2
+"""Phrasings of each template given to the recogniser's bias (it needs the shape, not all)."""
+
+_VOCABULARY_KINDS: Mapping[str, tuple[str, ...]] = {
+    "item": ("item",),
+    "object": ("item",),
+    "zone": ("zone",),
+    "site": ("site", "zone"),
+    "position": ("position", "home"),
+    "tool": ("tool",),
+    "routine": ("routine",),
+    "direction": ("direction",),
+    "distance": ("distance",),
+    "speed": ("speed",),
+}
+"""List (a parameter type) -> the vocabulary's kinds of words that fill it."""
+
+
+@dataclass(frozen=True)
+class TemplateMatch:
+    """An utterance a template matched."""
+
+    heard: str
+    """What was said."""
+    sentence: str
+    """The template that matched."""
+    step: SequenceStep
+    """The composite call it means."""
+
+
+class Templates:
+    """The matcher for one cell's templates (built once per cell: the lists are precompiled)."""
+
+    def __init__(self, cell: Cell, vocabulary: Vocabulary) -> None:
+        self.cell = cell
+        self.sentences = cell.sentences
+        self.lists = cell_lists(cell, vocabulary)
+        self.shown = cell_lists(cell, vocabulary, canonical=True)
+        own = _own_lists(self.sentences.lists)
+        self.intents = _intents(cell, self.sentences, self.lists, set(own))
+        self.lists.update(own)
+
+    def __bool__(self) -> bool:
+        return bool(self.sentences.blocks)
+
+    def match(self, text: str) -> TemplateMatch | None:
+        """The composite a template gives `text`, if any. Tried as said (hassil reads number
+        words itself) and normalised ("position two" -> "position 2", as the lists hold it)."""
+        if not self:
+            return None
+        for form in dict.fromkeys((" ".join(words(text)), normalize(text))):
+            result = recognize(
+                form, self.intents, slot_lists=self.lists, skip_words=list(SKIP_WORDS)
+            )
+            if result is not None:
+                params = {name: _value(e.value) for name, e in result.entities.items()}
+                sentence = result.intent_sentence.text if result.intent_sentence else ""
+                step = SequenceStep(result.intent.name, params)
+                return TemplateMatch(text, sentence or "", step)
+        return None
+
+    def interpret(self, found: TemplateMatch, correlation_id: str | None) -> Interpretation:
+        """The interpretation of a match (source "template")."""
+        shown = ", ".join(f"{k}={v}" for k, v in found.step.params.items())
+        return Interpretation(
+            interpretation=f"{found.step.instruction}({shown}) (template '{found.sentence}')",
+            sequence=(found.step,), pass1_sequence=(found.step,), confidence=CONFIDENCE,
+            validated=True, source="template", correlation_id=correlation_id,
+        )  # fmt: skip
+
+    def examples(self) -> list[str]:
+        """A few phrasings of every template, for the recogniser's bias vocabulary."""
+        found: list[str] = []
+        for intent in self.intents.intents.values():
+            for data in intent.data:
+                for sentence in data.sentences:
+                    found.extend(self._samples(sentence, data.slot_lists))
+        return found
+
+    def _samples(self, sentence: Any, local: Mapping[str, SlotList]) -> Iterator[str]:
+        samples = sample_expression(
+            sentence.expression,
+            slot_lists={**self.lists, **self.shown,
+                        **{n: self.shown.get(lst.name or "", lst) for n, lst in local.items()}},
+            expansion_rules=self.intents.expansion_rules,
+        )  # fmt: skip
+        for count, text in enumerate(samples):
+            if count >= EXAMPLES_PER_SENTENCE:
+                return
+            yield " ".join(text.split())
+
+
+def stop_words_in(cell: Cell) -> list[Problem]:
+    """Templates holding a stop word: the stop rule hears it before any template, so saying
+    the sentence stops the arm instead (for `voiced check-config`)."""
+    try:
+        lines = Path(cell.source).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        lines = []
+    problems: list[Problem] = []
+    for block in cell.sentences.blocks:
+        for text in block.sentences:
+            found = STOP_PATTERN.search(text.lower())
+            if found is not None:
+                line = line_of(lines, text)
+                source = f"{cell.source}:{line}" if line else cell.source
+                message = (f"sentence '{text}' holds the stop word '{found.group(0)}': saying "
+                           "it stops the arm, the template never runs")  # fmt: skip
+                problems.append(Problem(source, f"sentences.intents.{block.intent}", message))
+    return problems
+
+
+def cell_lists(
+    cell: Cell, vocabulary: Vocabulary, *, canonical: bool = False
+) -> dict[str, SlotList]:
+    """The lists every cell provides, by parameter type, in the vocabulary's words and the
+    names as written ("b1" as well as "b 1"); `canonical`: only each name's own spoken form
+    (the examples given to the recogniser, "position 2" rather than "p 2")."""
+    lists: dict[str, SlotList] = {}
+    names = {"item": set(cell.items()), "object": set(cell.objects)}
+    for kind, sources in _VOCABULARY_KINDS.items():
+        pairs: dict[str, SlotValue] = {}
+        for phrase, entry in vocabulary.phrases.items():
+            for source in sources:
+                value = entry.readings.get(source)
+                if isinstance(value, str | float) and value in names.get(kind, {value}):
+                    pairs.setdefault(" ".join(phrase), value)
+        named = {norm(v): v for v in pairs.values() if isinstance(v, str)}
+        if canonical:
+            pairs = {spoken(v): v for v in named.values() if spoken(v) in pairs}
+        else:
+            pairs.update({k: v for k, v in named.items() if k not in pairs})
+        lists[kind] = TextSlotList.from_tuples(pairs.items(), allow_template=False, name=kind)
+    lists["number"] = RangeSlotList(name="number", start=NUMBERS[0], stop=NUMBERS[1])
+    assert set(lists) == set(CELL_LISTS)
+    return lists
+
+
+def _own_lists(own: Mapping[str, TemplateList]) -> dict[str, SlotList]:
+    lists: dict[str, SlotList] = {}
+    for name, spec in own.items():
+        if spec.range is not None:
+            start, stop, step = spec.range
+            lists[name] = RangeSlotList(name=name, start=start, stop=stop, step=step)
+        else:
+            lists[name] = TextSlotList.from_tuples(spec.values, name=name)
+    return lists
+
+
+def _intents(
+    cell: Cell, sentences: CellSentences, lists: Mapping[str, SlotList], own: set[str]
+) -> Intents:
+    """hassil's intents: one block per template block, each with lists named after the
+    parameters of its composite (unless the integrator has a list of that name)."""
+    intents: dict[str, Any] = {}
+    for block in sentences.blocks:
+        raw = {"sentences": list(block.sentences), "slots": dict(block.slots)}
+        intents.setdefault(block.intent, {"data": []})["data"].append(raw)
+    built = Intents.from_dict({
+        "language": "en", "intents": intents, "expansion_rules": dict(sentences.expansion_rules),
+    })  # fmt: skip
+    for intent in built.intents.values():
+        composite = cell.composites[intent.name]
+        for data in intent.data:
+            for param in composite.params:
+                if param.type in lists and param.name not in own:
+                    data.slot_lists[param.name] = lists[param.type]
+    return built
+
+
+def _value(value: object) -> SlotValue:
+    """A slot value as a step parameter: names as they are, numbers as numbers."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    return float(value)
