@@ -107,29 +107,9 @@ def repair(crop: Crop, judge: Judge) -> str:
 
 
 def nbest5_repair(crop: Crop, judge: Judge) -> str:
-    from dataclasses import replace
-
-    from voiced.audio.whisper_window import decode_window
-
-    transcriber = _transcriber()
-    options = replace(transcriber.decode_options(_bias(crop.cell)), window_s=30.0,
-                      beam_size=5, hypotheses=5)  # fmt: skip
-
-    def choose(texts: Any) -> Any:
-        from voiced.audio.transcribe import Choice
-
-        for i, t in enumerate(texts):
-            if judge.accepts(t):
-                return Choice(i)
-        for i, t in enumerate(texts[:2]):
-            fixed = _repaired(t, crop, judge)
-            if fixed is not None:
-                return Choice(i, fixed)
-        return None
-
-    decoded = decode_window(transcriber.model(), _float(crop), options, choose)
-    assert decoded is not None
-    return str(decoded.repaired or decoded.text)
+    """What the daemon does: the first of the beam's hypotheses the grammar reads whole, else
+    the repair of one of the best two (see voiced.hearing)."""
+    return _nbest5_repair_with(_transcriber(), crop, judge)
 
 
 VARIANTS.update(repair=repair, nbest5_repair=nbest5_repair)

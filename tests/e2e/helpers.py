@@ -111,3 +111,19 @@ async def spawn_text_daemon(
         *cmd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE, env=env,
     )  # fmt: skip
+
+
+def kinds(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    """The events of one kind, in order."""
+    return [e for e in events if e["event"] == kind]
+
+
+def after(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    """The events after the first `kind` event."""
+    first = next(i for i, e in enumerate(events) if e["event"] == kind)
+    return events[first + 1 :]
+
+
+def spoken(events: list[dict[str, Any]]) -> list[str]:
+    """What the daemon said (its `feedback` events)."""
+    return [e["text"] for e in kinds(events, "feedback")]

@@ -9,7 +9,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.helpers import fast_config, final_state, parse_events, voiced, voiced_env
+from tests.e2e.helpers import (
+    after,
+    fast_config,
+    final_state,
+    kinds,
+    parse_events,
+    spoken,
+    voiced,
+    voiced_env,
+)
 
 ALWAYS = '[daemon]\nmode = "always"\n'
 FIVE = "add bread, meat, cheese, lettuce and tomato"
@@ -26,19 +35,6 @@ def session(tmp: Path, cell: str, *lines: str) -> list[dict[str, Any]]:
                           timeout=120)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     return parse_events(proc.stdout)
-
-
-def kinds(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [e for e in events if e["event"] == kind]
-
-
-def after(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    first = next(i for i, e in enumerate(events) if e["event"] == kind)
-    return events[first + 1 :]
-
-
-def spoken(events: list[dict[str, Any]]) -> list[str]:
-    return [e["text"] for e in kinds(events, "feedback")]
 
 
 def fixture(events: list[dict[str, Any]]) -> list[str]:

@@ -15,7 +15,7 @@ import pytest
 
 from bench.spoken import render_session
 from tests.audio.clips import HAVE_TOOLS
-from tests.e2e.helpers import FAST_CONFIG, final_state, parse_events, voiced, voiced_env
+from tests.e2e.helpers import FAST_CONFIG, final_state, kinds, parse_events, voiced, voiced_env
 
 pytestmark = pytest.mark.skipif(not HAVE_TOOLS, reason="espeak-ng and sox are not installed")
 
@@ -38,10 +38,6 @@ def run_audio(
     proc = subprocess.run(cmd, capture_output=True, text=True, env=voiced_env(tmp), timeout=300)
     assert proc.returncode == 0, proc.stderr
     return parse_events(proc.stdout), proc.stderr
-
-
-def kinds(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [e for e in events if e["event"] == kind]
 
 
 def heard(events: list[dict[str, Any]]) -> list[str]:

@@ -6,21 +6,17 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
 
 from tests.e2e.helpers import (
     fast_config,
     final_state,
+    kinds,
     parse_events,
     run_text,
     spawn_text_daemon,
     voiced_env,
 )
 from tests.llm.messages_api import MessagesApi, Recorded, Reply, json_message
-
-
-def kinds(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [e for e in events if e["event"] == kind]
 
 
 def test_learning_by_voice_then_using_it(tmp_path: Path) -> None:

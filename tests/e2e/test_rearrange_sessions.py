@@ -12,6 +12,7 @@ from typing import Any
 from tests.e2e.helpers import (
     fast_config,
     final_state,
+    kinds,
     parse_events,
     run_text,
     spawn_text_daemon,
@@ -28,10 +29,6 @@ keeps its place on S1)."""
 BLUE_ON_RED = {"relationship": "stacked", "placements": [
     {"position": "bottom", "object 1": "red cube"},
     {"position": "top", "object 2": "blue cube"}]}  # fmt: skip
-
-
-def kinds(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [e for e in events if e["event"] == kind]
 
 
 def said(events: list[dict[str, Any]]) -> list[str]:

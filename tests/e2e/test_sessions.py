@@ -11,6 +11,7 @@ from typing import Any
 from tests.e2e.helpers import (
     fast_config,
     final_state,
+    kinds,
     parse_events,
     run_text,
     say_and_wait_for_motion,
@@ -18,10 +19,6 @@ from tests.e2e.helpers import (
     voiced,
     voiced_env,
 )
-
-
-def kinds(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [e for e in events if e["event"] == kind]
 
 
 def notes(tmp: Path) -> list[dict[str, Any]]:

@@ -14,15 +14,17 @@ import re
 import signal
 import subprocess
 from pathlib import Path
-from typing import Any
 
 from tests.e2e.helpers import (
+    after,
     fast_config,
     final_state,
+    kinds,
     parse_events,
     run_text,
     say_and_wait_for_motion,
     spawn_text_daemon,
+    spoken,
     start_daemon,
     voiced,
     voiced_env,
@@ -31,20 +33,6 @@ from tests.llm.messages_api import MessagesApi, Recorded, Reply, json_message
 
 FIVE = "add bread, meat, cheese, lettuce and tomato"
 PORTS = re.compile(r"motion port (\d+), control port (\d+)")
-
-
-def kinds(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [e for e in events if e["event"] == kind]
-
-
-def after(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    """The events after the first `kind` event."""
-    first = next(i for i, e in enumerate(events) if e["event"] == kind)
-    return events[first + 1 :]
-
-
-def spoken(events: list[dict[str, Any]]) -> list[str]:
-    return [e["text"] for e in kinds(events, "feedback")]
 
 
 def test_a_command_submitted_before_stop_never_moves(tmp_path: Path) -> None:

@@ -6,16 +6,11 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.e2e.helpers import final_state, run_text, voiced, voiced_env
+from tests.e2e.helpers import final_state, kinds, run_text, voiced, voiced_env
 from tests.robot.test_sentences import bare
-
-
-def kinds(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [e for e in events if e["event"] == kind]
 
 
 def shop_cell(tmp: Path, templates: str) -> Path:

@@ -13,6 +13,7 @@ from typing import Any
 from tests.e2e.helpers import (
     fast_config,
     final_state,
+    kinds,
     parse_events,
     run_text,
     say_and_wait_for_motion,
@@ -20,10 +21,6 @@ from tests.e2e.helpers import (
     voiced,
     voiced_env,
 )
-
-
-def kinds(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [e for e in events if e["event"] == kind]
 
 
 def lines(events: list[dict[str, Any]]) -> list[str]:
