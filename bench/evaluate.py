@@ -3,6 +3,7 @@ first primitive, stop time, false activations, idle CPU, peak RSS, transcription
 
     python -m bench.evaluate [--quick | --medium] [--json PATH] [--out DIR] [--jobs N]
     python -m bench.evaluate --dev [--set SECTION.KEY=VALUE ...]   # tuning corpus, accuracy only
+    python -m bench.evaluate --accuracy [--json PATH]             # test corpus, accuracy only
 
 Runs the real daemon (`voiced run --audio FILE --controller sim`) on a rendered corpus
 (bench/corpus.py) and writes bench/results/latest.{md,json} (+ PNG plots when matplotlib is
@@ -17,7 +18,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -235,7 +236,7 @@ def execute(plan: Plan, jobs: int) -> dict[str, list[dict[str, Any]]]:
 
 def dev_summary(runs: list[dict[str, Any]]) -> str:
     """Correct runs per SNR and noise, and what was heard in the wrong ones."""
-    lines = [f"development corpus: {sum(r['correct'] for r in runs)}/{len(runs)} correct"]
+    lines = [f"{sum(r['correct'] for r in runs)}/{len(runs)} correct"]
     for field in ("snr_db", "noise", "cell"):
         groups: dict[str, list[bool]] = {}
         for r in runs:
@@ -253,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     size.add_argument("--quick", action="store_true", help="CI smoke run, under 2 minutes")
     size.add_argument("--medium", action="store_true", help="fewer noises and shorter filler")
     size.add_argument("--dev", action="store_true", help="the development corpus, accuracy only")
+    size.add_argument("--accuracy", action="store_true",
+                      help="the full test corpus, accuracy runs only")  # fmt: skip
     parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
                         help='a setting for every run, e.g. "stt.hypotheses=1"')  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write the figures here")
@@ -262,9 +265,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     SETTINGS[:] = args.set
     plan = quick_plan() if args.quick else dev_plan() if args.dev else full_plan(args.medium)
+    if args.accuracy:
+        plan = replace(plan, latency=(), stops=(), fillers=(), idle_s=0)
     began = time.monotonic()
     records = execute(plan, max(1, args.jobs))
-    if args.dev:
+    if args.dev or args.accuracy:
         print(dev_summary(records["accuracy"]))
         if args.json is not None:
             args.json.write_text(json.dumps(records, indent=1), encoding="utf-8")

@@ -139,9 +139,8 @@ def run(variants: dict[str, Variant], limit: int | None) -> dict[str, Any]:
     print(f"{len(all_crops)} crops rendered in {time.perf_counter() - began:.0f} s", flush=True)
     judges = {cell: Judge(cell) for cell in {c.cell for c in all_crops}}
     truth = {(c.cell, c.text): judges[c.cell].steps(c.text) for c in all_crops if not c.negative}
-    missing = [k for k, v in truth.items() if v is None]
-    if missing:
-        raise SystemExit(f"typed commands the interpreter does not act on: {missing}")
+    refused = [k for k, v in truth.items() if v is None]
+    print(f"commands refused when typed (a crop counts when nothing moves): {refused}")
     results: dict[str, Any] = {}
     for name, variant in variants.items():
         began = time.perf_counter()

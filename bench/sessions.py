@@ -63,6 +63,9 @@ COMMANDS_DEV: tuple[Session, ...] = (
        "computer stack the green cube on the blue cube", "", "computer go home", ""),
     _s("blocks", "dev-move", "computer move the red cube onto the blue cube", "",
        "computer put the green cube on the left", ""),
+    _s("sandwich", "dev-absent", "computer add pineapple", "", "", "", "",
+       "computer add cheese", ""),
+    _s("blocks", "dev-absent", "computer put the red cube on the orange cube", "", "", ""),
 )  # fmt: skip
 """Development commands: other sentences, for tuning (`bench.levers`, `bench.evaluate --dev`).
 Nothing is tuned on `COMMANDS`."""

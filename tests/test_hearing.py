@@ -81,3 +81,13 @@ def test_talk_questions_and_dictation_are_never_bent_into_commands(tmp_path: Pat
     assert choose(["Computer, what is on the left stack?"]) is None
     router.push(DictationFrame("note"))
     assert choose(["computer art bread", "computer add bread"]) is None
+
+
+def test_a_name_the_cell_lacks_is_kept_and_never_swapped_for_one_it_has(tmp_path: Path) -> None:
+    """ "add avocado": the operator was understood, and must hear that there is no avocado; a
+    lower hypothesis or a repair naming tomato would move the arm for a command never given."""
+    choose, _ = chooser(tmp_path)
+    assert choose(["Computer add avocado.", "Computer add tomato."]) == Choice(0)
+    assert choose(["Computer, art avocado.", "Computer add avocado.", "Computer add tomato."]) == (
+        Choice(1)
+    )

@@ -3,9 +3,12 @@
 The recogniser offers several hypotheses for a segment (`[stt] hypotheses`), best first. The
 first one the daemon can act on whole is kept: a frame word ("yes", "stop", "always listen"),
 or a command the offline interpreter reads without guessing (`Interpreter.understands`), with
-the wake word in front where one is needed. When none is, the best two are offered to the
-near-miss repair (`voiced.interpreter.repair`), which may replace one or two words with cell
-words that sound alike. Dictation decodes freely: a note is not a command.
+the wake word in front where one is needed. A command that names something the cell does not
+have ("add avocado") stops the search where it stands: it is kept and refused aloud, never
+swapped for a lower hypothesis or a repair that names something the cell has. When no
+hypothesis is either, the best two are offered to the near-miss repair
+(`voiced.interpreter.repair`), which may replace one or two words with cell words that sound
+alike. Dictation decodes freely: a note is not a command.
 
 Runs on the transcription worker thread; it only reads the router, the interpreter and the
 daemon's belief.
@@ -65,7 +68,7 @@ class GrammarChooser:
             return None
         needs_wake = self.router.mode == "wake" and self.router.top is self.router.stack[0]
         for i, text in enumerate(texts):
-            if self._acts_on(text, needs_wake):
+            if self._acts_on(text, needs_wake) or self._names_what_is_missing(text, needs_wake):
                 return Choice(i)
         for i, text in enumerate(texts[:REPAIR_FROM]):
             fixed = self._repaired(text, needs_wake)
@@ -94,6 +97,14 @@ class GrammarChooser:
         if normalize(command) in self.frame_words:
             return True
         return self.interpreter.understands(command, self.belief.planned, self.belief.last_goals)
+
+    def _names_what_is_missing(self, text: str, needs_wake: bool) -> bool:
+        """A command naming something the cell lacks is kept as heard, and refused aloud."""
+        split = self._command(text, needs_wake)
+        belief = self.belief
+        return split is not None and self.interpreter.names_what_is_missing(
+            split[1], belief.planned, belief.last_goals
+        )
 
     def _repaired(self, text: str, needs_wake: bool) -> str | None:
         if self.sounds is None or not self.sounds.available:

@@ -111,3 +111,21 @@ def test_understands_refuses_a_reading_that_drops_named_things(tmp_path: Path) -
 def test_understands_takes_the_cells_own_templates(tmp_path: Path) -> None:
     it = interpreter("weld", tmp_path)
     assert it.understands("tack the second seam", it.cell.initial_scene, ())
+
+
+@pytest.mark.parametrize(
+    ("cell", "said", "missing"),
+    [
+        ("sandwich", "add avocado", True),
+        ("blocks", "put the green cube on the yellow cube", True),
+        ("weld", "go to position 9", True),
+        ("weld", "pick up the weld", False),  # known words in a shape that fails: repairable
+        ("sandwich", "art bread", False),
+        ("sandwich", "add bread", False),
+    ],
+)
+def test_a_command_naming_what_the_cell_lacks_is_told_apart(
+    tmp_path: Path, cell: str, said: str, missing: bool
+) -> None:
+    it = interpreter(cell, tmp_path)
+    assert it.names_what_is_missing(said, it.cell.initial_scene, ()) is missing

@@ -27,7 +27,7 @@ from voiced.interpreter.arrangement import ArrangementParse, describe_target, pa
 from voiced.interpreter.grammar import Grammar, from_parse, remember
 from voiced.interpreter.learning import Learning, MemoryWriter
 from voiced.interpreter.phrasebank import PhraseBank
-from voiced.interpreter.repair import uses_every_name
+from voiced.interpreter.repair import NAMED, uses_every_name
 from voiced.interpreter.result import Interpretation, unknown
 from voiced.interpreter.semantic import VERB_PHRASES
 from voiced.interpreter.templates import Templates
@@ -187,6 +187,26 @@ class Interpreter:
             and uses_every_name(self.grammar, text, parsed.sequence)
             and compile_sequence(self.cell, scene, parsed.sequence).ok
         )
+
+    def names_what_is_missing(
+        self, text: str, scene: Scene, last_sequence: Sequence[SequenceStep]
+    ) -> bool:
+        """Whether `text` is a command whose shape the grammar reads but which names something
+        the cell does not have ("add avocado", "the yellow cube", "position 9"): the operator
+        was understood and is told what is missing. The recogniser must not swap such a name
+        for one the cell has, by a lower hypothesis or a repair: that would move the arm for a
+        command nobody gave."""
+        arranged = parse_arrangement(text, self.cell, scene)
+        failure = arranged.failure if arranged is not None else None
+        if failure is None:
+            parsed = self.grammar.parse(text, scene, last_sequence)
+            failure = None if parsed.success else parsed.error
+        if failure is None or failure.error_type != "semantic_failure" or not failure.token:
+            return False
+        entry = self.grammar.vocabulary.phrases.get(tuple(normalize(failure.token).split()))
+        # A word the cell does not know, or a name it knows that is not here (a yellow cube
+        # with none in the scene); a verb in the wrong place ("pick up the weld") is not.
+        return entry is None or bool(set(NAMED) & entry.readings.keys())
 
     async def interpret(
         self,
