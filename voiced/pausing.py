@@ -15,6 +15,7 @@ as ever.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from voiced import eventtypes as ev
 from voiced.asking import Asking
@@ -58,6 +59,12 @@ class Pausing(PipelinePart):
     async def pause(self, reason: str, silenced: Sequence[str] = ()) -> str:
         """Halt the arm now and hold everything said before; returns what the operator hears."""
         if self.belief.hold is not None:
+            # What was said since the first pause (still being interpreted, or queued) was
+            # said before this one: it is held too, never run as the command that ends the
+            # pause.
+            self.belief.hold = replace(self.belief.hold, mark=self.pending.issued)
+            for job in self.execution.take_queued():
+                self.execution.hold(job)
             await self.link.stop()
             return f"Already paused. {PAUSED[8:]}"
         if not self.workload.busy:

@@ -197,3 +197,12 @@ def test_counting_welds_and_cubes(tmp_path: Path) -> None:
     blocks = session(tmp_path / "b", "blocks", "how many cubes are on the table")
     assert [e["brief"] for e in kinds(weld, "answer")] == ["No tack welds done."]
     assert [e["brief"] for e in kinds(blocks, "answer")] == ["3 cubes on the table."]
+
+
+def test_a_second_pause_holds_what_was_said_since_the_first(tmp_path: Path) -> None:
+    """"hold it" while paused still holds a command said before it, even one not yet
+    interpreted: nothing said before a pause moves after it."""
+    events = session(tmp_path, "sandwich", FIVE, "hold on", "add tomato", "hold it")
+    assert len(kinds(events, "paused")) >= 1
+    assert not kinds(after(events, "paused"), "primitive")
+    assert fixture(events).count("tomato") <= 1  # only FIVE's own, if it got that far
