@@ -200,7 +200,7 @@ def test_counting_welds_and_cubes(tmp_path: Path) -> None:
 
 
 def test_a_second_pause_holds_what_was_said_since_the_first(tmp_path: Path) -> None:
-    """"hold it" while paused still holds a command said before it, even one not yet
+    """ "hold it" while paused still holds a command said before it, even one not yet
     interpreted: nothing said before a pause moves after it."""
     events = session(tmp_path, "sandwich", FIVE, "hold on", "add tomato", "hold it")
     assert len(kinds(events, "paused")) >= 1
