@@ -117,7 +117,8 @@ class Pausing(PipelinePart):
             return
         self.runlog.record(ticket, meant, "planned")
         said = ", then ".join(describe(self.belief.cell, step) for step in goals)
-        job = Job(ticket, checked.interpretation, program, meant.sequence)
+        job = Job(ticket, checked.interpretation, program, meant.sequence,
+                  said="; ".join(hold.texts))  # fmt: skip
         self.asking.ask_first(job, question=f"Continue with {said}?")
 
     def _rest(self, hold: Hold) -> list[SequenceStep] | None:

@@ -52,10 +52,13 @@ class Job:
     read back, revised, recorded and replayed."""
     understood: Understood | None = None
     """How it was understood (a verb the LLM resolved is learned once the job has run)."""
+    said: str | None = None
+    """What the job does in the operator's words, when not what was said for it (a
+    "continue" after a pause carries out the commands it held)."""
 
     @property
     def text(self) -> str:
-        return self.ticket.text
+        return self.said if self.said is not None else self.ticket.text
 
     @property
     def correlation_id(self) -> str | None:

@@ -206,3 +206,10 @@ def test_a_second_pause_holds_what_was_said_since_the_first(tmp_path: Path) -> N
     assert len(kinds(events, "paused")) >= 1
     assert not kinds(after(events, "paused"), "primitive")
     assert fixture(events).count("tomato") <= 1  # only FIVE's own, if it got that far
+
+
+def test_after_a_continue_a_new_pause_names_the_commands_it_holds(tmp_path: Path) -> None:
+    events = session(tmp_path, "sandwich", FIVE, "pause", "continue", "yes", "hold on", "stop")
+    first, second = kinds(events, "paused")
+    assert second["held"] == first["held"] == [FIVE], second
+    assert not any("dropped: continue" in said for said in spoken(events))
