@@ -59,6 +59,15 @@ EVERY_COMPOSITE: list[tuple[str, list[SequenceStep], SequenceStep, dict[str, Any
     ("sandwich", [step("pick_up", item="cheese")], step("return_to_stack"), {"holding": None}),
     (
         "sandwich",
+        [step("add_layer", item="bread"), step("add_layer", item="cheese")],
+        step("remove_layer", zone="assembly_fixture"),
+        {
+            "holding": None,
+            "zones": {"assembly_fixture": ["bread"], "assembly_left": [], "assembly_right": []},
+        },
+    ),
+    (
+        "sandwich",
         [
             step("add_layer", item="bread"),
             step("add_layer", item="cheese"),
