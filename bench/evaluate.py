@@ -25,6 +25,7 @@ from typing import Any
 from bench import corpus, daemon_run, metrics, report
 from bench.corpus import Condition, Item
 from bench.sessions import COMMANDS, COMMANDS_DEV, STOPS, Session
+from bench.stats import percentile
 
 RESULTS = corpus.ROOT / "results"
 
@@ -234,6 +235,15 @@ def execute(plan: Plan, jobs: int) -> dict[str, list[dict[str, Any]]]:
             "idle": [idle]}  # fmt: skip
 
 
+def latency_summary(runs: list[dict[str, Any]]) -> str:
+    """End of speech to first primitive over the timed commands: p50, p95, max."""
+    ms = sorted(round(s * 1000) for r in runs for s in r["latencies_s"])
+    if not ms:
+        return "no timed command reached the arm"
+    return (f"{len(ms)} commands: p50 {percentile(ms, 50)} ms, p95 {percentile(ms, 95)} ms, "
+            f"max {ms[-1]} ms")  # fmt: skip
+
+
 def dev_summary(runs: list[dict[str, Any]]) -> str:
     """Correct runs per SNR and noise, and what was heard in the wrong ones."""
     lines = [f"{sum(r['correct'] for r in runs)}/{len(runs)} correct"]
@@ -256,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
     size.add_argument("--dev", action="store_true", help="the development corpus, accuracy only")
     size.add_argument("--accuracy", action="store_true",
                       help="the full test corpus, accuracy runs only")  # fmt: skip
+    size.add_argument("--latency", action="store_true",
+                      help="the full plan's timed commands only (real-time pace)")  # fmt: skip
     parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
                         help='a setting for every run, e.g. "stt.hypotheses=1"')  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write the figures here")
@@ -267,10 +279,15 @@ def main(argv: list[str] | None = None) -> int:
     plan = quick_plan() if args.quick else dev_plan() if args.dev else full_plan(args.medium)
     if args.accuracy:
         plan = replace(plan, latency=(), stops=(), fillers=(), idle_s=0)
+    if args.latency:
+        plan = replace(plan, accuracy=(), stops=(), fillers=(), idle_s=0)
     began = time.monotonic()
     records = execute(plan, max(1, args.jobs))
+    if args.latency:
+        print(latency_summary(records["latency"]))
     if args.dev or args.accuracy:
         print(dev_summary(records["accuracy"]))
+    if args.dev or args.accuracy or args.latency:
         if args.json is not None:
             args.json.write_text(json.dumps(records, indent=1), encoding="utf-8")
         return 0
