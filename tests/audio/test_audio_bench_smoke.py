@@ -14,6 +14,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(300)  # about 60 s on two idle cores; it overran 120 s on a loaded machine
 def test_quick_audio_benchmark_writes_its_figures(tmp_path: Path) -> None:
     out = tmp_path / "audio.json"
     proc = subprocess.run(
