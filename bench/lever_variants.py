@@ -80,10 +80,10 @@ VARIANTS.update(window=window, beam5=beam5, nbest5=nbest5)
 def _repairer(cell_name: str, judge_id: int) -> Any:
     from voiced.rules.sounds import Sounds
 
-    from voiced.interpreter.repair import Repairer, vocabulary_phrases
+    from voiced.interpreter.repair import Repairer, name_words, vocabulary_phrases
 
-    judge = _JUDGES[judge_id]
-    return Repairer(vocabulary_phrases(judge.interpreter.grammar.vocabulary), Sounds())
+    vocabulary = _JUDGES[judge_id].interpreter.grammar.vocabulary
+    return Repairer(vocabulary_phrases(vocabulary), Sounds(), name_words(vocabulary))
 
 
 _JUDGES: dict[int, Judge] = {}

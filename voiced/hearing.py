@@ -24,7 +24,7 @@ from voiced.audio.transcribe import Choice
 from voiced.audio.wake import matches_wake_word
 from voiced.belief import Belief
 from voiced.frames.router import CommandRouter
-from voiced.interpreter.repair import Repairer, vocabulary_phrases
+from voiced.interpreter.repair import Repairer, name_words, vocabulary_phrases
 from voiced.interpreter.tiers import Interpreter
 from voiced.questions import is_question
 from voiced.rules.normalize import normalize
@@ -130,7 +130,8 @@ class GrammarChooser:
         repairer = self._repairers.get(id(grammar))
         if repairer is None:
             assert self.sounds is not None
-            repairer = Repairer(vocabulary_phrases(grammar.vocabulary), self.sounds)
+            vocabulary = grammar.vocabulary
+            repairer = Repairer(vocabulary_phrases(vocabulary), self.sounds, name_words(vocabulary))
             self._repairers = {id(grammar): repairer}
         return repairer
 

@@ -10,7 +10,12 @@ from voiced.robot.cellfile import load_cell
 from voiced.rules.sounds import Sounds, coarse, similarity
 
 from voiced.config import Config
-from voiced.interpreter.repair import Repairer, uses_every_name, vocabulary_phrases
+from voiced.interpreter.repair import (
+    Repairer,
+    name_words,
+    uses_every_name,
+    vocabulary_phrases,
+)
 from voiced.interpreter.tiers import Interpreter
 from voiced.paths import DataDir
 
@@ -23,7 +28,8 @@ def interpreter(cell: str, tmp: Path) -> Interpreter:
 
 def repaired(cell: str, text: str, tmp: Path) -> str | None:
     it = interpreter(cell, tmp)
-    repairer = Repairer(vocabulary_phrases(it.grammar.vocabulary), Sounds())
+    vocabulary = it.grammar.vocabulary
+    repairer = Repairer(vocabulary_phrases(vocabulary), Sounds(), name_words(vocabulary))
     scene = it.cell.initial_scene
     fixed = repairer.repair(text, lambda t: it.understands(t, scene, ()))
     return None if fixed is None else fixed.text
@@ -92,6 +98,22 @@ def test_other_talk_is_not_turned_into_a_command(tmp_path: Path, talk: str) -> N
 def test_a_word_is_never_replaced_by_its_neighbour(tmp_path: Path) -> None:
     """ "clear near assembly" must not become "clear clear assembly" (clear twice)."""
     assert repaired("sandwich", "clear near assembly", tmp_path) != "clear clear assembly"
+
+
+@needs_espeak
+def test_a_name_heard_is_never_swapped_for_another_word(tmp_path: Path) -> None:
+    """Every word of "both meat on the left" is the cell's ("put" heard as "both"). Without
+    the guard, "left" (a place that was heard) becomes "lift" and the arm picks the meat up;
+    with it, the repair reads the place as said."""
+    it = interpreter("sandwich", tmp_path)
+    scene = it.cell.initial_scene
+    unguarded = Repairer(vocabulary_phrases(it.grammar.vocabulary), Sounds())
+    swapped = unguarded.repair("both meat on the left", lambda t: it.understands(t, scene, ()))
+    assert swapped is not None and swapped.text == "both meat on the lift"
+    fixed = repaired("sandwich", "both meat on the left", tmp_path / "guarded")
+    assert fixed is not None
+    meant = it.grammar.parse("put meat on the left", scene, ()).sequence
+    assert it.grammar.parse(fixed, scene, ()).sequence == meant
 
 
 def test_understands_refuses_a_reading_that_drops_named_things(tmp_path: Path) -> None:

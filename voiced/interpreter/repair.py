@@ -8,7 +8,10 @@ parses, so "art" can become "add" in the verb slot but never an item. Candidates
 by how alike they sound (`voiced.rules.sounds`), never by a list of confusions seen before.
 At most two spans are replaced, each sounding at least `MIN_SIMILARITY` alike, and never by
 a word next to it ("clear near assembly" is not "clear clear assembly"): a sentence of other
-talk does not turn into a command.
+talk does not turn into a command. A word heard that names a thing of the cell (an item, a
+place, a tool) is kept: the recogniser heard a real name there, and swapping it for another
+word that parses moves the arm somewhere else ("put meat on the left" heard as "both meat on
+the left" is not "both meat on the lift").
 """
 
 from __future__ import annotations
@@ -60,10 +63,12 @@ class Repaired:
 class Repairer:
     """Repairs transcripts for one vocabulary (a cell's grammar)."""
 
-    def __init__(self, phrases: Iterable[str], sounds: Sounds):
+    def __init__(self, phrases: Iterable[str], sounds: Sounds, names: Iterable[str] = ()):
         self.phrases = sorted({p for p in phrases if p})
         self.known = frozenset(w for p in self.phrases for w in p.split())
         """Words of the vocabulary: a span with a word outside it is tried first."""
+        self.names = frozenset(names)
+        """Words that name a thing of the cell: never replaced."""
         self.sounds = sounds
         self._targets: dict[str, str] | None = None
 
@@ -107,7 +112,7 @@ class Repairer:
         for i, j in spans:
             said = " ".join(words[i:j])
             sound = heard.get(said, "")
-            if not sound:
+            if not sound or self.names.intersection(words[i:j]):
                 continue
             before, after = words[i - 1 : i], words[j : j + 1]
             for phrase, target in targets.items():
@@ -151,6 +156,18 @@ def vocabulary_phrases(vocabulary: Vocabulary) -> list[str]:
 
 NAMED = ("item", "zone", "site", "position", "tool")
 """Kinds of words that name something a command acts on: each one heard must be used."""
+
+
+def name_words(vocabulary: Vocabulary) -> frozenset[str]:
+    """Every word of a vocabulary phrase that names something (`NAMED`): "meat", "left",
+    "welder", "red" and "cube" of "red cube". Not the spellings the lexer maps onto a name
+    ("free" for 3): those are guesses at a mishearing themselves."""
+    return frozenset(
+        word
+        for key, entry in vocabulary.phrases.items()
+        if entry.canonical is None and any(kind in entry.readings for kind in NAMED)
+        for word in key
+    )
 
 
 def uses_every_name(grammar: Grammar, text: str, sequence: Sequence[SequenceStep]) -> bool:
