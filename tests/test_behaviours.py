@@ -75,13 +75,23 @@ async def test_the_router_hands_a_pause_to_the_services_from_any_frame() -> None
 @pytest.mark.parametrize(
     ("said", "speed", "mm_s"),
     [("go a bit slower", "slow", 100), ("slow down", "slow", 100), ("faster please", "fast", 500),
-     ("full speed", "fast", 500), ("half speed", "normal", 250), ("speed it up", "fast", 500),
+     ("full speed", "fast", 500), ("speed it up", "fast", 500),
      ("normal speed", "normal", 250)],
 )  # fmt: skip
 def test_speed_phrases_step_between_the_cells_profiles(said: str, speed: str, mm_s: int) -> None:
     change = speed_change(SANDWICH, said, SANDWICH.initial_scene)  # starts at normal, 250
     assert change is not None and change.step == SequenceStep("set_speed", {"speed": speed})
     assert f"{mm_s} mm/s" in change.said
+
+
+@pytest.mark.parametrize(("before", "after"), [(250.0, 125.0), (100.0, 50.0), (500.0, 250.0)])
+def test_half_speed_halves_the_speed_the_arm_goes_at(before: float, after: float) -> None:
+    """Never faster: after "slow down" (100 mm/s) half speed is 50, not half of the fastest."""
+    scene = SANDWICH.initial_scene.with_changes(speed=before)
+    change = speed_change(SANDWICH, "half speed", scene)
+    assert change is not None and change.step is not None
+    assert SANDWICH.resolve_speed(change.step.params["speed"]) == after
+    assert f"{after:.0f} mm/s" in change.said
 
 
 def test_slower_at_the_slowest_speed_says_so_and_moves_nothing() -> None:
@@ -164,12 +174,12 @@ def test_counts_are_of_the_confirmed_scene_and_say_what_is_coming() -> None:
     count = count_question(SANDWICH, "how many layers are on the fixture",
                            SANDWICH.initial_scene, planned)  # fmt: skip
     assert count is not None
-    assert count.sentence() == "No layers on assembly fixture now; 2 once the arm has finished."
+    assert count.sentence() == "No layers on the fixture now; 2 once the arm has finished."
 
 
 @pytest.mark.parametrize(
     ("cell", "said", "answer"),
-    [("sandwich", "how many layers are on the left", "No layers on assembly left."),
+    [("sandwich", "how many layers are on the left", "No layers on the left."),
      ("blocks", "how many cubes are on the table", "3 cubes on the table."),
      ("blocks", "how many cubes are in B1", "No cubes on B1."),
      ("weld", "how many welds are done", "No tack welds done."),
@@ -181,7 +191,30 @@ def test_counting_questions(cell: str, said: str, answer: str) -> None:
     assert count is not None and count.sentence() == answer
 
 
+@pytest.mark.parametrize(
+    ("cell", "said", "answer"),
+    [("sandwich", "how many avocados are left", "There is no avocado in this cell."),
+     ("sandwich", "how many layers of pineapple are left", "There is no pineapple in this cell."),
+     ("blocks", "how many pyramids are there", "There is no pyramid in this cell."),
+     ("sandwich", "how many tomatoes are left", "8 layers of tomato left in the supply."),
+     ("blocks", "how many green cubes are there", "1 green cube in the cell."),
+     ("blocks", "how many yellow cubes are there", "No yellow cubes in the cell.")],
+)  # fmt: skip
+def test_a_count_of_what_the_cell_lacks_says_so(cell: str, said: str, answer: str) -> None:
+    """Never a count of something else ("how many avocados" is not a count of layers), and
+    numbers agree with their nouns ("8 layers of tomato", not "8 tomato")."""
+    loaded = load_cell(cell)
+    count = count_question(loaded, said, loaded.initial_scene, loaded.initial_scene)
+    assert count is not None and count.sentence() == answer
+
+
+def test_a_count_of_positions_or_routines_is_left_to_their_own_answers() -> None:
+    weld = load_cell("weld")
+    for said in ("how many positions are there", "how many seams are left"):
+        assert count_question(weld, said, weld.initial_scene, weld.initial_scene) is None
+
+
 def test_one_is_said_in_the_singular() -> None:
     scene, _ = after("sandwich", add("meat"))
     count = count_question(SANDWICH, "how many layers are on the fixture", scene, scene)
-    assert count is not None and count.sentence() == "1 layer on assembly fixture."
+    assert count is not None and count.sentence() == "1 layer on the fixture."

@@ -42,19 +42,99 @@ class Count:
         return said[0].upper() + said[1:]
 
 
+@dataclass(frozen=True)
+class NoSuchThing:
+    """A count of something the cell does not have ("how many avocados are left")."""
+
+    what: str
+    """As the operator named it, in the singular."""
+
+    def sentence(self) -> str:
+        return f"There is no {self.what} in this cell."
+
+
 Counter = Callable[[Scene], int]
 
+_ASKED_TAIL = frozenset({"are", "is", "were", "was", "do", "does", "did", "have", "has", "can",
+                         "will", "would", "left", "remaining", "remain", "on", "in", "at",
+                         "there", "of"})  # fmt: skip
+"""Words that end what is counted ("how many avocados ARE left")."""
+_ASKED = re.compile(
+    r"^(?:and )?how (?:many|much) (?:more )?(?:(?:slices|pieces|layers) of )?(?P<what>[a-z ]+?)"
+    rf"(?: (?:{'|'.join(sorted(_ASKED_TAIL))})\b.*)?$"
+)
+_TOPICS = frozenset({"time", "thing", "them", "more", "position", "station", "place", "tool",
+                     "routine", "command", "instruction", "weld", "seam", "stack", "zone", "site",
+                     *(noun[:-1] for noun in ("cubes", "blocks", "layers", "slices", "items",
+                                              "ingredients", "objects"))})  # fmt: skip
+"""Head nouns after "how many" that count something other than objects."""
+_COUNTED_AS_OBJECTS = frozenset({"cube", "block", "layer", "slice", "item", "ingredient", "object"})
+"""Of those, the ones a colour or kind in front makes a count of objects ("yellow cubes")."""
 
-def count_question(cell: Cell, text: str, confirmed: Scene, planned: Scene) -> Count | None:
+
+def count_question(
+    cell: Cell, text: str, confirmed: Scene, planned: Scene
+) -> Count | NoSuchThing | None:
     """The count `text` asks for, or None when it is no counting question this cell answers."""
     said = normalize(text).removesuffix(" please")
     if not HOW_MANY.match(said):
         return None
+    missing = _not_in_cell(cell, said)
+    if missing is not None:
+        return NoSuchThing(missing)
     found = _routine_count(cell, said) or _site_count(cell, said) or _supply_count(cell, said)
     if found is None:
         return None
     counter, what = found
     return Count(counter(confirmed), counter(planned), what)
+
+
+def _not_in_cell(cell: Cell, said: str) -> str | None:
+    """The object counted, in the singular, when the cell has none like it ("avocado", "yellow
+    cube"); None when the question counts something else or something the cell has."""
+    asked = _ASKED.match(said)
+    if asked is None or not cell.objects or _kind_named(cell, said) is not None:
+        return None
+    what = _singular(asked.group("what").strip())
+    words = what.split()
+    if not words or words[0] in _ASKED_TAIL:
+        return None
+    object_words = {word for name in cell.objects for word in normalize(name).split()}
+    if words[-1] in _TOPICS and (words[-1] not in _COUNTED_AS_OBJECTS or len(words) == 1):
+        return None
+    other_names = {
+        normalize(n.replace("_", " "))
+        for n in (*cell.sites, *cell.tools, *cell.routines, *cell.poses)
+    }
+    if what in other_names or not object_words.isdisjoint(words[:-1]):
+        return None  # a place or tool; or "red blocks" (a colour the cell has)
+    return what
+
+
+def _singular(words: str) -> str:
+    last = words.split()[-1]
+    for plural, single in (("oes", "o"), ("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("s", "")):
+        if last.endswith(plural) and not last.endswith("ss"):
+            return words[: len(words) - len(last)] + last[: -len(plural)] + single
+    return words
+
+
+def _plural(name: str) -> str:
+    if name.endswith(("s", "x", "ch", "sh", "o")):
+        return f"{name}es"
+    if name.endswith("y") and name[-2:-1] not in "aeiou":
+        return f"{name[:-1]}ies"
+    return f"{name}s"
+
+
+def _counted(cell: Cell, kind: str, said: str) -> str:
+    """How a count of `kind` is spoken: in the operator's word, else in the cell's ("layers of
+    tomato" where items are stacked in layers, "red cubes")."""
+    if re.search(r"\bslices?\b", said):
+        return f"slices of {kind}"
+    if kind in cell.items() and cell.zones():
+        return f"layers of {kind}"
+    return _plural(kind)
 
 
 def _routine_count(cell: Cell, said: str) -> tuple[Counter, str] | None:
@@ -90,12 +170,14 @@ def _site_count(cell: Cell, said: str) -> tuple[Counter, str] | None:
         site = _site_named(cell, where)
         if site is None:
             return None
-        sites, place = [site], f"on {site.replace('_', ' ')}"
+        spoken = where if any(normalize(a) == where for a in cell.zone_aliases) else None
+        sites = [site]
+        place = f"on the {spoken}" if spoken else f"on {site.replace('_', ' ')}"
 
     def counter(scene: Scene) -> int:
         return sum(1 for s in sites for obj in scene.stacks.get(s, ()) if kind in (None, obj))
 
-    return counter, f"{noun} {place}"
+    return counter, f"{_counted(cell, kind, said) if kind else noun} {place}"
 
 
 def _supply_count(cell: Cell, said: str) -> tuple[Counter, str] | None:
@@ -104,9 +186,14 @@ def _supply_count(cell: Cell, said: str) -> tuple[Counter, str] | None:
     if kind is None or not _REMAINING.search(said):
         return None
     supply = cell.objects[kind].supply
+    noun = _counted(cell, kind, said)
     if supply is None:
-        return None
-    noun = f"slices of {kind}" if re.search(r"\bslices?\b", said) else kind
+        sites = [name for name, site in cell.sites.items() if site.kind != "supply"]
+
+        def anywhere(scene: Scene) -> int:
+            return sum(obj == kind for site in sites for obj in scene.stacks.get(site, ()))
+
+        return anywhere, f"{noun} in the cell"
     return (lambda scene: len(scene.stacks.get(supply, ()))), f"{noun} left in the supply"
 
 
@@ -133,10 +220,12 @@ _NOUNS = ("cubes", "blocks", "layers", "slices", "items", "ingredients", "object
 
 def _noun(cell: Cell, said: str) -> str:
     """The word the operator counted in, else the cell's own."""
-    for noun in _NOUNS:
-        if re.search(rf"\b{noun[:-1]}s?\b", said):
-            return noun
-    return "layers" if cell.items() else "objects"
+    return _noun_said(said) or ("layers" if cell.items() else "objects")
+
+
+def _noun_said(said: str) -> str | None:
+    """The counting word the operator used ("cubes", "layers"), if any."""
+    return next((n for n in _NOUNS if re.search(rf"\b{n[:-1]}s?\b", said)), None)
 
 
 def _number(count: int, what: str) -> str:

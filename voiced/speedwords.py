@@ -2,8 +2,10 @@
 speed", "normal speed" -> one `set_speed` step of the cell.
 
 Relative changes move between the cell's speed profiles ([motion] speeds): "slower" from
-normal is slow, "faster" from slow is normal. They start from the speed the arm will have when
-the step runs (the planned scene), so "slower, slower" said quickly goes down twice.
+normal is slow, "faster" from slow is normal. "Half speed" halves the speed the arm goes at, so
+it always slows the arm down (after "slow down" it is half of slow, not half of the fastest).
+They start from the speed the arm will have when the step runs (the planned scene), so
+"slower, slower" said quickly goes down twice.
 
 A speed change is a step like any other: it runs after what is already moving or queued (the
 controller takes a new speed between moves, never in the middle of one). The operator hears
@@ -87,12 +89,15 @@ def _worked_out(cell: Cell, change: str, current: float) -> SpeedChange:
     if change == "normal":
         name = cell.motion.default_speed
         return _to(name, cell.motion.speeds.get(name, current))
-    target = fastest / 2 if change == "half" else fastest
+    target = min(current, fastest) / 2 if change == "half" else fastest
     named = [name for name, mm_s in profiles if abs(mm_s - target) < 1]
     return _to(named[0] if named else f"{target:.0f}", target)
 
 
 def _to(value: str, mm_s: float) -> SpeedChange:
-    speed: str | float = value if not value.replace(".", "").isdigit() else mm_s
-    said = f"Speed {value}, {mm_s:.0f} mm/s."
-    return SpeedChange(SequenceStep(SPEED_STEP, {"speed": speed}), said)
+    """To a named profile ("Speed slow, 100 mm/s.") or a speed of its own ("Speed 125 mm/s.")."""
+    if value.replace(".", "").isdigit():
+        return SpeedChange(SequenceStep(SPEED_STEP, {"speed": mm_s}), f"Speed {mm_s:.0f} mm/s.")
+    return SpeedChange(
+        SequenceStep(SPEED_STEP, {"speed": value}), f"Speed {value}, {mm_s:.0f} mm/s."
+    )

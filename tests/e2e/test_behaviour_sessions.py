@@ -187,7 +187,7 @@ def test_counting_questions_answer_from_the_confirmed_scene(tmp_path: Path) -> N
         "7 slices of bread left in the supply.",
         "8 slices of bread left in the supply now; 7 once the arm has finished.",
     )
-    assert answers[2] == "No layers on assembly left."
+    assert answers[2] == "No layers on the left."
     assert not [e for e in events if e["event"] == "primitive" and e["correlation_id"] !=
                 kinds(events, "interpretation")[0]["correlation_id"]]  # fmt: skip
 
