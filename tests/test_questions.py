@@ -11,6 +11,7 @@ from voiced.robot.sequence import SequenceStep
 
 from voiced.history import History
 from voiced.questions import Questions, is_question
+from voiced.sequence_builder import build
 
 
 @pytest.mark.parametrize(
@@ -129,3 +130,18 @@ def test_where_an_object_is(steps: tuple[tuple[str, dict[str, str]], ...], said:
     assert program is not None
     answer = Questions(BLOCKS, None).answer(said, program.expected)
     assert answer is not None and answer.brief == expected
+
+
+def test_state_answers_are_of_what_the_controller_confirmed_and_say_what_is_coming() -> None:
+    """Asked while the arm fetches the welder: it does not hold it yet."""
+    now = WELD.initial_scene
+    step = SequenceStep("attach_tool", {"tool": "Welder"})
+    program = compile_sequence(WELD, now, build(WELD, now, (step,)).steps).program
+    assert program is not None
+    planned = program.expected
+    questions = Questions(WELD, None)
+    answer = questions.answer("which tool are you holding", planned, now)
+    assert answer is not None
+    assert answer.brief == "Now: I have no tool on. Once the arm has finished: I hold the Welder."
+    settled = questions.answer("which tool are you holding", planned, planned)
+    assert settled is not None and settled.brief == "I hold the Welder."

@@ -12,7 +12,7 @@ cancels it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 from voiced import eventtypes as ev
 from voiced.asking import Asking
@@ -30,6 +30,7 @@ from voiced.questions import Questions, is_question
 from voiced.reconcile import describe, rest_of
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
+from voiced.robot.sequence import SequenceStep
 from voiced.rules.normalize import normalize
 from voiced.sequence_builder import build
 from voiced.workload import Job, Phase
@@ -225,4 +226,22 @@ def checked_plan(cell: Cell, scene: Scene, meant: Interpretation) -> Checked:
             user_feedback=meant.user_feedback or built.errors[0],
         )
         return Checked(failed, None)
+    if meant.sequence and not built.steps and not meant.user_feedback:
+        meant = meant.with_changes(user_feedback=already_done(meant.sequence))
     return validate(meant.with_changes(sequence=built.steps), cell, scene)
+
+
+def already_done(goals: Sequence[SequenceStep]) -> str:
+    """What the operator hears when every goal already holds ("go to the welder" twice): the
+    arm does nothing, and says why rather than staying silent."""
+    goal = goals[-1]
+    said = str(goal.params.get("tool") or goal.params.get("position") or "").replace("_", " ")
+    if goal.instruction == "attach_tool" and said:
+        return f"I already hold the {said}."
+    if goal.instruction == "move_to_position" and said:
+        return f"I am already at {said}."
+    if goal.instruction == "go_home":
+        return "I am already home."
+    if goal.instruction in ("release_tool", "release_tool_and_home"):
+        return "I hold no tool; nothing to put back."
+    return "That is done already."

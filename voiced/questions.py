@@ -88,6 +88,9 @@ class Questions:
             (re.compile(r"\b(items?|ingredients?|objects?|blocks?|cubes?)\b"), self._items),
             (re.compile(r"\b(commands?|instructions?|can you do)\b"), self._instructions),
         )
+        self._state = (self._where, self._tool, self._holding, self._stack)
+        """Topics about the arm and the cell as they are: answered from what the controller has
+        confirmed, and what is coming once the arm is done."""
 
     def answer(self, text: str, scene: Scene, confirmed: Scene | None = None) -> Answer | None:
         """The answer, or None when this is no question we can answer. `scene` is the cell once
@@ -99,7 +102,9 @@ class Questions:
             return Answer(count.sentence(), count.sentence(), "count")
         for pattern, handler in self._topics:
             if pattern.search(said):
-                return handler(scene, said)
+                if confirmed is None or handler not in self._state:
+                    return handler(scene, said)
+                return _now_and_later(handler(confirmed, said), handler(scene, said))
         return None
 
     # -- the cell ------------------------------------------------------------------------------
@@ -257,3 +262,12 @@ def _object_place(cell: Cell, scene: Scene, obj: str) -> Answer:
         return Answer(text, f"{obj}: {site}, level {below + 1} of {len(stack)}", "where")
     text = f"The {obj} is not in the cell."
     return Answer(text, text, "where")
+
+
+def _now_and_later(now: Answer, later: Answer) -> Answer:
+    """The answer about the arm as it is; what will have changed once it has finished, too (an
+    operator asking "which tool" while the arm fetches one is not told it already holds it)."""
+    if now.brief == later.brief:
+        return now
+    brief = f"Now: {now.brief} Once the arm has finished: {later.brief}"
+    return Answer(brief, f"Now: {now.full} Once the arm has finished: {later.full}", now.topic)

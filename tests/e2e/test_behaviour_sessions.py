@@ -213,3 +213,15 @@ def test_after_a_continue_a_new_pause_names_the_commands_it_holds(tmp_path: Path
     first, second = kinds(events, "paused")
     assert second["held"] == first["held"] == [FIVE], second
     assert not any("dropped: continue" in said for said in spoken(events))
+
+
+def test_a_command_already_done_says_so_and_moves_nothing(tmp_path: Path) -> None:
+    """ "go to the welder" twice: the second finds the welder held, and the operator hears
+    that instead of silence."""
+    events = session(tmp_path, "weld", "go to the welder", "go to the welder", "go home",
+                     "go home")  # fmt: skip
+    said = spoken(events)
+    assert "I already hold the Welder." in said
+    assert "I am already home." in said
+    lines = [e["line"].split()[1] for e in kinds(events, "primitive")]
+    assert lines.count("ATTACH") == 1
