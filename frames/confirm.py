@@ -63,9 +63,10 @@ class ConfirmFrame(Frame):
         router.pop(self)
 
     def _no(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
+        # Said first: what the owner of the action says next (what still stands) follows it.
+        router.services.speak("Cancelled.")
         self._answer("no")
         router.pop(self)
-        router.services.speak("Cancelled.")
 
     async def on_tick(self, router: CommandRouter, now: float) -> None:
         if now - self.asked_at >= self.timeout and self in router.stack:

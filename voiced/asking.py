@@ -69,9 +69,11 @@ class Asking(PipelinePart):
             or (low and result.confidence < review.strict_threshold)
         )
 
-    def ask_first(self, job: Job, question: str | None = None) -> None:
+    def ask_first(
+        self, job: Job, question: str | None = None, after_no: str | None = None
+    ) -> None:
         """Read the plan back (or ask `question`); it runs only on a yes, and a revision is
-        read back again."""
+        read back again. `after_no` is said after a no or no answer (what still stands)."""
 
         def answered(answer: str) -> None:
             self.events.emit(ev.Confirmation(job.text, answer))
@@ -80,6 +82,8 @@ class Asking(PipelinePart):
             else:
                 log.info("not confirmed", answer=answer, text=job.text)
                 self.runlog.finish(job.ticket, "declined", f"Not confirmed ({answer}).")
+                if after_no:
+                    self.speak(after_no)
 
         def revised(feedback: str) -> None:
             self.ask_first(self._revised(job, feedback))

@@ -119,7 +119,8 @@ class Pausing(PipelinePart):
         said = ", then ".join(describe(self.belief.cell, step) for step in goals)
         job = Job(ticket, checked.interpretation, program, meant.sequence,
                   said="; ".join(hold.texts))  # fmt: skip
-        self.asking.ask_first(job, question=f"Continue with {said}?")
+        still = "Still paused: say continue when you are ready, or stop to drop the rest."
+        self.asking.ask_first(job, question=f"Continue with {said}?", after_no=still)
 
     def _rest(self, hold: Hold) -> list[SequenceStep] | None:
         """What is left: the rest of the command halted part-way (from the reconciled scene),

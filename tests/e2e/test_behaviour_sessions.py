@@ -65,6 +65,7 @@ def test_nothing_said_before_a_pause_moves_unless_continue_is_confirmed(tmp_path
     assert not kinds(after(events, "paused"), "primitive")
     assert not kinds(events, "resumed")
     assert len(fixture(events)) < len(ALL_FIVE)
+    assert spoken(events)[-1].startswith("Still paused: say continue when you are ready")
 
 
 def test_stop_after_a_pause_discards_the_rest(tmp_path: Path) -> None:
