@@ -100,7 +100,9 @@ class Interpreter:
         self.emit = emit
         self.rng = rng or random.Random()
         self.client = client
-        self.llm = SequenceInterpreter(client, settings, rng=self.rng) if client else None
+        self.llm = (
+            SequenceInterpreter(client, settings, rng=self.rng, emit=emit) if client else None
+        )
         self.resolver = (
             PhraseResolver(client, cache_path=data.root / "llm_resolutions.json")
             if client
