@@ -55,9 +55,12 @@ def test_a_creative_command_works_offline(tmp_path: Path) -> None:
 
 
 def cheesy(request: Recorded) -> Reply:
-    """The model's side: the resolver does not know "give"; pass 1 makes a cheese layer."""
+    """The model's side: the resolver does not know "give", the intent classifier calls it an
+    action, pass 1 makes a cheese layer."""
     if '"composite"' in request.system_text:
         return json_message({"composite": "UNKNOWN", "reasoning": "not a composite"})
+    if "intent classifier" in request.system_text:
+        return json_message({"intent": "action", "reasoning": "wants cheese"})
     return json_message({
         "interpretation": "Add a layer of cheese.",
         "sequence": [{"instruction": "add_layer", "params": {"item": "cheese"}}],
