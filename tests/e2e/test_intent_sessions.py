@@ -122,9 +122,7 @@ async def test_a_question_the_model_recognises_is_answered_and_stored_as_one(
         return json_message({"intent": "question", "reasoning": "asks for the items"})
 
     # Neither a question by its words nor a command the grammar reads.
-    events, requests = await session(
-        tmp_path, model(question), b"computer ingredients please\n\n"
-    )
+    events, requests = await session(tmp_path, model(question), b"computer ingredients please\n\n")
     assert purposes(requests) == ["intent"], "no plan is asked for"
     (answer,) = kinds(events, "answer")
     assert "bread" in answer["brief"]
