@@ -137,6 +137,7 @@ async def test_a_plan_that_fails_every_correction_is_refused_with_the_reason() -
     assert "even after 3 corrections" in feedback
     assert "move_absolute is not a valid instruction" in feedback, "the last round's findings"
     assert "Nothing was moved" in feedback
+    assert "(removed)" not in feedback and "step 1" not in feedback, "said plainly"
     assert [(e.round, e.of) for e in emitted if isinstance(e, CorrectionRound)] == [
         (1, 3), (2, 3), (3, 3)
     ]  # fmt: skip

@@ -147,6 +147,16 @@ class _Rounds:
     """What the validator found in the last answer (why it is refused)."""
 
 
+_STEP_PREFIX = re.compile(r"^step \d+ \([a-z_0-9]+\): ")
+_FIX_NOTE = re.compile(r" \((removed|dropped)\)$")
+
+
+def _plain(issue: str) -> str:
+    """A validator finding as the operator hears it: without the step number and the note of
+    what the validator did with the step."""
+    return _FIX_NOTE.sub("", _STEP_PREFIX.sub("", issue))
+
+
 def _found(earlier: Sequence[tuple[str, ...]], current: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(issue for found in (*earlier, current) for issue in found)
 
@@ -421,7 +431,7 @@ class _Run:
     def _refused(self, draft: _Draft, rounds: _Rounds) -> Interpretation:
         """Every correction failed the validator: nothing runs, and the operator hears why."""
         last = rounds.last or ("it did not pass my checks",)
-        reason = "; ".join(last[:2])
+        reason = "; ".join(dict.fromkeys(_plain(issue) for issue in last[:2]))
         feedback = (
             f"I could not make a plan that passes my checks, even after {CORRECTIONS} "
             f"corrections: {reason}. Nothing was moved; please say it differently."
