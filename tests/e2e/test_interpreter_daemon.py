@@ -98,4 +98,7 @@ async def test_an_unreachable_model_falls_back_to_the_grammars_reason(tmp_path: 
     assert proc.returncode == 0, stderr.decode()
     events = parse_events(stdout.decode())
     assert not kinds(events, "primitive")
-    assert kinds(events, "feedback"), "the operator hears why"
+    said = [e["text"] for e in kinds(events, "feedback")]
+    assert any("the model could not be asked" in s for s in said), "the operator hears why"
+    (unread,) = [e for e in kinds(events, "error") if e["kind"] == "intent"]
+    assert unread["text"] == "give it the cheesy treatment"

@@ -32,7 +32,7 @@ from voiced.interpreter.result import Interpretation, unknown
 from voiced.interpreter.semantic import VERB_PHRASES
 from voiced.interpreter.templates import Templates
 from voiced.llm import creative
-from voiced.llm.classifier import IntentClassifier
+from voiced.llm.classifier import Intent, IntentClassifier
 from voiced.llm.client import LlmClient
 from voiced.llm.creative_gen import offline_interpretation, supported
 from voiced.llm.rearrange import understand_target
@@ -258,12 +258,14 @@ class Interpreter:
                                            correlation_id)  # fmt: skip
             if resolved is not None:
                 return resolved
-        intent = await self._classify(text)
-        if intent != "action":
-            return Understood(offline, intent=intent)
-        return Understood(await self._three_passes(text, scene, correlation_id, offline))
+        found = await self._classify(text)
+        if found.intent == "action":
+            return Understood(await self._three_passes(text, scene, correlation_id, offline))
+        if not found.asked:  # the operator hears that the model is out of reach
+            offline = offline.with_changes(user_feedback=f"{offline.user_feedback} ({found.error})")
+        return Understood(offline, intent=found.intent)
 
-    async def _classify(self, text: str) -> str:
+    async def _classify(self, text: str) -> Intent:
         """Seed 001's router, asked only about words the grammar (and the verb resolver) could
         not read, before the three passes: a question is answered and an unknown is told the
         grammar's reason, without asking for a plan. An answer that cannot be used is
@@ -272,7 +274,7 @@ class Interpreter:
         found = await self.classifier.classify(text, self.cell)
         if found.error is not None:
             self.emit(IntentUnreadable(text, found.error))
-        return found.intent
+        return found
 
     async def _arrange(
         self, text: str, scene: Scene, arranged: ArrangementParse, cid: str | None

@@ -63,6 +63,8 @@ class Intent:
     """The model's brief explanation."""
     error: str | None = None
     """Why the model's answer could not be used (then `intent` is "unknown")."""
+    asked: bool = True
+    """False when the model could not be reached at all (`error` says why)."""
 
 
 class IntentClassifier:
@@ -86,7 +88,7 @@ class IntentClassifier:
                 purpose="intent",
             )
         except LlmError as error:
-            return _unusable(f"the model could not be asked: {error}")
+            return _unusable(f"the model could not be asked: {error}", asked=False)
         try:
             data = parse_json_object(reply.text).data
         except JsonParseError as error:
@@ -100,6 +102,6 @@ class IntentClassifier:
         return Intent(str(intent), explained)
 
 
-def _unusable(error: str, reasoning: str = "") -> Intent:
+def _unusable(error: str, reasoning: str = "", *, asked: bool = True) -> Intent:
     log.warning("intent classifier failed; taken as unknown", error=error)
-    return Intent("unknown", reasoning, error)
+    return Intent("unknown", reasoning, error, asked)
