@@ -60,6 +60,7 @@ EXAMPLES: list[Any] = [
     ev.LlmUsage(1, 100, 20, 0, 0, None),
     ev.LlmResolution("slap", "add", "a verb for putting down"),
     ev.Answered("what is on the left", "Bread.", "Bread, then cheese.", "zones"),
+    ev.CorrectionRound(2, 3, ["move_absolute is not a valid instruction (removed)"]),
     ev.Confirmation("add bread", "yes"),
     ev.Revision("add bread", "make it cheese"),
     ev.Learned("lunch", "make lunch", [STEP]),
@@ -76,6 +77,7 @@ EXAMPLES: list[Any] = [
     ev.Paused('operator said "pause"', False, ["add cheese"]),
     ev.Resumed(["add bread, meat and cheese"], ["add meat", "add cheese"]),
     ev.ValidationFailed(["no such item"]),
+    ev.IntentUnreadable("hmm", "the model answered the intent 'chitchat'"),
     ev.ControllerRefused(
         1,
         "s1",

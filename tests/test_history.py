@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -58,6 +60,66 @@ def test_runs_left_running_by_a_crash_are_marked_interrupted(tmp_path: Path) -> 
     assert History(tmp_path / "h.sqlite3").mark_interrupted() == 1
     run = history.get(run_id)
     assert run is not None and run.status == "interrupted"
+
+
+def test_questions_and_unknowns_are_stored_with_their_intent(tmp_path: Path) -> None:
+    history = History(tmp_path / "h.sqlite3")
+    history.record("add bread", PLAN, cell="sandwich", status="completed")
+    asked = history.record(
+        "what tools are there", [], cell="weld", intent="question", status="answered",
+        feedback="The tools are Camera and Welder.", answer="Camera, Welder",
+    )  # fmt: skip
+    history.record("asdfgh", [], cell="sandwich", intent="unknown", status="rejected")
+    run = history.get(asked)
+    assert run is not None
+    assert (run.intent, run.status, run.plan) == ("question", "answered", [])
+    assert (run.feedback, run.answer) == ("The tools are Camera and Welder.", "Camera, Welder")
+    assert [r.operator_input for r in history.last(intent="action")] == ["add bread"]
+    assert [r.intent for r in history.last()] == ["unknown", "question", "action"]
+    with pytest.raises(ValueError, match="unknown intent 'chat'"):
+        history.record("hi", [], cell="sandwich", intent="chat")
+
+
+OLD_SCHEMA = """
+CREATE TABLE runs (
+    run_id TEXT PRIMARY KEY, correlation_id TEXT, operator_input TEXT NOT NULL,
+    intent TEXT NOT NULL, plan_json TEXT NOT NULL, status TEXT NOT NULL, source TEXT NOT NULL,
+    feedback TEXT, cell TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+);
+CREATE INDEX runs_by_time ON runs (created_at);
+CREATE TABLE robot_state (
+    cell TEXT PRIMARY KEY, position TEXT, tool TEXT, updated_at TEXT NOT NULL
+);
+"""
+"""The schema before questions were stored with their answer."""
+
+
+def test_a_database_in_the_old_schema_is_migrated_without_losing_a_row(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    with closing(sqlite3.connect(path)) as db, db:
+        db.executescript(OLD_SCHEMA)
+        for i in range(3):
+            db.execute(
+                "INSERT INTO runs VALUES (?, ?, ?, 'action', ?, 'completed', 'grammar', 'Done.', "
+                "'sandwich', ?, ?)",
+                (f"run-{i}", f"c{i}", f"add bread {i}", json.dumps(PLAN), f"2026-01-0{i + 1}",
+                 f"2026-01-0{i + 1}"),
+            )  # fmt: skip
+        db.execute("INSERT INTO robot_state VALUES ('weld', 'Pos_1', 'Camera', '2026-01-01')")
+    history = History(path)
+    runs = history.last(10)
+    assert [r.operator_input for r in runs] == ["add bread 2", "add bread 1", "add bread 0"]
+    assert all((r.intent, r.plan, r.answer) == ("action", PLAN, None) for r in runs)
+    assert history.state("weld") == ("Pos_1", "Camera")
+    new = history.record("what is on the left", [], cell="sandwich", intent="question",
+                         status="answered", answer="bread")  # fmt: skip
+    again = History(path)  # opening a migrated database again changes nothing
+    assert len(again.last(10)) == 4
+    question = again.get(new)
+    assert question is not None and question.answer == "bread"
+    with closing(sqlite3.connect(path)) as db:
+        columns = [row[1] for row in db.execute("PRAGMA table_info(runs)")]
+        assert columns.count("answer") == 1
 
 
 WRITER = """

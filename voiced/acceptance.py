@@ -140,6 +140,10 @@ class Acceptance(PipelinePart):
         )
         if not self.pending.current(ticket):
             return  # a stop came while it was being interpreted; the stop settled it
+        if understood.intent == "question":
+            if not self._answer(ticket):
+                self._unanswerable(ticket)
+            return
         meant = understood.interpretation
         if is_learning(meant):
             self.asking.confirm_learning(ticket, meant)
@@ -154,7 +158,7 @@ class Acceptance(PipelinePart):
                 issues = [issue.message for issue in checked.compiled.errors]
                 self.events.emit(ev.ValidationFailed(issues))
             feedback = result.user_feedback or "I could not make sense of that."
-            self.runlog.record(ticket, meant, "rejected", feedback)
+            self.runlog.record(ticket, meant, "rejected", feedback, intent=understood.intent)
             self.runlog.settle(ticket, False, feedback)
             return
         self.runlog.record(ticket, meant, "planned")
@@ -181,8 +185,16 @@ class Acceptance(PipelinePart):
             return False
         self.events.emit(ev.Answered(text, answer.brief, answer.full, answer.topic))
         self.speak(answer.brief)
+        self.runlog.question(ticket, answer.brief, answer.full)
         self.runlog.settle(ticket, True, answer.brief)
         return True
+
+    def _unanswerable(self, ticket: Ticket) -> None:
+        """The model took it for a question the cell, scene and history cannot answer."""
+        said = ("I cannot answer that. Ask me about the positions, tools, routines or items, "
+                "what is where, or what I did last.")  # fmt: skip
+        self.runlog.question(ticket, said, None)
+        self.runlog.refuse(ticket, said)
 
     def _continue(self, ticket: Ticket) -> None:
         """ "continue": the rest of the command cut short, re-planned from the reconciled

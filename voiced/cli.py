@@ -16,7 +16,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import structlog
 
@@ -39,6 +39,9 @@ from voiced.robot.cellfile import check_cell, list_cells, load_cell
 from voiced.robot.protocol.wire import is_name
 from voiced.robot.scene import Scene
 from voiced.robot.view import load_scene_file
+
+if TYPE_CHECKING:
+    from voiced.history import Run
 
 log = structlog.get_logger(__name__)
 
@@ -280,10 +283,19 @@ def _cmd_history(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(run.to_dict()))
         else:
-            steps = ", ".join(step["instruction"] for step in run.plan) or "-"
-            print(f"{run.run_id[:8]}  {run.created_at[:19]}  {run.status:11} {run.cell:8} "
-                  f"{run.operator_input!r} -> {steps}")  # fmt: skip
+            print(_history_line(run))
     return 0
+
+
+def _history_line(run: Run) -> str:
+    """One run as a line: an action with its steps, a question with what was said back, an
+    unknown with what the operator was told."""
+    if run.intent == "action":
+        outcome = ", ".join(step["instruction"] for step in run.plan) or "-"
+    else:
+        outcome = run.feedback or "-"
+    return (f"{run.run_id[:8]}  {run.created_at[:19]}  {run.intent:8} {run.status:11} "
+            f"{run.cell:8} {run.operator_input!r} -> {outcome}")  # fmt: skip
 
 
 def _cmd_queue_list(args: argparse.Namespace) -> int:

@@ -235,6 +235,19 @@ class LlmResolution(Event):
 
 
 @dataclass(frozen=True)
+class CorrectionRound(Event):
+    """A plan the deterministic validator refused, sent back to the model with the findings."""
+
+    KIND = "correction"
+    round: int
+    """This round, from 1."""
+    of: int
+    """How many rounds there are at most before the command is refused."""
+    issues: list[str]
+    """What the validator found, as sent to the model."""
+
+
+@dataclass(frozen=True)
 class Answered(Event):
     """A question answered without motion."""
 
@@ -366,6 +379,18 @@ class ValidationFailed(Event):
     KIND = "error"
     VARIANT = "validation"
     issues: list[str]
+
+
+@dataclass(frozen=True)
+class IntentUnreadable(Event):
+    """The model's intent classification could not be used; the words are taken as unknown."""
+
+    KIND = "error"
+    VARIANT = "intent"
+    text: str
+    """What was said."""
+    error: str
+    """What was wrong with the answer, or why the model could not be asked."""
 
 
 @dataclass(frozen=True)

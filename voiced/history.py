@@ -1,5 +1,10 @@
 """History and robot state in SQLite (WAL): every command, its plan, and what became of it.
 
+Every input the robot pipeline takes is a row with its intent (seed 001's router): an action
+with its plan, a question with the answer given, or an unknown with what the operator was told.
+A database from before the `answer` column is migrated when opened (one transaction, no row
+lost; the rows keep the intent they had).
+
 Seed 001's HistoryDB and StateDB in one file. A run row is written when a command is accepted
 and updated as it runs, each change in its own committed transaction, so `kill -9` in the middle
 of a run leaves every earlier row intact and this one saying how far it got ("running" rows left
@@ -19,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 STATUSES = (
+    "answered",  # a question, answered without motion
     "planned",  # accepted, waiting to run
     "running",
     "completed",
@@ -31,6 +37,10 @@ STATUSES = (
     "interrupted",  # the daemon died while it ran
 )
 FINAL = frozenset(STATUSES) - {"planned", "running"}
+INTENTS = ("action", "question", "unknown")
+"""Seed 001's router classes: work for the arm (a yes or a revision settles the run it answers,
+it is not a row of its own), a question (stored with its answer), or neither (what could not be
+read; its row says what the operator was told)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -44,7 +54,8 @@ CREATE TABLE IF NOT EXISTS runs (
     feedback TEXT,
     cell TEXT NOT NULL,
     created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL
+    updated_at TEXT NOT NULL,
+    answer TEXT DEFAULT NULL
 );
 CREATE INDEX IF NOT EXISTS runs_by_time ON runs (created_at);
 CREATE TABLE IF NOT EXISTS robot_state (
@@ -54,6 +65,10 @@ CREATE TABLE IF NOT EXISTS robot_state (
     updated_at TEXT NOT NULL
 );
 """
+_ADDED_COLUMNS = (("answer", "TEXT DEFAULT NULL"),)
+"""Columns a database made by an older version lacks: added at open, existing rows keep theirs."""
+_COLUMNS = ("run_id", "correlation_id", "operator_input", "intent", "plan_json", "status",
+            "source", "feedback", "cell", "created_at", "updated_at", "answer")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -79,6 +94,8 @@ class Run:
     cell: str
     created_at: str
     updated_at: str
+    answer: str | None = None
+    """A question's full answer (`feedback` is what was said)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -93,6 +110,7 @@ class Run:
             "cell": self.cell,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
+            "answer": self.answer,
         }
 
 
@@ -109,6 +127,22 @@ class History:
         with self._db() as db:
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_SCHEMA)
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Bring a database an older version made up to this schema, in one transaction: a
+        crash leaves it as it was, and two processes opening it at once add a column once."""
+        with closing(sqlite3.connect(self.path, timeout=5.0, isolation_level=None)) as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                present = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
+                for name, declaration in _ADDED_COLUMNS:
+                    if name not in present:
+                        db.execute(f"ALTER TABLE runs ADD COLUMN {name} {declaration}")
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
 
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
@@ -130,16 +164,20 @@ class History:
         source: str = "grammar",
         correlation_id: str | None = None,
         feedback: str | None = None,
+        answer: str | None = None,
     ) -> str:
         """A new run; returns its id."""
         _check_status(status)
+        if intent not in INTENTS:
+            raise ValueError(f"unknown intent {intent!r} (expected one of {', '.join(INTENTS)})")
         run_id = str(uuid.uuid4())
         now = _now()
         with self._db() as db:
             db.execute(
-                "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO runs ({', '.join(_COLUMNS)}) "
+                f"VALUES ({', '.join('?' for _ in _COLUMNS)})",
                 (run_id, correlation_id, operator_input, intent, json.dumps(list(plan)),
-                 status, source, feedback, cell, now, now),
+                 status, source, feedback, cell, now, now, answer),
             )  # fmt: skip
         return run_id
 
@@ -175,12 +213,22 @@ class History:
             ).fetchall()
         return [_run(row) for row in rows]
 
-    def last(self, count: int = 10, *, offset: int = 0, cell: str | None = None) -> list[Run]:
-        """The most recent runs, newest first."""
+    def last(
+        self,
+        count: int = 10,
+        *,
+        offset: int = 0,
+        cell: str | None = None,
+        intent: str | None = None,
+    ) -> list[Run]:
+        """The most recent runs, newest first (of one cell, of one intent, when given)."""
         query = "SELECT * FROM runs {} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?"
-        where, args = ("WHERE cell = ?", [cell]) if cell else ("", [])
+        conditions = {"cell = ?": cell, "intent = ?": intent}
+        where = [condition for condition, value in conditions.items() if value]
+        args = [value for value in conditions.values() if value]
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
         with self._db() as db:
-            rows = db.execute(query.format(where), (*args, count, offset)).fetchall()
+            rows = db.execute(query.format(clause), (*args, count, offset)).fetchall()
         return [_run(row) for row in rows]
 
     def last_completed(self, cell: str) -> Run | None:
@@ -239,4 +287,5 @@ def _run(row: sqlite3.Row) -> Run:
         cell=row["cell"],
         created_at=row["created_at"],
         updated_at=row["updated_at"],
+        answer=row["answer"],
     )

@@ -185,7 +185,11 @@ class Questions:
         return self._task_page(count, 0)
 
     def _task_page(self, count: int, offset: int) -> Answer:
-        runs = self.history.last(count, offset=offset, cell=self.cell.name) if self.history else []
+        runs = (
+            self.history.last(count, offset=offset, cell=self.cell.name, intent="action")
+            if self.history
+            else []
+        )
         self._cursor = _Cursor("tasks", offset + len(runs))
         if not runs:
             return Answer("There are no more tasks.", "(none)", "tasks")
@@ -196,7 +200,7 @@ class Questions:
         return Answer(brief + ".", "\n".join(lines), "tasks")
 
     def _last_done(self, scene: Scene, said: str) -> Answer:
-        runs = self.history.last(1, cell=self.cell.name) if self.history else []
+        runs = self.history.last(1, cell=self.cell.name, intent="action") if self.history else []
         if not runs:
             return Answer("I have not done anything yet.", "(no history)", "tasks")
         run = runs[0]

@@ -35,14 +35,31 @@ class RunLog:
         self.speak = speak
 
     def record(
-        self, ticket: Ticket, result: Interpretation, status: str, feedback: str | None = None
+        self,
+        ticket: Ticket,
+        result: Interpretation,
+        status: str,
+        feedback: str | None = None,
+        *,
+        intent: str = "action",
     ) -> None:
         if self.history is None:
             return
         plan = steps_to_json(result.sequence)
         ticket.run_id = self.history.record(
             ticket.text, plan, cell=self.cell_name(), status=status, source=result.source,
-            correlation_id=result.correlation_id, feedback=feedback,
+            correlation_id=result.correlation_id, feedback=feedback, intent=intent,
+        )  # fmt: skip
+
+    def question(self, ticket: Ticket, said: str, answer: str | None) -> None:
+        """A question, stored as one: what was said, and the full answer when there was one
+        (then "answered", else "rejected")."""
+        if self.history is None:
+            return
+        ticket.run_id = self.history.record(
+            ticket.text, [], cell=self.cell_name(), intent="question", source="questions",
+            status="answered" if answer is not None else "rejected",
+            correlation_id=ticket.correlation_id, feedback=said, answer=answer,
         )  # fmt: skip
 
     def replan(self, ticket: Ticket, plan: list[dict[str, object]]) -> None:

@@ -55,9 +55,12 @@ def test_a_creative_command_works_offline(tmp_path: Path) -> None:
 
 
 def cheesy(request: Recorded) -> Reply:
-    """The model's side: the resolver does not know "give"; pass 1 makes a cheese layer."""
+    """The model's side: the resolver does not know "give", the intent classifier calls it an
+    action, pass 1 makes a cheese layer."""
     if '"composite"' in request.system_text:
         return json_message({"composite": "UNKNOWN", "reasoning": "not a composite"})
+    if "intent classifier" in request.system_text:
+        return json_message({"intent": "action", "reasoning": "wants cheese"})
     return json_message({
         "interpretation": "Add a layer of cheese.",
         "sequence": [{"instruction": "add_layer", "params": {"item": "cheese"}}],
@@ -95,4 +98,7 @@ async def test_an_unreachable_model_falls_back_to_the_grammars_reason(tmp_path: 
     assert proc.returncode == 0, stderr.decode()
     events = parse_events(stdout.decode())
     assert not kinds(events, "primitive")
-    assert kinds(events, "feedback"), "the operator hears why"
+    said = [e["text"] for e in kinds(events, "feedback")]
+    assert any("the model could not be asked" in s for s in said), "the operator hears why"
+    (unread,) = [e for e in kinds(events, "error") if e["kind"] == "intent"]
+    assert unread["text"] == "give it the cheesy treatment"

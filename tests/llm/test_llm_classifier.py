@@ -57,7 +57,6 @@ WELD = load_cell("weld")
         ("weld at position 1", {"intent": "action", "reasoning": "run"}, Intent("action", "run")),
         ("where is the robot", {"intent": "question", "reasoning": "q"}, Intent("question", "q")),
         ("what's the weather", {"intent": "unknown", "reasoning": "o"}, Intent("unknown", "o")),
-        ("hmm", {"intent": "chitchat", "reasoning": "?"}, Intent("unknown", "?")),
     ],
 )
 async def test_intent(text: str, answer: dict[str, str], expected: Intent) -> None:
@@ -73,11 +72,28 @@ async def test_intent(text: str, answer: dict[str, str], expected: Intent) -> No
     assert f'OPERATOR INPUT: "{text}"' in api.messages[0].user_text
 
 
-async def test_intent_of_nothing_needs_no_call_and_failures_are_none() -> None:
-    async with MessagesApi([error(500, "api_error", "x")] * 2) as api:
+@pytest.mark.parametrize(
+    ("answer", "error"),
+    [
+        (json_message({"intent": "chitchat", "reasoning": "?"}), "'chitchat' is not one of"),
+        (json_message({"reasoning": "no intent"}), "None is not one of action, question, unknown"),
+        (message("action, I think"), "the answer was not JSON: 'action, I think'"),
+        (error(400, "invalid_request_error", "bad"), "the model could not be asked"),
+    ],
+)
+async def test_an_unusable_answer_is_unknown_and_says_why(answer: Reply, error: str) -> None:
+    async with MessagesApi([answer]) as api:
         client = client_for(api)
-        classifier = IntentClassifier(client)
-        assert await classifier.classify("  ", WELD) == Intent("unknown", "empty input")
-        assert len(api.messages) == 0
-        assert await classifier.classify("go home", WELD) is None
+        result = await IntentClassifier(client).classify("hmm", WELD)
         await client.aclose()
+    assert result.intent == "unknown"
+    assert result.error is not None and error in result.error
+
+
+async def test_intent_of_nothing_needs_no_call() -> None:
+    async with MessagesApi() as api:
+        client = client_for(api)
+        result = await IntentClassifier(client).classify("  ", WELD)
+        await client.aclose()
+    assert result == Intent("unknown", "empty input")
+    assert len(api.messages) == 0

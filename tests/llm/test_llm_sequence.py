@@ -12,11 +12,12 @@ from voiced.robot.cell import Cell
 from voiced.robot.cellfile import load_cell
 from voiced.robot.cellsteps import with_learned
 from voiced.robot.scene import Scene
-from voiced.robot.sequence import steps
+from voiced.robot.sequence import SequenceStep, steps
 from voiced.robot.view import scene_from_view
 
 from tests.llm.llmfakes import FAST, answer, client_for, reply, step, text_reply
 from tests.llm.messages_api import MessagesApi, Reply, error, message
+from voiced.eventtypes import CorrectionRound, Event
 from voiced.llm.creative import Axes, CreativeAssignment, check
 from voiced.llm.sequence import LlmOutcome, SequenceInterpreter
 from voiced.llm.settings import LlmSettings
@@ -38,10 +39,12 @@ async def run(
     scene: Scene | None = None,
     settings: LlmSettings = FAST,
     creative: CreativeAssignment | None = None,
+    emitted: list[Event] | None = None,
 ) -> tuple[LlmOutcome, MessagesApi]:
     async with MessagesApi(replies) as api:
         client = client_for(api, settings)
-        interpreter = SequenceInterpreter(client, settings, rng=random.Random(7))
+        emit = emitted.append if emitted is not None else None
+        interpreter = SequenceInterpreter(client, settings, rng=random.Random(7), emit=emit)
         outcome = await interpreter.interpret(
             text, cell, scene or cell.initial_scene, "cid-1", creative=creative
         )
@@ -99,6 +102,55 @@ async def test_pass2_issues_then_pass3_fix() -> None:
     assert outcome.usage.calls == 2
 
 
+MOVE_ABSOLUTE = step("move_absolute", x=300, y=0, z=200)
+AVOCADO = step("add_layer", item="avocado")
+
+
+async def test_a_plan_corrected_twice_is_accepted_on_the_third_attempt() -> None:
+    emitted: list[Event] = []
+    replies = [reply(MOVE_ABSOLUTE), reply(AVOCADO), reply(*CHEESE_SANDWICH)]
+    outcome, api = await run(replies, emitted=emitted)
+    result = outcome.interpretation
+    assert result.validated and result.sequence == steps_of_answer(CHEESE_SANDWICH)
+    assert [c.purpose for c in outcome.calls] == ["pass1", "pass3", "pass3"]
+    first, second = api.messages[1].system_text, api.messages[2].system_text
+    # Each round carries the findings of the attempt before it; the second, the first's too.
+    assert "Correction round 1 of 3." in first and "move_absolute is not a valid" in first
+    assert "I don't have avocado — available items are" not in first
+    assert "Correction round 2 of 3." in second
+    assert "I don't have avocado — available items are" in second
+    assert "Attempt 1 before it was refused for: move_absolute is not a valid" in second
+    rounds = [e for e in emitted if isinstance(e, CorrectionRound)]
+    assert [(r.round, r.of) for r in rounds] == [(1, 3), (2, 3)]
+    assert "move_absolute" in rounds[0].issues[0] and "avocado" in rounds[1].issues[0]
+    assert all(issue.startswith("[P3 fixed] ") for issue in result.validation_issues)
+
+
+async def test_a_plan_that_fails_every_correction_is_refused_with_the_reason() -> None:
+    emitted: list[Event] = []
+    replies = [reply(MOVE_ABSOLUTE), reply(AVOCADO), reply(AVOCADO), reply(MOVE_ABSOLUTE)]
+    outcome, api = await run(replies, emitted=emitted)
+    result = outcome.interpretation
+    assert len(api.messages) == 4, "pass 1 and three corrections, no more"
+    assert result.sequence == () and not result.validated and result.confidence == 0.0
+    feedback = result.user_feedback or ""
+    assert "even after 3 corrections" in feedback
+    assert "move_absolute is not a valid instruction" in feedback, "the last round's findings"
+    assert "Nothing was moved" in feedback
+    assert "(removed)" not in feedback and "step 1" not in feedback, "said plainly"
+    assert [(e.round, e.of) for e in emitted if isinstance(e, CorrectionRound)] == [
+        (1, 3), (2, 3), (3, 3)
+    ]  # fmt: skip
+    assert "Correction round 3 of 3." in api.messages[3].system_text
+
+
+async def test_an_answer_that_is_not_json_uses_up_a_round() -> None:
+    replies = [reply(MOVE_ABSOLUTE), text_reply("I cannot do JSON today"), reply(*CHEESE_SANDWICH)]
+    outcome, api = await run(replies)
+    assert outcome.interpretation.validated
+    assert "the answer was not a JSON object" in api.messages[2].system_text
+
+
 async def test_pass3_failure_keeps_pass2s_result() -> None:
     first = reply(step("transfer", item="bread", to="assembly"), step("go_home"), confidence=0.9)
     outcome, _ = await run([first, error(500, "api_error", "boom"), error(500, "api_error", "x")])
@@ -111,6 +163,10 @@ async def test_pass3_failure_keeps_pass2s_result() -> None:
     )
     assert result.confidence == 0.5
     assert result.user_feedback is not None
+
+
+def steps_of_answer(raw: tuple[dict[str, object], ...]) -> tuple[SequenceStep, ...]:
+    return tuple(SequenceStep.from_dict(step) for step in raw)
 
 
 async def test_a_precondition_the_compiler_finds_goes_to_pass3() -> None:

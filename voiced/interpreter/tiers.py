@@ -22,7 +22,7 @@ from typing import Any
 import structlog
 
 from voiced.errors import LlmError
-from voiced.eventtypes import Event, LlmResolution, LlmUsage, Planned
+from voiced.eventtypes import Event, IntentUnreadable, LlmResolution, LlmUsage, Planned
 from voiced.interpreter.arrangement import ArrangementParse, describe_target, parse_arrangement
 from voiced.interpreter.grammar import Grammar, from_parse, remember
 from voiced.interpreter.learning import Learning, MemoryWriter
@@ -32,6 +32,7 @@ from voiced.interpreter.result import Interpretation, unknown
 from voiced.interpreter.semantic import VERB_PHRASES
 from voiced.interpreter.templates import Templates
 from voiced.llm import creative
+from voiced.llm.classifier import Intent, IntentClassifier
 from voiced.llm.client import LlmClient
 from voiced.llm.creative_gen import offline_interpretation, supported
 from voiced.llm.rearrange import understand_target
@@ -58,6 +59,9 @@ class Understood:
     interpretation: Interpretation
     resolved_verb: tuple[str, str] | None = None
     """(phrase, composite) the resolver supplied: learned into the grammar once used."""
+    intent: str = "action"
+    """Seed 001's router class: "action", "question" (the model's reading of words the
+    grammar could not place) or "unknown" (what neither the grammar nor the model could read)."""
 
 
 DANGLING = frozenset(
@@ -100,7 +104,10 @@ class Interpreter:
         self.emit = emit
         self.rng = rng or random.Random()
         self.client = client
-        self.llm = SequenceInterpreter(client, settings, rng=self.rng) if client else None
+        self.llm = (
+            SequenceInterpreter(client, settings, rng=self.rng, emit=emit) if client else None
+        )
+        self.classifier = IntentClassifier(client) if client else None
         self.resolver = (
             PhraseResolver(client, cache_path=data.root / "llm_resolutions.json")
             if client
@@ -239,16 +246,35 @@ class Interpreter:
             if hit is not None:
                 return Understood(bank.interpret(hit, correlation_id))
         offline = from_parse(parsed, text, correlation_id)
-        if parsed.success or parsed.error is None or self.llm is None:
+        if parsed.success or parsed.error is None:
             return Understood(offline)
+        # The grammar read what the words are about ("add avocado": an action the cell cannot
+        # do) unless its failure asks the model for help: then it could not classify them.
+        unread = parsed.error.fallback in ("interpret", "resolve_phrase")
+        if self.llm is None or not unread:
+            return Understood(offline, intent="unknown" if unread else "action")
         if parsed.error.fallback == "resolve_phrase":
             resolved = await self._resolve(parsed.error.token, text, scene, last_sequence,
                                            correlation_id)  # fmt: skip
             if resolved is not None:
                 return resolved
-        if parsed.error.fallback in ("interpret", "resolve_phrase"):
+        found = await self._classify(text)
+        if found.intent == "action":
             return Understood(await self._three_passes(text, scene, correlation_id, offline))
-        return Understood(offline)
+        if not found.asked:  # the operator hears that the model is out of reach
+            offline = offline.with_changes(user_feedback=f"{offline.user_feedback} ({found.error})")
+        return Understood(offline, intent=found.intent)
+
+    async def _classify(self, text: str) -> Intent:
+        """Seed 001's router, asked only about words the grammar (and the verb resolver) could
+        not read, before the three passes: a question is answered and an unknown is told the
+        grammar's reason, without asking for a plan. An answer that cannot be used is
+        reported and taken as unknown."""
+        assert self.classifier is not None
+        found = await self.classifier.classify(text, self.cell)
+        if found.error is not None:
+            self.emit(IntentUnreadable(text, found.error))
+        return found
 
     async def _arrange(
         self, text: str, scene: Scene, arranged: ArrangementParse, cid: str | None

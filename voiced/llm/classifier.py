@@ -1,7 +1,10 @@
 """Model-backed classifiers: any label set (the confirm frame's yes/no, `rules.Classifier`) and
-seed 001's intent router (action / question / unknown). Both answer None when the model cannot
-be reached or answers unusably, so the caller falls back to its offline behaviour; None never
-means "unknown" here (that is a label)."""
+seed 001's intent router (action / question / unknown).
+
+The yes/no classifier answers None when the model cannot be reached or answers unusably, so the
+frame falls back to its word lists. The intent router always answers: an answer it cannot use
+(or no answer) is "unknown", with `Intent.error` saying what was wrong, so the caller can report
+it and carry on."""
 
 from __future__ import annotations
 
@@ -58,6 +61,10 @@ class Intent:
     """action, question or unknown."""
     reasoning: str
     """The model's brief explanation."""
+    error: str | None = None
+    """Why the model's answer could not be used (then `intent` is "unknown")."""
+    asked: bool = True
+    """False when the model could not be reached at all (`error` says why)."""
 
 
 class IntentClassifier:
@@ -66,9 +73,9 @@ class IntentClassifier:
     def __init__(self, client: LlmClient) -> None:
         self.client = client
 
-    async def classify(self, text: str, cell: Cell) -> Intent | None:
-        """The intent, or None when the model could not be used. Empty input is "unknown"
-        without a call (seed 001)."""
+    async def classify(self, text: str, cell: Cell) -> Intent:
+        """The intent; "unknown" with an error when the model could not be used. Empty input is
+        "unknown" without a call (seed 001)."""
         if not text.strip():
             return Intent("unknown", "empty input")
         try:
@@ -80,13 +87,21 @@ class IntentClassifier:
                 json_schema=prompts.INTENT_SCHEMA,
                 purpose="intent",
             )
+        except LlmError as error:
+            return _unusable(f"the model could not be asked: {error}", asked=False)
+        try:
             data = parse_json_object(reply.text).data
-        except (LlmError, JsonParseError) as error:
-            log.warning("intent classifier failed", error=str(error))
-            return None
+        except JsonParseError as error:
+            return _unusable(f"the answer was not JSON: {error.raw[:80]!r}")
         intent, reasoning = data.get("intent"), data.get("reasoning")
+        explained = reasoning if isinstance(reasoning, str) else ""
         if intent not in prompts.INTENTS:
             # Seed 001, step 3: an invalid intent is taken as unknown.
-            log.warning("invalid intent from the model; using unknown", intent=intent)
-            intent = "unknown"
-        return Intent(str(intent), reasoning if isinstance(reasoning, str) else "")
+            allowed = ", ".join(prompts.INTENTS)
+            return _unusable(f"the answer's intent {intent!r} is not one of {allowed}", explained)
+        return Intent(str(intent), explained)
+
+
+def _unusable(error: str, reasoning: str = "", *, asked: bool = True) -> Intent:
+    log.warning("intent classifier failed; taken as unknown", error=error)
+    return Intent("unknown", reasoning, error, asked)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from voiced.llm import context
@@ -151,16 +152,42 @@ def creative_section(assignment: CreativeAssignment) -> str:
     return "\n".join([*lines, "", CREATIVE_RULES])
 
 
-def correction_section(issues: Sequence[str], previous: Sequence[Mapping[str, Any]]) -> str:
-    listed = "\n".join(f"  - {issue}" for issue in issues)
-    return (
-        "━━━ CORRECTION REQUIRED (Pass 3) ━━━\n"
-        "Your previous response had these problems that the validator caught:\n"
-        f"{listed}\n"
-        f"Your previous sequence was: {json.dumps(list(previous), ensure_ascii=False)}\n\n"
-        "Please regenerate a corrected sequence that fixes ALL of these issues.\n"
-        "Use ONLY valid instruction names from the list above."
-    )
+@dataclass(frozen=True)
+class Correction:
+    """What one correction round sends back to the model (seed 000's pass 3, repeated up to
+    seed 001's retry limit)."""
+
+    issues: tuple[str, ...]
+    """What the deterministic validator found in the previous sequence."""
+    previous: tuple[Mapping[str, Any], ...]
+    """That sequence, as the model gave it."""
+    round: int = 1
+    """This round, from 1."""
+    rounds: int = 1
+    """How many rounds there are at most."""
+    earlier: tuple[tuple[str, ...], ...] = ()
+    """The findings of the rounds before the previous sequence, oldest first (so that the model
+    does not bring back a mistake it was already told about)."""
+
+
+def correction_section(correction: Correction) -> str:
+    listed = "\n".join(f"  - {issue}" for issue in correction.issues)
+    lines = ["━━━ CORRECTION REQUIRED (Pass 3) ━━━"]
+    if correction.rounds > 1:
+        lines.append(f"Correction round {correction.round} of {correction.rounds}.")
+    lines += [
+        "Your previous response had these problems that the validator caught:",
+        listed,
+        f"Your previous sequence was: {json.dumps(list(correction.previous), ensure_ascii=False)}",
+    ]
+    for number, found in enumerate(correction.earlier, 1):
+        lines.append(f"Attempt {number} before it was refused for: {'; '.join(found)}")
+    lines += [
+        "",
+        "Please regenerate a corrected sequence that fixes ALL of these issues.",
+        "Use ONLY valid instruction names from the list above.",
+    ]
+    return "\n".join(lines)
 
 
 def pass1_system(
@@ -168,14 +195,14 @@ def pass1_system(
     scene: Scene,
     *,
     creative: CreativeAssignment | None = None,
-    correction: tuple[Sequence[str], Sequence[Mapping[str, Any]]] | None = None,
+    correction: Correction | None = None,
 ) -> list[PromptBlock]:
-    """Pass 1's system prompt (pass 3 when `correction` = (issues, previous sequence))."""
+    """Pass 1's system prompt (pass 3 when `correction` says what the validator found)."""
     dynamic = [context.learned_section(cell), context.scene_section(cell, scene)]
     if creative is not None:
         dynamic.append(creative_section(creative))
     if correction is not None:
-        dynamic.append(correction_section(*correction))
+        dynamic.append(correction_section(correction))
     return [PromptBlock(pass1_static(cell), cache=True), PromptBlock("\n\n".join(dynamic))]
 
 

@@ -2,10 +2,13 @@
 
 Pass 1 generates (max 900 tokens); pass 2 is the deterministic validator (`voiced.llm.validate`,
 plus the creative checker for creative commands, plus an optional LLM validator whose fixes are
-re-checked); pass 3 regenerates once with a CORRECTION REQUIRED section when pass 2 found
-issues, and is non-fatal. Nothing raises: a model that cannot be reached, or answers with
-something that is not JSON, gives an Interpretation with an empty sequence, confidence 0.0 and
-spoken feedback (a creative command gets the offline generator's build instead).
+re-checked); pass 3 regenerates with a CORRECTION REQUIRED section when pass 2 found issues, up
+to three times (seed 001's retry limit), each round with the validator's findings; a plan that
+fails every round is refused with the reason, and nothing runs. A model that cannot be reached
+for a correction leaves pass 2's fixed plan, unvalidated (it is read back and needs a yes).
+Nothing raises: a model that cannot be reached, or answers with something that is not JSON,
+gives an Interpretation with an empty sequence, confidence 0.0 and spoken feedback (a creative
+command gets the offline generator's build instead).
 """
 
 from __future__ import annotations
@@ -13,13 +16,14 @@ from __future__ import annotations
 import asyncio
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import structlog
 
 from voiced.errors import LlmError
+from voiced.eventtypes import CorrectionRound, Event
 from voiced.interpreter.result import Interpretation
 from voiced.llm import prompts
 from voiced.llm.client import LlmClient, LlmReply, PromptBlock
@@ -35,6 +39,9 @@ from voiced.robot.sequence import SequenceStep
 
 log = structlog.get_logger(__name__)
 
+CORRECTIONS = 3
+"""Seed 001's retry limit: a plan the validator refuses goes back to the model at most this many
+times, each time with what was found, before the command is refused."""
 MAX_TOKENS = 900
 """Passes 1 and 3 (seed 000)."""
 VALIDATOR_MAX_TOKENS = 700
@@ -126,15 +133,50 @@ def _snake(value: object) -> str | None:
     return name or None
 
 
+@dataclass(frozen=True)
+class _Rounds:
+    """How the correction rounds went."""
+
+    fixed: tuple[_Draft, Checked] | None
+    """The answer that passed the validator (or said the command cannot be done), if one did."""
+    found: tuple[str, ...]
+    """Everything the validator found, over every round, in order."""
+    exhausted: bool
+    """True when every round was answered and none passed: the command is refused."""
+    last: tuple[str, ...] = ()
+    """What the validator found in the last answer (why it is refused)."""
+
+
+_STEP_PREFIX = re.compile(r"^step \d+ \([a-z_0-9]+\): ")
+_FIX_NOTE = re.compile(r" \((removed|dropped)\)$")
+
+
+def _plain(issue: str) -> str:
+    """A validator finding as the operator hears it: without the step number and the note of
+    what the validator did with the step."""
+    return _FIX_NOTE.sub("", _STEP_PREFIX.sub("", issue))
+
+
+def _found(earlier: Sequence[tuple[str, ...]], current: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(issue for found in (*earlier, current) for issue in found)
+
+
 class SequenceInterpreter:
     """The LLM tier. One instance per daemon; `interpret` is safe to call concurrently."""
 
     def __init__(
-        self, client: LlmClient, settings: LlmSettings, *, rng: random.Random | None = None
+        self,
+        client: LlmClient,
+        settings: LlmSettings,
+        *,
+        rng: random.Random | None = None,
+        emit: Callable[[Event], None] | None = None,
     ) -> None:
         self.client = client
         self.settings = settings
         self.rng = rng or random.Random()
+        self.emit = emit or (lambda event: None)
+        """Where each correction round is reported (the daemon's event log)."""
 
     async def interpret(
         self,
@@ -174,6 +216,7 @@ class _Run:
         creative: CreativeAssignment | None,
     ) -> None:
         self.owner, self.client, self.settings = owner, owner.client, owner.settings
+        self.emit = owner.emit
         self.text, self.cell, self.scene = text, cell, scene
         self.correlation_id, self.creative = correlation_id, creative
         self.replies: list[LlmReply] = []
@@ -198,9 +241,7 @@ class _Run:
     def _temperature(self) -> float:
         return 1.0 if self.creative is not None else 0.0
 
-    def _pass1_system(
-        self, correction: tuple[Sequence[str], Sequence[Mapping[str, Any]]] | None
-    ) -> list[PromptBlock]:
+    def _pass1_system(self, correction: prompts.Correction | None) -> list[PromptBlock]:
         return prompts.pass1_system(
             self.cell, self.scene, creative=self.creative, correction=correction
         )
@@ -256,35 +297,56 @@ class _Run:
             sequence = adopted or sequence
         if not issues:
             return self._result(draft, sequence, True, tuple(notes))
-        fixed = await self._pass3(draft, issues)
-        if fixed is not None:
-            tagged = tuple(f"{P3_TAG} {issue}" for issue in issues) + tuple(notes)
-            return self._result(fixed[0], fixed[1].sequence, True, tagged, pass1=draft)
+        rounds = await self._correct(draft, issues)
+        if rounds.fixed is not None:
+            fixed, fixed_check = rounds.fixed
+            tagged = tuple(f"{P3_TAG} {issue}" for issue in rounds.found) + tuple(notes)
+            return self._result(fixed, fixed_check.sequence, True, tagged, pass1=draft)
         if self.creative is not None:
             note = "the model's creative build failed the checker; used the offline generator"
             return self._offline([*issues, *notes, note])
+        if rounds.exhausted:
+            return self._refused(draft, rounds)
+        # The model could not be asked again: the validator's own fixes stand, unconfirmed (a
+        # plan that is not validated is read back and needs a spoken yes).
         return self._result(draft, sequence, False, (*issues, *notes))
 
-    async def _pass3(self, draft: _Draft, issues: Sequence[str]) -> tuple[_Draft, Checked] | None:
-        """Regenerate once with the issues listed; None when that did not produce a clean
-        sequence (then pass 2's result stands)."""
-        previous = draft.raw_sequence if isinstance(draft.raw_sequence, list) else []
-        system = self._pass1_system((issues, previous))
-        try:
-            reply = await self._call(system, "pass3", 0.0)
-            fixed = _Draft.of(parse_json_object(reply.text).data)
-        except (LlmError, JsonParseError) as error:
-            log.info("pass 3 failed", reason=str(error))
-            return None
-        if not isinstance(fixed.raw_sequence, list):
-            return None
-        checked = self._check(fixed.raw_sequence)
-        if fixed.raw_sequence and not checked.clean:
-            log.info("pass 3 did not fix the sequence", issues=list(checked.issues))
-            return None
-        if not fixed.raw_sequence and self.creative is not None:
-            return None
-        return fixed, checked
+    async def _correct(self, draft: _Draft, issues: Sequence[str]) -> _Rounds:
+        """Pass 3, repeated: the plan goes back with what the validator found, up to
+        CORRECTIONS times (seed 001's retry limit), each round with the previous round's
+        findings and the ones before. Stops early when the model cannot be reached. A creative
+        build gets one round: the offline generator is the better second try."""
+        limit = 1 if self.creative is not None else CORRECTIONS
+        previous: object = draft.raw_sequence
+        current = tuple(issues)
+        earlier: list[tuple[str, ...]] = []
+        for number in range(1, limit + 1):
+            self.emit(CorrectionRound(number, limit, list(current)))
+            shown = tuple(previous) if isinstance(previous, list) else ()
+            correction = prompts.Correction(current, shown, number, limit, tuple(earlier))
+            try:
+                reply = await self._call(self._pass1_system(correction), "pass3", 0.0)
+            except LlmError as error:
+                log.info("correction failed", round=number, reason=str(error))
+                return _Rounds(None, _found(earlier, current), exhausted=False)
+            earlier.append(current)
+            try:
+                fixed = _Draft.of(parse_json_object(reply.text).data)
+            except JsonParseError:
+                current = ("the answer was not a JSON object in the OUTPUT FORMAT",)
+                continue
+            if fixed.raw_sequence == []:
+                if self.creative is not None:  # no creative build: the offline generator's
+                    return _Rounds(None, _found(earlier, ()), exhausted=False)
+                # The model says it cannot be done: its reason is the answer.
+                return _Rounds((fixed, self._check([])), _found(earlier, ()), exhausted=False)
+            checked = self._check(fixed.raw_sequence)
+            if checked.clean and checked.sequence:
+                return _Rounds((fixed, checked), _found(earlier, ()), exhausted=False)
+            log.info("the correction did not pass the validator", round=number,
+                     issues=list(checked.issues))  # fmt: skip
+            previous, current = fixed.raw_sequence, checked.issues or ("it has no steps",)
+        return _Rounds(None, _found(earlier, current), exhausted=True, last=current)
 
     async def _llm_validate(
         self, draft: _Draft
@@ -365,6 +427,24 @@ class _Run:
         if self.creative is not None:
             return self._offline(["the model proposed no creative build"])
         return self._result(draft, (), False, ())
+
+    def _refused(self, draft: _Draft, rounds: _Rounds) -> Interpretation:
+        """Every correction failed the validator: nothing runs, and the operator hears why."""
+        last = rounds.last or ("it did not pass my checks",)
+        reason = "; ".join(dict.fromkeys(_plain(issue) for issue in last[:2]))
+        feedback = (
+            f"I could not make a plan that passes my checks, even after {CORRECTIONS} "
+            f"corrections: {reason}. Nothing was moved; please say it differently."
+        )
+        return Interpretation(
+            interpretation=draft.interpretation or f"Could not plan: {self.text}",
+            pass1_sequence=steps_of(draft.raw_sequence),
+            confidence=0.0,
+            validation_issues=rounds.found,
+            user_feedback=feedback,
+            source=SOURCE,
+            correlation_id=self.correlation_id,
+        )
 
     def _offline(self, issues: Sequence[str]) -> Interpretation:
         assert self.creative is not None
