@@ -69,9 +69,7 @@ class Asking(PipelinePart):
             or (low and result.confidence < review.strict_threshold)
         )
 
-    def ask_first(
-        self, job: Job, question: str | None = None, after_no: str | None = None
-    ) -> None:
+    def ask_first(self, job: Job, question: str | None = None, after_no: str | None = None) -> None:
         """Read the plan back (or ask `question`); it runs only on a yes, and a revision is
         read back again. `after_no` is said after a no or no answer (what still stands)."""
 
