@@ -3,8 +3,9 @@
 Start-up: data directory, cell and scene, controller (the in-process simulator or a real one),
 frame router, robot pipeline, input. READY=1 goes to systemd once input and the controller link
 are up. SIGTERM/SIGINT only set an event; shutdown then runs in stages within
-`daemon.shutdown_timeout`: stop input, stop the arm safely (STOP on the control channel), let
-the pipeline record what really ran, write the final state, close the link.
+`daemon.shutdown_timeout`: stop input, hand on unsaved dictation, stop the arm safely (STOP on
+the control channel), let the pipeline record what really ran and the targets store what they
+were given, write the final state, close the link.
 """
 
 from __future__ import annotations
@@ -402,6 +403,9 @@ class Daemon:
             return
         self.notifier.stopping()
         feeder.cancel()
+        # Before the arm is stopped: handing dictation on only starts its write, and that write
+        # must not depend on how long stopping takes. It is awaited with the other deliveries.
+        await parts.router.end()
         try:
             async with asyncio.timeout(self.config.daemon.shutdown_timeout):
                 await self._stop_motion(parts)
@@ -411,6 +415,7 @@ class Daemon:
                       timeout=self.config.daemon.shutdown_timeout)  # fmt: skip
 
     async def _drain(self, parts: Parts) -> None:
+        await parts.router.end()
         await parts.pipeline.wait_idle()
         await parts.services.flush()
 

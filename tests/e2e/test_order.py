@@ -1,0 +1,119 @@
+"""Nothing the operator said is lost or reordered: the deferred queue, notes, dictation at the
+end of a session (issue 17), through the real `voiced` command."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.helpers import (
+    fast_config,
+    final_state,
+    kinds,
+    parse_events,
+    run_text,
+    start_daemon,
+    voiced,
+    voiced_env,
+)
+
+SAID = ["add bread", "add cheese", "add tomato", "add lettuce", "add meat", "go home"]
+
+
+def notes(tmp: Path) -> list[dict[str, Any]]:
+    proc = subprocess.run(voiced("notes", "--json"), capture_output=True, text=True,
+                          env=voiced_env(tmp), timeout=60)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def queued_texts(listing: str) -> list[str]:
+    """The texts of `voiced queue list`, in the order listed (each row ends with its text)."""
+    return [line.split("  ")[-1] for line in listing.splitlines() if line.strip()]
+
+
+def test_the_deferred_queue_lists_and_runs_commands_in_the_order_said(tmp_path: Path) -> None:
+    config = fast_config(tmp_path, '[targets]\nquery = "queue"\n')
+    env = voiced_env(tmp_path)
+    session = "".join(f"computer {text}\n\n" for text in SAID)
+    first = subprocess.run(
+        voiced("run", "--config", str(config), "--cell", "sandwich", "--text", "-",
+               "--controller", "sim", "--events", "-"),
+        input=session, capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    assert [e["detail"]["item_id"] for e in kinds(parse_events(first.stdout), "target")] == [
+        1, 2, 3, 4, 5, 6
+    ]  # fmt: skip
+    listed = subprocess.run(voiced("queue", "list"), capture_output=True, text=True, env=env)
+    assert listed.returncode == 0, listed.stderr
+    assert queued_texts(listed.stdout) == SAID
+
+    worked = subprocess.run(
+        voiced("queue", "run", "--config", str(config), "--cell", "sandwich",
+               "--controller", "sim", "--events", "-"),
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert worked.returncode == 0, worked.stderr
+    events = parse_events(worked.stdout)
+    assert [e["text"] for e in kinds(events, "utterance")] == SAID
+    stack = final_state(events)["zones"]["assembly_fixture"]
+    assert stack == ["bread", "cheese", "tomato", "lettuce", "meat"]
+
+
+def test_many_quick_notes_of_one_dictation_are_saved_in_the_order_said(tmp_path: Path) -> None:
+    said = [f"shelf {n} holds {n} boxes" for n in range(1, 31)]
+    session = "computer start dictation\n" + "".join(f"{text}\nsave note\n" for text in said)
+    events, proc = run_text(tmp_path, "sandwich", session + "end dictation\n")
+    assert proc.returncode == 0, proc.stderr
+    assert [n["text"] for n in notes(tmp_path)] == said
+    assert [e["message"] for e in kinds(events, "target")] == ["Note saved."] * len(said)
+
+
+def test_dictation_still_open_at_end_of_input_is_saved(tmp_path: Path) -> None:
+    session = "computer start dictation\nshelf A3 has bolts\nsave note\nshelf B2 is empty\n"
+    events, proc = run_text(tmp_path, "sandwich", session)
+    assert proc.returncode == 0, proc.stderr
+    saved = notes(tmp_path)
+    assert [n["text"] for n in saved] == ["shelf A3 has bolts", "shelf B2 is empty"]
+    assert {n["source"] for n in saved} == {"dictation"}
+    assert not kinds(events, "primitive")
+
+
+def test_dictation_is_saved_when_the_daemon_is_sent_sigterm(tmp_path: Path) -> None:
+    proc = start_daemon(tmp_path, "sandwich")
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("computer start dictation\nshelf C1 needs nuts\nten of them\n")
+        proc.stdin.flush()
+        seen = wait_for_utterance(proc, "ten of them")
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, stderr
+    assert [n["text"] for n in notes(tmp_path)] == ["shelf C1 needs nuts ten of them"]
+    events = seen + parse_events(stdout)
+    assert [e["ok"] for e in kinds(events, "target")] == [True]
+
+
+def wait_for_utterance(proc: subprocess.Popen[str], text: str, timeout: float = 60) -> list[Any]:
+    """The daemon's events up to the `utterance` event for `text` (it has reached the frames)."""
+    assert proc.stdout is not None
+    seen: list[dict[str, Any]] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        if line.startswith("{"):
+            seen.append(json.loads(line))
+            if seen[-1]["event"] == "utterance" and seen[-1]["text"] == text:
+                return seen
+    raise AssertionError(f"no utterance {text!r} before the deadline: {seen}")
