@@ -117,3 +117,24 @@ def wait_for_utterance(proc: subprocess.Popen[str], text: str, timeout: float = 
             if seen[-1]["event"] == "utterance" and seen[-1]["text"] == text:
                 return seen
     raise AssertionError(f"no utterance {text!r} before the deadline: {seen}")
+
+
+def test_each_run_keeps_its_own_trace_named_by_its_run_id(tmp_path: Path) -> None:
+    traces = tmp_path / "data" / "traces"
+    _, first = run_text(tmp_path, "sandwich", "computer add bread\n\n")
+    assert first.returncode == 0, first.stderr
+    (bread,) = traces.iterdir()
+    written = bread.read_bytes()
+    _, second = run_text(tmp_path, "sandwich", "computer add cheese\n\n")  # a new process
+    assert second.returncode == 0, second.stderr
+
+    history = subprocess.run(voiced("history", "--json"), capture_output=True, text=True,
+                             env=voiced_env(tmp_path), timeout=60)  # fmt: skip
+    run_ids = [json.loads(line)["run_id"] for line in history.stdout.splitlines()]
+    assert sorted(t.name for t in traces.iterdir()) == sorted(
+        f"tcp_commands-{run_id}.json" for run_id in run_ids
+    )
+    assert bread.read_bytes() == written, "the first run's trace was overwritten"
+    for trace in traces.iterdir():
+        records = json.loads(trace.read_text(encoding="utf-8"))
+        assert records and all(r["result"] == f"{r['seq']} DONE" for r in records), trace.name
