@@ -44,7 +44,7 @@ from voiced.inputs import (
     Tick,
     Utterance,
 )
-from voiced.interpreter.tiers import Interpreter
+from voiced.interpreter.tiers import LEARNED_VERBS, Interpreter
 from voiced.linkkeeper import LinkKeeper
 from voiced.llm.classifier import AnthropicClassifier
 from voiced.llm.client import LlmClient
@@ -255,6 +255,8 @@ class Daemon:
         )  # fmt: skip
         if interpreter.writer.last_error is not None:
             self.events.emit(ev.Failure("learned", str(interpreter.writer.last_error)))
+        if interpreter.verbs.problem is not None:
+            self.events.emit(ev.Failure(LEARNED_VERBS, interpreter.verbs.problem))
         for problem in interpreter.cell.sentences.problems:
             # The cell runs without its templates (the grammar still hears everything else).
             log.warning("sentence templates not used", problem=str(problem))

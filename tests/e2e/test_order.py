@@ -3,6 +3,7 @@ end of a session (issue 17), through the real `voiced` command."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
 import subprocess
@@ -16,10 +17,12 @@ from tests.e2e.helpers import (
     kinds,
     parse_events,
     run_text,
+    spawn_text_daemon,
     start_daemon,
     voiced,
     voiced_env,
 )
+from tests.llm.messages_api import MessagesApi, Recorded, Reply, json_message
 
 SAID = ["add bread", "add cheese", "add tomato", "add lettuce", "add meat", "go home"]
 
@@ -138,3 +141,47 @@ def test_each_run_keeps_its_own_trace_named_by_its_run_id(tmp_path: Path) -> Non
     for trace in traces.iterdir():
         records = json.loads(trace.read_text(encoding="utf-8"))
         assert records and all(r["result"] == f"{r['seq']} DONE" for r in records), trace.name
+
+
+def slapping(request: Recorded) -> Reply:
+    """The model's side: the resolver reads "slap" as add_layer; nothing else is asked."""
+    assert '"composite"' in request.system_text, "only the resolver should be asked"
+    return json_message({"composite": "add_layer", "reasoning": "to slap on is to add a layer"})
+
+
+async def test_a_verb_the_model_resolved_still_works_after_a_restart_offline(
+    tmp_path: Path,
+) -> None:
+    async with MessagesApi(responder=slapping) as api:
+        env = voiced_env(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=api.url)
+        proc = await spawn_text_daemon(fast_config(tmp_path), env)
+        said = b"computer slap bread\n\nyes\n"  # read back first: the model had a say
+        stdout, stderr = await asyncio.wait_for(proc.communicate(said), 120)
+        asked = len(api.messages)
+    assert proc.returncode == 0, stderr.decode()
+    assert asked == 1
+    online = parse_events(stdout.decode())
+    assert final_state(online)["zones"]["assembly_fixture"] == ["bread"]
+    saved = json.loads((tmp_path / "data" / "learned_verbs.json").read_text(encoding="utf-8"))
+    assert saved["learned_verbs"]["sandwich"] == {"slap": "add_layer"}
+
+    # A new process with no model at all (voiced_env drops the key): the grammar knows it.
+    events, offline = run_text(tmp_path, "sandwich", "computer slap cheese\n\n")
+    assert offline.returncode == 0, offline.stderr
+    assert [e["source"] for e in kinds(events, "interpretation")] == ["grammar"]
+    assert final_state(events)["zones"]["assembly_fixture"] == ["cheese"]  # a fresh simulator
+
+
+def test_a_corrupt_learned_verbs_file_is_kept_aside_and_named(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    spoiled = b'{"version": 1, "learned_verbs": {"sandwich": {"slap": '  # torn by hand
+    (data / "learned_verbs.json").write_bytes(spoiled)
+    events, proc = run_text(tmp_path, "sandwich", "computer add bread\n\ncomputer slap cheese\n\n")
+    assert proc.returncode == 0, proc.stderr
+    (failure,) = [e for e in kinds(events, "error") if e["kind"] == "learned_verbs"]
+    (aside,) = data.glob("learned_verbs.json.corrupt-*")
+    assert aside.name in failure["error"] and "learned_verbs.json" in failure["error"]
+    assert aside.read_bytes() == spoiled, "the operator's file is kept as it was"
+    assert not (data / "learned_verbs.json").exists(), "nothing learned, nothing written"
+    assert final_state(events)["zones"]["assembly_fixture"] == ["bread"], "runs without them"
