@@ -71,7 +71,12 @@ class Execution(PipelinePart):
                 self.speak(dropped_sentence(dropped, "The pause is over."))
         if self.belief.hold is None:
             self.belief.interrupted = None  # a new command starts fresh; "continue" planned its own
-        self.belief.last_goals = job.goals or self.belief.last_goals
+        if job.goals:
+            belief = self.belief
+            # "Do that again" after a surprise build repeats the same made-up goals.
+            repeat = belief.last_creative and job.goals == belief.last_goals
+            belief.last_creative = job.interpretation.is_creative or repeat
+            belief.last_goals = job.goals
         self.belief.planned = job.program.expected
         undoing = job.interpretation.source == UNDO
         moves = placements(self.belief.cell, job.program)

@@ -185,3 +185,33 @@ def test_a_corrupt_learned_verbs_file_is_kept_aside_and_named(tmp_path: Path) ->
     assert aside.read_bytes() == spoiled, "the operator's file is kept as it was"
     assert not (data / "learned_verbs.json").exists(), "nothing learned, nothing written"
     assert final_state(events)["zones"]["assembly_fixture"] == ["bread"], "runs without them"
+
+
+def test_a_surprise_build_is_never_learned_and_its_name_never_starts_another(
+    tmp_path: Path,
+) -> None:
+    session = (
+        "computer surprise me\n\n"
+        "computer call that lunch\n\nyes\n"
+        "computer call that fancy\n\nyes\n"  # a creative cue word, as a name
+        "computer do that again\n\ncomputer remember this as the usual\n\nyes\n"
+    )
+    events, proc = run_text(tmp_path, "sandwich", session)
+    assert proc.returncode == 0, proc.stderr
+    said = [e["text"] for e in kinds(events, "feedback")]
+    for name in ("lunch", "fancy", "usual"):
+        refusal = [s for s in said if s.startswith(f'I will not remember that as "{name}"')]
+        assert len(refusal) == 1 and "surprise build, made up at random" in refusal[0], said
+    assert not any(s.startswith("Shall I remember") for s in said), "refused before asking"
+    assert not kinds(events, "learned")
+    assert not (tmp_path / "data" / "learned_composites.json").exists()
+    assert not (tmp_path / "data" / "phrase_bank.json").exists()
+    creative = [e["is_creative"] for e in kinds(events, "interpretation")]
+    assert creative == [True, False], "'call that fancy' built nothing; the repeat is a replay"
+
+
+def test_an_ordinary_command_can_still_be_named(tmp_path: Path) -> None:
+    session = "computer surprise me\n\ncomputer add bread\n\ncomputer call that lunch\n\nyes\n"
+    events, proc = run_text(tmp_path, "sandwich", session)
+    assert proc.returncode == 0, proc.stderr
+    assert [e["phrase"] for e in kinds(events, "learned")] == ["lunch"]

@@ -26,7 +26,7 @@ from voiced.eventtypes import Event, Failure, LlmResolution, LlmUsage, Planned
 from voiced.interpreter.arrangement import ArrangementParse, describe_target, parse_arrangement
 from voiced.interpreter.grammar import Grammar, from_parse, remember
 from voiced.interpreter.learnedverbs import LearnedVerbs
-from voiced.interpreter.learning import Learning, MemoryWriter
+from voiced.interpreter.learning import Learning, MemoryWriter, match_directive
 from voiced.interpreter.phrasebank import PhraseBank
 from voiced.interpreter.repair import NAMED, uses_every_name
 from voiced.interpreter.result import Interpretation, unknown
@@ -131,6 +131,8 @@ class Interpreter:
             creative.is_creative(text)
             and len(text.split()) <= CREATIVE_MAX_WORDS
             and supported(self.cell)
+            # "call that fancy" names the last build, whatever the name's word suggests
+            and match_directive(self.grammar.lexer.lex(text).said) is None
         )
 
     def continues_offline(
