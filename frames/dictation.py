@@ -11,7 +11,8 @@ class DictationFrame(Frame):
     fragments ("zero zero zero") are content, kept as said. "save note" sends what has been
     dictated so far and keeps dictating (inventory mode: capture now, process later); "end
     dictation" sends the rest and leaves. Only the global stop reaches past it, and even a stop
-    keeps the dictated text: it belongs to the operator."""
+    keeps the dictated text: it belongs to the operator. So does the end of the session: at end of
+    input or on SIGTERM what was dictated and not yet saved is saved."""
 
     name = "dictation"
     dropped_by_stop = False
@@ -59,6 +60,11 @@ class DictationFrame(Frame):
         sent = await self._send(router)
         router.pop(self)
         router.services.speak("Dictation ended." if sent else "Dictation ended; nothing to save.")
+
+    async def on_end(self, router: CommandRouter) -> None:
+        # Input ended or the daemon is told to stop mid-dictation: what was said is the
+        # operator's, so it is saved as "save note" would save it.
+        await self._send(router)
 
     def _discard(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         dropped = len(self.parts)

@@ -56,6 +56,10 @@ class Frame:
     def on_activity(self, now: float, voiced: bool) -> None:
         """Voice activity from the audio front end (a frame with a silence timer tracks it)."""
 
+    async def on_end(self, router: CommandRouter) -> None:
+        """The session ends (end of input, SIGTERM, SIGINT): hand on what belongs to the
+        operator and has not been submitted yet (dictation's text). Nothing is said any more."""
+
     def help(self) -> str:
         """What the operator can say in this frame (for "what can I say")."""
         return ""
@@ -227,6 +231,11 @@ class CommandRouter:
         while id(self.top) not in seen:
             seen.add(id(self.top))
             await self.top.on_tick(self, self.now)
+
+    async def end(self) -> None:
+        """The session ends: every frame, top first, hands on what it still holds."""
+        for frame in reversed(self._stack):
+            await frame.on_end(self)
 
     def activity(self, now: float, voiced: bool) -> None:
         """Voice activity from the audio front end, for frames with silence timers."""

@@ -95,6 +95,13 @@ class Asking(PipelinePart):
         sequence is learned, not run. A revision counts as a no."""
         phrase = (meant.composite_name or "").replace("_", " ")
         steps = meant.sequence
+        if meant.is_creative or (self.belief.last_creative and steps == self.belief.last_goals):
+            # Seed 000: creative results are never learned. Refused before asking: a yes
+            # could only be turned down afterwards.
+            why = creative_refusal(phrase)
+            self.speak(why)
+            self.runlog.settle(ticket, False, why)
+            return
 
         def answered(answer: str) -> None:
             self.events.emit(ev.Confirmation(ticket.text, answer))
@@ -156,3 +163,12 @@ class Asking(PipelinePart):
         self.events.emit(ev.Learned(meant.composite_name, phrase, steps_to_json(meant.sequence)))
         self.speak(f'Saved. Say "{phrase}" to use it.')
         return True, "Learned."
+
+
+def creative_refusal(phrase: str) -> str:
+    """Why a surprise build is not given a name, as the operator hears it."""
+    return (
+        f'I will not remember that as "{phrase}": it was a surprise build, made up at random, '
+        "and a name must do the same thing every time. To teach it, tell me the steps: "
+        f'"when I say {phrase}," and then what to do.'
+    )

@@ -33,6 +33,8 @@ class Belief:
     planned: Scene
     last_goals: tuple[SequenceStep, ...] = ()
     """The goals of the last command accepted ("and cheese" continues them)."""
+    last_creative: bool = False
+    """`last_goals` are a creative build's (or a repeat of one): never learned as a phrase."""
     interrupted: Interrupted | None = None
     """The last command cut short, until the operator continues it or says something else."""
     hold: Hold | None = None

@@ -3,8 +3,9 @@
 Start-up: data directory, cell and scene, controller (the in-process simulator or a real one),
 frame router, robot pipeline, input. READY=1 goes to systemd once input and the controller link
 are up. SIGTERM/SIGINT only set an event; shutdown then runs in stages within
-`daemon.shutdown_timeout`: stop input, stop the arm safely (STOP on the control channel), let
-the pipeline record what really ran, write the final state, close the link.
+`daemon.shutdown_timeout`: stop input, hand on unsaved dictation, stop the arm safely (STOP on
+the control channel), let the pipeline record what really ran and the targets store what they
+were given, write the final state, close the link.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from voiced.inputs import (
     Tick,
     Utterance,
 )
-from voiced.interpreter.tiers import Interpreter
+from voiced.interpreter.tiers import LEARNED_VERBS, Interpreter
 from voiced.linkkeeper import LinkKeeper
 from voiced.llm.classifier import AnthropicClassifier
 from voiced.llm.client import LlmClient
@@ -254,6 +255,8 @@ class Daemon:
         )  # fmt: skip
         if interpreter.writer.last_error is not None:
             self.events.emit(ev.Failure("learned", str(interpreter.writer.last_error)))
+        if interpreter.verbs.problem is not None:
+            self.events.emit(ev.Failure(LEARNED_VERBS, interpreter.verbs.problem))
         for problem in interpreter.cell.sentences.problems:
             # The cell runs without its templates (the grammar still hears everything else).
             log.warning("sentence templates not used", problem=str(problem))
@@ -402,6 +405,9 @@ class Daemon:
             return
         self.notifier.stopping()
         feeder.cancel()
+        # Before the arm is stopped: handing dictation on only starts its write, and that write
+        # must not depend on how long stopping takes. It is awaited with the other deliveries.
+        await parts.router.end()
         try:
             async with asyncio.timeout(self.config.daemon.shutdown_timeout):
                 await self._stop_motion(parts)
@@ -411,6 +417,7 @@ class Daemon:
                       timeout=self.config.daemon.shutdown_timeout)  # fmt: skip
 
     async def _drain(self, parts: Parts) -> None:
+        await parts.router.end()
         await parts.pipeline.wait_idle()
         await parts.services.flush()
 

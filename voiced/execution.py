@@ -8,6 +8,7 @@ fault handling, `voiced.faults`, corrects it from the controller's report).
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -49,7 +50,6 @@ class Execution(PipelinePart):
         self.interpreter = interpreter
         self.save_scene = save_scene
         self.trace_dir = trace_dir
-        self.runs = 0
         self.current: Job | None = None
         """The job the arm is running."""
         self._queue: asyncio.Queue[Job] = asyncio.Queue()
@@ -71,7 +71,12 @@ class Execution(PipelinePart):
                 self.speak(dropped_sentence(dropped, "The pause is over."))
         if self.belief.hold is None:
             self.belief.interrupted = None  # a new command starts fresh; "continue" planned its own
-        self.belief.last_goals = job.goals or self.belief.last_goals
+        if job.goals:
+            belief = self.belief
+            # "Do that again" after a surprise build repeats the same made-up goals.
+            repeat = belief.last_creative and job.goals == belief.last_goals
+            belief.last_creative = job.interpretation.is_creative or repeat
+            belief.last_goals = job.goals
         self.belief.planned = job.program.expected
         undoing = job.interpretation.source == UNDO
         moves = placements(self.belief.cell, job.program)
@@ -148,8 +153,7 @@ class Execution(PipelinePart):
         # No await between this check and the first line: a stop now interrupts the run.
         self.pending.release(job.ticket)
         self.runlog.update(job.ticket, "running")
-        self.runs += 1
-        trace = self.trace_dir / f"tcp_commands-{self.runs:04d}.json" if self.trace_dir else None
+        trace = trace_path(self.trace_dir, job.ticket.run_id) if self.trace_dir else None
         report = await self.link.run(compiled.program.primitives, trace_path=trace)
         self._track(job.text, before, compiled.program, report)
         if report.complete:
@@ -194,3 +198,16 @@ def _why_cut_short(report: RunReport) -> str:
     if report.error is not None:
         return f"The controller refused: {report.error.reason}"
     return "The controller link was lost."
+
+
+def trace_path(directory: Path, run_id: str | None) -> Path:
+    """Where one run's TCP trace goes: named by its run id in the history (`voiced history`
+    lists it), so no run, of this process or another, overwrites another's trace. Without a
+    history a fresh id stands in; a run id that moves twice (continued after a pause) gets a
+    numbered second trace."""
+    stem = f"tcp_commands-{run_id or uuid.uuid4()}"
+    path, number = directory / f"{stem}.json", 1
+    while path.exists():
+        number += 1
+        path = directory / f"{stem}-{number}.json"
+    return path

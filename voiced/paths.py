@@ -34,6 +34,7 @@ NEW_FILE_MODE = 0o640
 HISTORY_DB = "history.sqlite3"
 PHRASE_BANK = "phrase_bank.json"
 LEARNED_COMPOSITES = "learned_composites.json"
+LEARNED_VERBS = "learned_verbs.json"
 NOTES_DIR = "notes"
 QUEUE_DB = "queue.sqlite3"
 TRACES_DIR = "traces"
@@ -123,6 +124,11 @@ class DataDir:
     def learned_composites(self) -> Path:
         """Composites taught by voice (JSON)."""
         return self.root / LEARNED_COMPOSITES
+
+    @property
+    def learned_verbs(self) -> Path:
+        """Verbs the model resolved and a run confirmed (JSON)."""
+        return self.root / LEARNED_VERBS
 
     @property
     def notes(self) -> Path:

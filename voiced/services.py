@@ -28,8 +28,10 @@ class DaemonServices:
 
     Submissions to the robot are interpreted at once (see `RobotPipeline`); the other targets may
     wait on a disk or a server for seconds, so each runs in a background task the daemon owns and
-    awaits before it exits. A target that fails hands the text to the note target: nothing the
-    operator said is lost."""
+    awaits before it exits. Each target delivers one submission at a time, in the order they were
+    said (each waits for the one before it to the same target): left to race, the threads that
+    write would store "add cheese" after "add tomato". A target that fails hands the text to the
+    note target: nothing the operator said is lost."""
 
     def __init__(
         self,
@@ -44,6 +46,8 @@ class DaemonServices:
         self._voices = tuple(voices)
         self.voice = self._voices[0]
         self._tasks: set[asyncio.Task[TargetResult]] = set()
+        self._last: dict[str, asyncio.Task[TargetResult]] = {}
+        """Per target, the submission the next one waits for."""
         self._say: Callable[[str], None] | None = None
         self._speaker: Speaker | None = None
         self._interrupt: Callable[[str], list[str]] = lambda why: []
@@ -90,14 +94,30 @@ class DaemonServices:
             self.pipeline.submit(text, correlation_id)
             return
         task = asyncio.create_task(
-            self._deliver(target, text, correlation_id, source), name=f"submit-{target}"
+            self._deliver(target, text, correlation_id, source, self._last.get(target)),
+            name=f"submit-{target}",
         )
+        self._last[target] = task
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._forget)
+
+    def _forget(self, task: asyncio.Task[TargetResult]) -> None:
+        self._tasks.discard(task)
+        for target, last in list(self._last.items()):
+            if last is task:
+                del self._last[target]
 
     async def _deliver(
-        self, target: str, text: str, correlation_id: str | None, source: str
+        self,
+        target: str,
+        text: str,
+        correlation_id: str | None,
+        source: str,
+        after: asyncio.Task[TargetResult] | None,
     ) -> TargetResult:
+        if after is not None:
+            # Its outcome is its own (reported by it); only its turn matters here.
+            await asyncio.wait([after])
         with correlation(correlation_id):
             result = await self.targets[target].submit(text, correlation_id, source=source)
             if result.ok or target == NOTE:

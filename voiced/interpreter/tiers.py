@@ -22,10 +22,11 @@ from typing import Any
 import structlog
 
 from voiced.errors import LlmError
-from voiced.eventtypes import Event, IntentUnreadable, LlmResolution, LlmUsage, Planned
+from voiced.eventtypes import Event, Failure, IntentUnreadable, LlmResolution, LlmUsage, Planned
 from voiced.interpreter.arrangement import ArrangementParse, describe_target, parse_arrangement
 from voiced.interpreter.grammar import Grammar, from_parse, remember
-from voiced.interpreter.learning import Learning, MemoryWriter
+from voiced.interpreter.learnedverbs import LearnedVerbs
+from voiced.interpreter.learning import Learning, MemoryWriter, match_directive
 from voiced.interpreter.phrasebank import PhraseBank
 from voiced.interpreter.repair import NAMED, uses_every_name
 from voiced.interpreter.result import Interpretation, unknown
@@ -48,6 +49,9 @@ from voiced.robot.sequence import SequenceStep
 from voiced.rules.normalize import normalize
 
 log = structlog.get_logger(__name__)
+
+LEARNED_VERBS = "learned_verbs"
+"""The `error` event's kind when learned verbs cannot be read or saved."""
 
 Emit = Callable[[Event], None]
 
@@ -100,6 +104,9 @@ class Interpreter:
         self.writer = MemoryWriter(data, threshold=learn_threshold)
         self.cell = self.writer.load(cell)
         self.grammar = Grammar(self.cell, PhraseBank.load(self.cell, data, phrase_threshold))
+        self.verbs = LearnedVerbs(data.learned_verbs, cell.name)
+        self._verbs = self.verbs.load()
+        self._teach_verbs()
         self.templates = Templates(self.cell, self.grammar.vocabulary)
         self.emit = emit
         self.rng = rng or random.Random()
@@ -131,6 +138,8 @@ class Interpreter:
             creative.is_creative(text)
             and len(text.split()) <= CREATIVE_MAX_WORDS
             and supported(self.cell)
+            # "call that fancy" names the last build, whatever the name's word suggests
+            and match_directive(self.grammar.lexer.lex(text).said) is None
         )
 
     def continues_offline(
@@ -365,17 +374,36 @@ class Interpreter:
 
     def used(self, understood: Understood) -> None:
         """The command ran: a verb the resolver supplied now belongs to the grammar (seed 003:
-        cache, then learn what use confirmed)."""
-        if understood.resolved_verb is not None:
-            phrase, composite = understood.resolved_verb
-            if self.grammar.add_verb(phrase, composite):
-                log.info("learned a verb", phrase=phrase, composite=composite)
+        cache, then learn what use confirmed), in this run and, saved, in every later one."""
+        if understood.resolved_verb is None:
+            return
+        phrase, composite = understood.resolved_verb
+        if not self.grammar.add_verb(phrase, composite):
+            return
+        log.info("learned a verb", phrase=phrase, composite=composite)
+        if self._verbs.get(phrase) == composite:
+            return
+        self._verbs[phrase] = composite
+        try:
+            self.verbs.save(phrase, composite)
+        except (OSError, ValueError) as error:
+            # Learned for this run all the same; the operator's file is left as it is.
+            log.error("learned verb not saved", phrase=phrase, error=str(error))
+            self.emit(Failure(LEARNED_VERBS, f"'{phrase}' not saved: {error}"))
+
+    def _teach_verbs(self) -> None:
+        """The saved verbs into the current grammar (at start, and after it is rebuilt)."""
+        for phrase, composite in self._verbs.items():
+            if not self.grammar.add_verb(phrase, composite):
+                log.warning("learned verb not used: the cell has no such composite",
+                            phrase=phrase, composite=composite)  # fmt: skip
 
     def remember(self, result: Interpretation) -> Interpretation:
         """Save a confirmed learning directive; returns the updated interpretation of it."""
         learning = Learning.from_interpretation(result)
         self.grammar = remember(self.grammar, self.writer, learning)
         self.cell = self.grammar.cell
+        self._teach_verbs()  # a rebuilt grammar starts from the cell's own verbs
         return result
 
     def _usage(self, usage: dict[str, Any], error: str | None) -> None:
