@@ -58,6 +58,7 @@ from voiced.scenestore import SceneStore
 from voiced.sdnotify import Notifier, run_watchdog, watchdog_interval
 from voiced.services import DaemonServices
 from voiced.targets import DeferredQueue, TargetResult, build_targets
+from voiced.textinput import Unusable, too_long
 
 log = structlog.get_logger(__name__)
 
@@ -242,7 +243,8 @@ class Daemon:
         if front is not None:
             return AudioInput(front, self.events)
         if session.text is not None:
-            return TextInput(session.text, pause=self.config.query.silence_timeout + 0.1)
+            pause = self.config.query.silence_timeout + 0.1
+            return TextInput(session.text, pause, self.config.daemon.max_utterance_chars)
         return NoInput()
 
     def _interpreter(self, llm: LlmClient | None) -> Interpreter:
@@ -343,6 +345,8 @@ class Daemon:
                     await router.tick(event.t)
                 elif isinstance(event, Activity):
                     router.activity(event.t, event.voiced)
+                elif isinstance(event, Unusable):
+                    self._ignore(event, parts)
                 else:
                     await self._hear(event, parts)
         await _run_out(router, parts.pipeline, router.now)
@@ -356,6 +360,10 @@ class Daemon:
             if said.result is not None:
                 await self._run_as_routed(said, said.result, cid, parts)
                 return
+            limit = self.config.daemon.max_utterance_chars
+            if len(said.text) > limit:
+                self._ignore(too_long(said.text, len(said.text), limit), parts)
+                return
             stop = router.is_global(utterance)
             if not stop:
                 # What is said waits for the interpreter (never for the robot), so a question
@@ -364,6 +372,13 @@ class Daemon:
             self.events.emit(said.announce or ev.Utterance(said.text))
             if not (stop and said.spotted):  # the spotter has stopped the arm
                 await router.dispatch(utterance)
+
+    def _ignore(self, unusable: Unusable, parts: Parts) -> None:
+        """Input that cannot be a command: said and logged, never dispatched, so nothing of it
+        reaches the history (a 10 MB line must not become a 10 MB row)."""
+        log.warning("input ignored", reason=unusable.reason, length=unusable.length)
+        self.events.emit(ev.Ignored(unusable.reason, unusable.length, unusable.head))
+        parts.services.speak(f"I ignored that input: it is {unusable.reason}.")
 
     async def _run_as_routed(
         self, said: Utterance, result: asyncio.Future[TargetResult], cid: str, parts: Parts
