@@ -18,6 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from voiced.errors import StoreError
+
 STATUSES = (
     "planned",  # accepted, waiting to run
     "running",
@@ -106,9 +108,15 @@ class History:
     def __init__(self, path: Path) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        with self._db() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
+        try:
+            with self._db() as db:
+                db.execute("PRAGMA journal_mode=WAL")
+                damage = db.execute("PRAGMA quick_check").fetchone()[0]
+                if damage != "ok":
+                    raise sqlite3.DatabaseError(damage)
+                db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as error:
+            raise unreadable_store(path, error, "history") from None
 
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
@@ -219,6 +227,17 @@ class History:
                 "SELECT position, tool FROM robot_state WHERE cell = ?", (cell,)
             ).fetchone()
         return None if row is None else (row["position"], row["tool"])
+
+
+def unreadable_store(path: Path, error: sqlite3.Error, what: str) -> StoreError:
+    """A SQLite file voiced cannot use, named, with what to do: voiced never deletes or
+    overwrites it (it may be all the user has)."""
+    return StoreError(
+        str(path),
+        f"not a usable SQLite database ({error})",
+        f"it was left as it is: move it aside with its -wal and -shm files (e.g. `mv {path} "
+        f"{path}.broken`) to start a new {what}, or restore it from a backup",
+    )
 
 
 def _check_status(status: str) -> None:
