@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.killing import run_and_kill
+from voiced.errors import StoreError
 from voiced.history import History
 from voiced.intent import ReplayRequest, replay_request
 
@@ -63,6 +64,7 @@ def test_runs_left_running_by_a_crash_are_marked_interrupted(tmp_path: Path) -> 
 WRITER = """
 import sys
 from pathlib import Path
+from voiced.errors import StoreError
 from voiced.history import History
 history = History(Path(sys.argv[1]))
 print("ready", flush=True)
@@ -104,3 +106,24 @@ def test_history_survives_kill_9_mid_run(tmp_path: Path) -> None:
 )  # fmt: skip
 def test_replay_requests(said: str, expected: ReplayRequest | None) -> None:
     assert replay_request(said) == expected
+
+
+def test_a_damaged_history_is_named_and_never_touched(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    garbage = b"SQLite format 3\x00" + bytes(range(256)) * 16
+    path.write_bytes(garbage)
+    with pytest.raises(StoreError) as raised:
+        History(path)
+    assert raised.value.path == str(path)
+    assert raised.value.reason.startswith("not a usable SQLite database")
+    assert f"mv {path} {path}.broken" in raised.value.advice
+    assert path.read_bytes() == garbage
+
+
+def test_a_history_that_cannot_be_opened_is_not_called_damaged(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    path.mkdir()  # in the way of the file
+    with pytest.raises(StoreError) as raised:
+        History(path)
+    assert raised.value.reason.startswith("cannot be opened")
+    assert "mv" not in raised.value.advice

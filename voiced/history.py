@@ -231,7 +231,15 @@ class History:
 
 def unreadable_store(path: Path, error: sqlite3.Error, what: str) -> StoreError:
     """A SQLite file voiced cannot use, named, with what to do: voiced never deletes or
-    overwrites it (it may be all the user has)."""
+    overwrites it (it may be all the user has). A file that cannot be opened (permissions, a
+    lock held too long) is not called damaged."""
+    if isinstance(error, sqlite3.OperationalError):
+        return StoreError(
+            str(path),
+            f"cannot be opened ({error})",
+            "check that the daemon's user may read and write it and its directory, and that no "
+            "other process holds it",
+        )
     return StoreError(
         str(path),
         f"not a usable SQLite database ({error})",
