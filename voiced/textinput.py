@@ -77,21 +77,21 @@ class TextInput:
         stdin: int | None = None,
     ) -> None:
         self.source = source
-        self.stdin = stdin
-        """The descriptor `-` reads; None: stdin (a test may give another)."""
         self.pause = pause
         self.max_chars = max_chars
         self.clock = 0.0
-        self._whole: list[str] | None = None
-        """The lines of a file read before the session starts; None: stdin is a live stream."""
+        self._whole: list[str] = []
+        """The lines of a file, read before the session starts."""
+        self._stream: int | None = None
+        """The descriptor read as lines come (a pipe, a terminal); None: `_whole` is all."""
         if source != "-":
             self._whole = read_text_file(source)
             return
-        if self.stdin is None:
-            self.stdin = sys.stdin.fileno()
-        if not pollable(self.stdin):
-            # epoll cannot watch a regular file or /dev/null: read it whole, now.
-            self._whole = read_text_fd(self.stdin, "--text -")
+        fd = sys.stdin.fileno() if stdin is None else stdin  # a test may give another
+        if pollable(fd):
+            self._stream = fd
+        else:  # epoll cannot watch a regular file or /dev/null: read it whole, now.
+            self._whole = read_text_fd(fd, "--text -")
 
     async def events(self) -> AsyncGenerator[TextEvent, None]:
         async with contextlib.aclosing(self._lines()) as lines:
@@ -112,13 +112,12 @@ class TextInput:
         return Pause(self.clock)
 
     async def _lines(self) -> AsyncGenerator[str | Unusable, None]:
-        if self._whole is not None:
-            for line in self._whole:
-                yield line
+        for whole in self._whole:
+            yield whole
+        if self._stream is None:
             return
         # Closed when the reader stops, so stdin's pipe transport closes then, not at exit.
-        assert self.stdin is not None  # set in __init__ for "-"
-        async with contextlib.aclosing(_stream_lines(self.stdin, self.max_chars)) as lines:
+        async with contextlib.aclosing(_stream_lines(self._stream, self.max_chars)) as lines:
             async for line in lines:
                 yield line
 
