@@ -366,7 +366,13 @@ def _cmd_queue_list(args: argparse.Namespace) -> int:
     if not data.queue.exists():
         print("The queue is empty.")
         return 0
-    for item in DeferredQueue(data.queue).all():
+    try:
+        items = DeferredQueue(data.queue).all()
+    except sqlite3.DatabaseError as error:
+        from voiced.history import unreadable_store
+
+        raise unreadable_store(data.queue, error, "queue") from None
+    for item in items:
         result = f"  ({item.result})" if item.result else ""
         print(f"{item.id:5} {item.status:8} {item.created_at}  {item.text}{result}")
     return 0

@@ -103,6 +103,17 @@ def test_a_corrupt_history_is_named_and_left_as_it_is(tmp_path: Path, command: s
     assert history.read_bytes() == garbage  # never deleted or overwritten
 
 
+def test_a_corrupt_queue_is_named_and_left_as_it_is(tmp_path: Path) -> None:
+    queue = tmp_path / "queue.sqlite3"
+    queue.write_bytes(bytes(range(256)) * 16)
+    proc = run(tmp_path, "queue", "list", "--data-dir", str(tmp_path))
+    (line,) = said(proc)
+    assert line.startswith(f"voiced: {queue}: not a usable SQLite database (")
+    assert "to start a new queue" in line
+    assert proc.returncode == 1
+    assert queue.read_bytes() == bytes(range(256)) * 16
+
+
 def test_events_to_a_directory_is_named(tmp_path: Path) -> None:
     proc = run_sim_text(
         tmp_path, "--text", "-", "--events", str(tmp_path), stdin=subprocess.DEVNULL
