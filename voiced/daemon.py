@@ -176,7 +176,10 @@ class Daemon:
             status=self._link_status,
         )
         targets = build_targets(self.config, session.data, self.events)
-        services = DaemonServices(self.events, pipeline, targets, self.config.tts.voices)
+        services = DaemonServices(
+            self.events, pipeline, targets, self.config.tts.voices,
+            max_command_chars=self.config.daemon.max_utterance_chars,
+        )  # fmt: skip
         router = self._router(services)
         front = await self._audio(stack, router, pipeline, services)
         return Parts(controller, pipeline, services, router, front, self._input(front))
@@ -346,7 +349,7 @@ class Daemon:
                 elif isinstance(event, Activity):
                     router.activity(event.t, event.voiced)
                 elif isinstance(event, Unusable):
-                    self._ignore(event, parts)
+                    parts.services.ignore(event)
                 else:
                     await self._hear(event, parts)
         await _run_out(router, parts.pipeline, router.now)
@@ -362,7 +365,7 @@ class Daemon:
                 return
             limit = self.config.daemon.max_utterance_chars
             if len(said.text) > limit:
-                self._ignore(too_long(said.text, len(said.text), limit), parts)
+                parts.services.ignore(too_long(said.text, len(said.text), limit))
                 return
             stop = router.is_global(utterance)
             if not stop:
@@ -372,13 +375,6 @@ class Daemon:
             self.events.emit(said.announce or ev.Utterance(said.text))
             if not (stop and said.spotted):  # the spotter has stopped the arm
                 await router.dispatch(utterance)
-
-    def _ignore(self, unusable: Unusable, parts: Parts) -> None:
-        """Input that cannot be a command: said and logged, never dispatched, so nothing of it
-        reaches the history (a 10 MB line must not become a 10 MB row)."""
-        log.warning("input ignored", reason=unusable.reason, length=unusable.length)
-        self.events.emit(ev.Ignored(unusable.reason, unusable.length, unusable.head))
-        parts.services.speak(f"I ignored that input: it is {unusable.reason}.")
 
     async def _run_as_routed(
         self, said: Utterance, result: asyncio.Future[TargetResult], cid: str, parts: Parts

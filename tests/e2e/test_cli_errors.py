@@ -173,3 +173,18 @@ def test_a_10_mb_utterance_is_refused_and_the_session_goes_on(tmp_path: Path, gi
     with sqlite3.connect(history) as db:
         inputs = [row[0] for row in db.execute("SELECT operator_input FROM runs")]
     assert sorted(inputs) == ["add bread", "go home"]
+
+
+def test_a_command_joined_from_lines_over_the_limit_is_refused(tmp_path: Path) -> None:
+    """Each line is under the limit, but the query joins them into one command that is not:
+    refused as a whole, nothing stored; the next command runs."""
+    words = "bread " * 250  # 1,500 characters
+    session = f"computer add {words}\n{words}\n\ncomputer go home\n\n"
+    events, proc = run_text(tmp_path, "sandwich", session)
+    assert proc.returncode == 0 and said(proc) == []
+    (ignored,) = [e for e in events if e["event"] == "ignored"]
+    assert ignored["reason"] == "longer than 2000 characters"
+    assert ignored["length"] > 3000
+    assert [e["text"] for e in events if e["event"] == "submit"] == ["go home"]
+    with sqlite3.connect(tmp_path / "data" / "history.sqlite3") as db:
+        assert [row[0] for row in db.execute("SELECT operator_input FROM runs")] == ["go home"]
