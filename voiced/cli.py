@@ -45,7 +45,6 @@ from voiced.robot.view import load_scene_file
 log = structlog.get_logger(__name__)
 
 
-EXIT_OK = 0
 EXIT_ERROR = 1
 """Something the command was given or found cannot be used: a file, the config, a cell, the
 data directory, the controller. The message names it."""
@@ -65,7 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.handler(args))
     except BaseException as error:  # the one place every error is reported
-        return report_error(error, debug=bool(getattr(args, "debug", False)))
+        debug = getattr(args, "debug", False) or os.environ.get("VOICED_DEBUG", "") not in ("", "0")
+        return report_error(error, debug=bool(debug))
 
 
 def report_error(error: BaseException, debug: bool) -> int:

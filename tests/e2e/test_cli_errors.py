@@ -45,11 +45,15 @@ def test_a_text_file_that_cannot_be_read_is_named(tmp_path: Path, case: str) -> 
     assert proc.returncode == 1
 
 
-@pytest.mark.parametrize("where", ["before", "after"])
-def test_debug_before_or_after_the_command_adds_the_traceback(tmp_path: Path, where: str) -> None:
+@pytest.mark.parametrize("where", ["before", "after", "environment"])
+def test_debug_adds_the_traceback(tmp_path: Path, where: str) -> None:
     missing = str(tmp_path / "missing.txt")
-    args = ("--debug", "run") if where == "before" else ("run", "--debug")
-    proc = run(tmp_path, *args, "--text", missing, "--controller", "sim")
+    args = {"before": ("--debug", "run"), "after": ("run", "--debug"), "environment": ("run",)}
+    proc = subprocess.run(
+        voiced(*args[where], "--text", missing, "--controller", "sim"),
+        capture_output=True, text=True, timeout=30,
+        env=voiced_env(tmp_path, VOICED_DEBUG="1" if where == "environment" else "0"),
+    )  # fmt: skip
     assert "Traceback" in proc.stderr and "InputError" in proc.stderr
     assert proc.stderr.rstrip().endswith(f"voiced: --text {missing}: No such file or directory")
     assert proc.returncode == 1
