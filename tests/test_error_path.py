@@ -7,7 +7,13 @@ import sqlite3
 
 import pytest
 
-from voiced.cli import EXIT_ERROR, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, report_error
+from voiced.errorpath import (
+    EXIT_ERROR,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    report_error,
+)
 from voiced.errors import CellError, InputError, Problem, StoreError, UsageError
 
 CASES = [

@@ -15,8 +15,7 @@ import os
 import signal
 import sqlite3
 import sys
-import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -31,7 +30,8 @@ from voiced.config import (
     resolve_config_path,
     with_overrides,
 )
-from voiced.errors import InputError, ProblemsError, UsageError, VoicedError, describe
+from voiced.errorpath import EXIT_USAGE, report_error
+from voiced.errors import InputError, UsageError, VoicedError, describe
 from voiced.linkkey import controller_key
 from voiced.logs import configure_logging
 from voiced.paths import DataDir, atomic_write_json, ensure_data_dir, resolve_data_dir
@@ -45,16 +45,6 @@ from voiced.robot.view import load_scene_file
 log = structlog.get_logger(__name__)
 
 
-EXIT_ERROR = 1
-"""Something the command was given or found cannot be used: a file, the config, a cell, the
-data directory, the controller. The message names it."""
-EXIT_USAGE = 2
-"""The command line itself is wrong (as argparse's own errors)."""
-EXIT_INTERNAL = 70
-"""An error voiced did not expect: a bug (sysexits' EX_SOFTWARE). `--debug` shows where."""
-EXIT_INTERRUPTED = 130
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -66,47 +56,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BaseException as error:  # the one place every error is reported
         debug = getattr(args, "debug", False) or os.environ.get("VOICED_DEBUG", "") not in ("", "0")
         return report_error(error, debug=bool(debug))
-
-
-def report_error(error: BaseException, debug: bool) -> int:
-    """The one error path: a line on stderr naming what was wrong (one per problem of a file),
-    the traceback only with `--debug`, and the exit code for the kind of error."""
-    if isinstance(error, SystemExit):
-        raise error
-    if debug:
-        traceback.print_exception(error)
-    leaves = list(_leaves(error))
-    leaf = next((e for e in leaves if isinstance(e, VoicedError)), leaves[0])
-    if isinstance(leaf, KeyboardInterrupt):
-        return EXIT_INTERRUPTED
-    if isinstance(leaf, ProblemsError):
-        for problem in leaf.problems:
-            _say(str(problem))
-        return EXIT_ERROR
-    if isinstance(leaf, VoicedError):
-        _say(str(leaf))
-        return EXIT_USAGE if isinstance(leaf, UsageError) else EXIT_ERROR
-    if isinstance(leaf, (OSError, ValueError, OverflowError, sqlite3.Error)):
-        # Not raised by name where it happened: still say which file, if the error knows it.
-        where = getattr(leaf, "filename", None)
-        _say(f"{where}: {describe(leaf)}" if where else f"{type(leaf).__name__}: {describe(leaf)}")
-        return EXIT_ERROR
-    hint = "" if debug else " (run with --debug for the traceback)"
-    _say(f"internal error: {type(leaf).__name__}: {describe(leaf)}{hint}")
-    return EXIT_INTERNAL
-
-
-def _leaves(error: BaseException) -> Iterator[BaseException]:
-    """The errors a group (a task group's, possibly nested) wraps; the error itself else."""
-    if isinstance(error, BaseExceptionGroup) and error.exceptions:
-        for inner in error.exceptions:
-            yield from _leaves(inner)
-    else:
-        yield error
-
-
-def _say(message: str) -> None:
-    print(f"voiced: {message}", file=sys.stderr)
 
 
 def _parser() -> argparse.ArgumentParser:
