@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import stat
+import selectors
 import sys
 from collections import deque
 from collections.abc import AsyncGenerator
@@ -128,8 +128,9 @@ class StdinPcmSource:
     async def _reads(self) -> AsyncGenerator[bytes, None]:
         size = self.block * 2
         fd = sys.stdin.fileno() if self.fd is None else self.fd
-        if stat.S_ISREG(os.fstat(fd).st_mode):
-            # epoll cannot watch regular files; a redirected file is read in a thread.
+        if not pollable(fd):
+            # epoll cannot watch a regular file or /dev/null: read in a thread (an empty one
+            # ends at once, as the end of input).
             while data := await asyncio.to_thread(os.read, fd, size):
                 yield data
             return
@@ -311,6 +312,18 @@ class MicSource:
         self.overflows += 1
         if self.overflows == 1 or self.overflows % 100 == 0:
             log.warning("microphone input overflow", overflows=self.overflows)
+
+
+def pollable(fd: int) -> bool:
+    """Whether the event loop can wait on `fd` (a pipe, a socket, a terminal), or it must be read
+    at once (a regular file, /dev/null: epoll refuses them, and would leave a reader waiting
+    forever)."""
+    with selectors.DefaultSelector() as selector:
+        try:
+            selector.register(fd, selectors.EVENT_READ)
+        except (OSError, ValueError):
+            return False
+    return True
 
 
 def sounddevice_device(device: str | int | None) -> str | int | None:

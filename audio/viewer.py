@@ -4,11 +4,13 @@ Each segment is shown as a waveform with a visible marker at the pre-roll / live
 engine's raw transcript (special tokens such as `[BLANK_AUDIO]` included) and its metadata. A
 level jump at the marker means the ring buffer splice is off.
 
-Segments arrive in-process (`publish`, from the listener) or as the seed's JSON payload on
-`POST /segments` (`{samples, preroll_length, transcript, timestamp}` plus optional metadata).
-`GET /` is the page, `GET /segments` the kept segments, `GET /events` server-sent events with
-each new one. stdlib only: `asyncio.start_server` and a minimal HTTP/1.1 handler. Binds to
-127.0.0.1 unless configured otherwise.
+Segments arrive in-process only (`publish`, from the listener; `add` takes the seed's JSON
+payload, `{samples, preroll_length, transcript, timestamp}` plus optional metadata): the seed's
+`POST /segments` is gone, as the page has no authentication and anything that reached the port
+could have filled it. `GET /` is the page, `GET /segments` the kept segments, `GET /events`
+server-sent events with each new one; HEAD for each; every other method gets 405. stdlib only:
+`asyncio.start_server` and the small HTTP/1.1 of `viewerhttp`. Binds to 127.0.0.1 unless
+configured otherwise.
 """
 
 from __future__ import annotations
@@ -30,17 +32,16 @@ from voiced.audio.convert import to_float
 from voiced.audio.segmenter import Segment
 from voiced.audio.settings import SAMPLE_RATE, ViewerSettings
 from voiced.audio.transcribe import Transcript
+from voiced.audio.viewerhttp import MAX_LINE, HttpError, read_head, refuse, respond
 
 log = structlog.get_logger(__name__)
 
-MAX_BODY = 32 * 1024 * 1024
-"""Largest POST accepted (a 30 s segment as JSON floats is about 5 MB)."""
 HEARTBEAT_S = 15.0
 """SSE comment interval, so proxies and browsers keep the stream open."""
 
 
 class PayloadError(ValueError):
-    """A POSTed segment is malformed; the message says which field and why."""
+    """A segment payload is malformed; the message says which field and why."""
 
 
 def segment_payload(
@@ -75,7 +76,7 @@ def segment_payload(
 
 
 def validate_payload(data: Any) -> dict[str, Any]:
-    """Check a POSTed payload and fill in the derived metadata."""
+    """Check a payload and fill in the derived metadata."""
     if not isinstance(data, Mapping):
         raise PayloadError("expected a JSON object")
     samples = data.get("samples")
@@ -135,7 +136,7 @@ class AudioViewer:
 
     async def start(self) -> None:
         self._server = await asyncio.start_server(
-            self._handle, self.settings.host, self.settings.port
+            self._handle, self.settings.host, self.settings.port, limit=MAX_LINE
         )
         log.info("audio debug viewer", url=self.url)
 
@@ -179,45 +180,40 @@ class AudioViewer:
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            method, path, headers = await _read_head(reader)
-            if method == "GET" and path == "/events":
-                await self._stream(writer)
-                return
-            status, kind, body = await self._route(method, path, headers, reader)
-            await _respond(writer, status, kind, body)
-        except (ConnectionError, asyncio.IncompleteReadError, PayloadError) as exc:
-            log.debug("viewer request failed", error=str(exc))
+            await self._serve(reader, writer)
+        except HttpError as refused:
+            log.info("viewer request refused", status=refused.status, why=refused.message)
+            with contextlib.suppress(ConnectionError):
+                await refuse(writer, refused, reader)
+        except (ConnectionError, TimeoutError) as gone:
+            log.debug("viewer client went away", error=str(gone))
+        except Exception as error:  # a bug here must not end the server, nor spill a traceback
+            log.error("viewer request failed", error=f"{type(error).__name__}: {error}")
+            with contextlib.suppress(ConnectionError, RuntimeError):
+                await respond(writer, 500, "text/plain", b"internal error\n")
         finally:
             writer.close()
             with contextlib.suppress(ConnectionError):
                 await writer.wait_closed()
 
-    async def _route(
-        self, method: str, path: str, headers: dict[str, str], reader: asyncio.StreamReader
-    ) -> tuple[int, str, bytes]:
-        if method == "GET" and path in ("/", "/index.html"):
-            return 200, "text/html; charset=utf-8", self._page
-        if method == "GET" and path == "/segments":
-            return 200, "application/json", json.dumps(self.segments()).encode()
-        if method == "POST" and path == "/segments":
-            return await self._post(headers, reader)
-        return 404, "text/plain", b"not found\n"
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        method, path, _ = await read_head(reader)
+        head_only = method == "HEAD"
+        if path == "/events" and not head_only:
+            await self._stream(writer)
+            return
+        if path == "/events":
+            await respond(writer, 200, "text/event-stream", b"", head_only=True)
+            return
+        status, kind, body = self._route(path)
+        await respond(writer, status, kind, body, head_only=head_only)
 
-    async def _post(
-        self, headers: dict[str, str], reader: asyncio.StreamReader
-    ) -> tuple[int, str, bytes]:
-        try:
-            length = int(headers.get("content-length", ""))
-        except ValueError:
-            return 411, "text/plain", b"content-length required\n"
-        if not 0 <= length <= MAX_BODY:
-            return 413, "text/plain", b"payload too large\n"
-        body = await reader.readexactly(length)
-        try:
-            segment_id = self.add(json.loads(body))
-        except (ValueError, PayloadError) as exc:
-            return 400, "text/plain", f"{exc}\n".encode()
-        return 201, "application/json", json.dumps({"id": segment_id}).encode()
+    def _route(self, path: str) -> tuple[int, str, bytes]:
+        if path in ("/", "/index.html"):
+            return 200, "text/html; charset=utf-8", self._page
+        if path == "/segments":
+            return 200, "application/json", json.dumps(self.segments()).encode()
+        return 404, "text/plain", b"not found\n"
 
     async def _stream(self, writer: asyncio.StreamWriter) -> None:
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
@@ -240,32 +236,6 @@ class AudioViewer:
                 await writer.drain()
         finally:
             self._subscribers.discard(queue)
-
-
-async def _read_head(reader: asyncio.StreamReader) -> tuple[str, str, dict[str, str]]:
-    line = (await reader.readline()).decode("latin-1").strip()
-    parts = line.split()
-    if len(parts) != 3:
-        raise PayloadError(f"bad request line {line!r}")
-    headers: dict[str, str] = {}
-    while True:
-        header = (await reader.readline()).decode("latin-1")
-        if header in ("\r\n", "\n", ""):
-            break
-        name, _, value = header.partition(":")
-        headers[name.strip().lower()] = value.strip()
-    return parts[0].upper(), parts[1].split("?", 1)[0], headers
-
-
-async def _respond(writer: asyncio.StreamWriter, status: int, kind: str, body: bytes) -> None:
-    reasons = {200: "OK", 201: "Created", 400: "Bad Request", 404: "Not Found",
-               411: "Length Required", 413: "Payload Too Large"}  # fmt: skip
-    head = (
-        f"HTTP/1.1 {status} {reasons.get(status, 'OK')}\r\nContent-Type: {kind}\r\n"
-        f"Content-Length: {len(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n"
-    )
-    writer.write(head.encode("latin-1") + body)
-    await writer.drain()
 
 
 def float_samples(samples: np.ndarray) -> list[float]:

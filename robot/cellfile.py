@@ -38,7 +38,7 @@ from voiced.robot.scene import Scene
 from voiced.robot.sentences import read_sentences
 from voiced.robot.tomlcheck import Problems, join, named_tables, table
 
-from voiced.errors import CellError, Problem
+from voiced.errors import CellError, Problem, describe
 
 VIEW_KEYS = (
     "zones",
@@ -123,6 +123,10 @@ def load_cell(name_or_path: str | Path) -> Cell:
         raise CellError([Problem(source, "", f"no such cell file{hint}")]) from None
     except OSError as error:
         raise CellError([Problem(source, "", f"cannot read: {error.strerror}")]) from None
+    except UnicodeDecodeError as error:
+        raise CellError(
+            [Problem(source, "", f"{describe(error)}: a cell file is TOML text")]
+        ) from None
     return parse_cell(text, source, default_name=path.stem)
 
 

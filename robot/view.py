@@ -20,7 +20,7 @@ from voiced.robot.primitives import Pose
 from voiced.robot.scene import RoutineRun, Scene
 from voiced.robot.tomlcheck import Problems, join, type_name
 
-from voiced.errors import CellError, Problem
+from voiced.errors import CellError, Problem, describe
 
 
 def state_view(cell: Cell, scene: Scene) -> dict[str, Any]:
@@ -156,6 +156,8 @@ def load_scene_file(cell: Cell, path: str | Path) -> Scene:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as error:
         raise CellError([Problem(source, "", f"cannot read: {error.strerror}")]) from None
+    except UnicodeDecodeError as error:
+        raise CellError([Problem(source, "", f"{describe(error)}: a scene is JSON text")]) from None
     except json.JSONDecodeError as error:
         message = f"JSON syntax error at line {error.lineno}, column {error.colno}: {error.msg}"
         raise CellError([Problem(source, "", message)]) from None

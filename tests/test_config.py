@@ -160,7 +160,7 @@ CONTROLLER_KEYS = (
         pytest.param(
             "[daemon.extra]\nx = 1",
             "daemon.extra: unknown key (known keys in [daemon]: mode, wake_word, wake_variants, "
-            "shutdown_timeout)",
+            "shutdown_timeout, max_utterance_chars)",
             id="unknown-subtable",
         ),
         pytest.param(

@@ -35,6 +35,7 @@ EXAMPLES: list[Any] = [
     ev.Utterance("run task abc", replay="abc"),
     ev.Spotted("stop", 3.2, 3.4, 0.12),
     ev.Rejected("no wake word", "add bread", 7.25),
+    ev.Ignored("longer than 2000 characters", 10_000_013, "computer add xxx"),
     ev.BargeIn(4.5, ["Adding bread."]),
     ev.ViewerUp("http://127.0.0.1:8765/"),
     StackChange("push", "query"),

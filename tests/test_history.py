@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.killing import run_and_kill
+from voiced.errors import StoreError
 from voiced.history import History
 from voiced.intent import ReplayRequest, replay_request
 
@@ -125,6 +126,7 @@ def test_a_database_in_the_old_schema_is_migrated_without_losing_a_row(tmp_path:
 WRITER = """
 import sys
 from pathlib import Path
+from voiced.errors import StoreError
 from voiced.history import History
 history = History(Path(sys.argv[1]))
 print("ready", flush=True)
@@ -166,3 +168,24 @@ def test_history_survives_kill_9_mid_run(tmp_path: Path) -> None:
 )  # fmt: skip
 def test_replay_requests(said: str, expected: ReplayRequest | None) -> None:
     assert replay_request(said) == expected
+
+
+def test_a_damaged_history_is_named_and_never_touched(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    garbage = b"SQLite format 3\x00" + bytes(range(256)) * 16
+    path.write_bytes(garbage)
+    with pytest.raises(StoreError) as raised:
+        History(path)
+    assert raised.value.path == str(path)
+    assert raised.value.reason.startswith("not a usable SQLite database")
+    assert f"mv {path} {path}.broken" in raised.value.advice
+    assert path.read_bytes() == garbage
+
+
+def test_a_history_that_cannot_be_opened_is_not_called_damaged(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    path.mkdir()  # in the way of the file
+    with pytest.raises(StoreError) as raised:
+        History(path)
+    assert raised.value.reason.startswith("cannot be opened")
+    assert "mv" not in raised.value.advice

@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import signal
+import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,7 +30,8 @@ from voiced.config import (
     resolve_config_path,
     with_overrides,
 )
-from voiced.errors import ProblemsError, VoicedError
+from voiced.errorpath import EXIT_USAGE, report_error
+from voiced.errors import InputError, UsageError, VoicedError, describe
 from voiced.linkkey import controller_key
 from voiced.logs import configure_logging
 from voiced.paths import DataDir, atomic_write_json, ensure_data_dir, resolve_data_dir
@@ -51,16 +53,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not hasattr(args, "handler"):
         parser.print_help(sys.stderr)
-        return 2
+        return EXIT_USAGE
     try:
         return int(args.handler(args))
-    except ProblemsError as exc:
-        for problem in exc.problems:
-            print(f"error: {problem}", file=sys.stderr)
-        return 1
-    except VoicedError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    except BaseException as error:  # the one place every error is reported
+        debug = getattr(args, "debug", False) or os.environ.get("VOICED_DEBUG", "") not in ("", "0")
+        return report_error(error, debug=bool(debug))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -68,6 +66,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="voiced", description="Voice control for an ABB GoFa robot cell."
     )
     parser.add_argument("--version", action="version", version=f"voiced {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="on an error, print the full traceback too")  # fmt: skip
     sub = parser.add_subparsers(metavar="COMMAND")
 
     run = sub.add_parser("run", help="run the daemon")
@@ -144,7 +144,7 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--cell", default="sandwich", metavar="NAME|PATH")
     sim.add_argument("--scene", metavar="PATH")
     sim.add_argument("--host", default="127.0.0.1")
-    sim.add_argument("--port", type=int, default=1025)
+    sim.add_argument("--port", type=_sim_port, default=1025)
     sim.add_argument("--time-scale", type=float, default=1.0)
     sim.add_argument("--key-file", type=Path, metavar="PATH",
                      help="check the shared secret in PATH at every connection")  # fmt: skip
@@ -158,7 +158,31 @@ def _parser() -> argparse.ArgumentParser:
     keygen = sub.add_parser("keygen", help="write a new controller key (for [controller] key_file)")
     keygen.add_argument("path", type=Path)
     keygen.set_defaults(handler=_cmd_keygen)
+    _add_debug(sub)
     return parser
+
+
+def _add_debug(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`--debug` after the command too (`voiced run --debug`), not only before it."""
+    for command in sub.choices.values():
+        command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                             help="on an error, print the full traceback too")  # fmt: skip
+        for action in command._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _add_debug(action)
+
+
+def _sim_port(text: str) -> int:
+    """--port: the motion port; the control port is the next one, so 65535 is out."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= port <= 65534:
+        raise argparse.ArgumentTypeError(
+            f"{port} is out of range: 0 to 65534 (the control port is PORT + 1)"
+        )
+    return port
 
 
 def _controller_name(text: str) -> str:
@@ -243,15 +267,13 @@ def _cmd_run(
     configure_logging(config.logging.level, config.logging.format)
     audio = getattr(args, "audio", None)
     if args.text is not None and audio is not None:
-        print("error: give --text or --audio, not both", file=sys.stderr)
-        return 2
+        raise UsageError("--text and --audio", "give one of them, not both")
     if args.text is None and audio is None and not queue and replay is None:
         audio = "mic"
     room_echo = getattr(args, "room_echo", None)
     if room_echo is not None and audio in (None, "mic"):
         why = "a microphone hears the real room" if audio == "mic" else "typed lines have no sound"
-        print(f"error: --room-echo needs --audio FILE or - ({why})", file=sys.stderr)
-        return 2
+        raise UsageError("--room-echo", f"needs --audio FILE or - ({why})")
     cell = load_cell(cell_ref)
     data = DataDir(ensure_data_dir(resolve_data_dir(args.data_dir, os.environ)))
     scene = _starting_scene(cell, scene_ref)
@@ -305,7 +327,13 @@ def _cmd_queue_list(args: argparse.Namespace) -> int:
     if not data.queue.exists():
         print("The queue is empty.")
         return 0
-    for item in DeferredQueue(data.queue).all():
+    try:
+        items = DeferredQueue(data.queue).all()
+    except sqlite3.DatabaseError as error:
+        from voiced.history import unreadable_store
+
+        raise unreadable_store(data.queue, error, "queue") from None
+    for item in items:
         result = f"  ({item.result})" if item.result else ""
         print(f"{item.id:5} {item.status:8} {item.created_at}  {item.text}{result}")
     return 0
@@ -318,8 +346,7 @@ def _cmd_notes(args: argparse.Namespace) -> int:
     if args.id:
         note = store.get(args.id)
         if note is None:
-            print(f"error: no note {args.id!r} in {store.path}", file=sys.stderr)
-            return 1
+            raise InputError(f"notes {args.id}", f"no such note in {store.path}")
         print(json.dumps(note.to_json()) if args.json else f"{note.t} ({note.source})\n{note.text}")
         return 0
     for note in store.list():
@@ -349,7 +376,10 @@ class _event_stream:
             return None
         if self.target == "-":
             return sys.stdout
-        self.file = open(self.target, "a", encoding="utf-8")
+        try:
+            self.file = open(self.target, "a", encoding="utf-8")
+        except OSError as error:
+            raise InputError(f"--events {self.target}", describe(error)) from None
         return self.file
 
     def __exit__(self, *exc: object) -> None:
@@ -459,19 +489,15 @@ def _cmd_keygen(args: argparse.Namespace) -> int:
     """A new random key, readable by its owner only; an existing file is never overwritten."""
     path: Path = args.path
     if path.is_dir():
-        print(f"error: {path} is a directory; give the path of the key file", file=sys.stderr)
-        return 1
+        raise InputError(str(path), "is a directory; give the path of the key file")
     if not path.parent.is_dir():
-        print(f"error: {path.parent}: no such directory (create it first)", file=sys.stderr)
-        return 1
+        raise InputError(str(path.parent), "no such directory (create it first)")
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        print(f"error: {path} exists; remove it first to make a new key", file=sys.stderr)
-        return 1
+        raise InputError(str(path), "exists; remove it first to make a new key") from None
     except OSError as exc:
-        print(f"error: {path}: {exc.strerror}", file=sys.stderr)
-        return 1
+        raise InputError(str(path), describe(exc)) from None
     with os.fdopen(fd, "w", encoding="ascii") as out:
         out.write(new_key() + "\n")
     print(f"wrote a new controller key to {path}")
@@ -486,9 +512,7 @@ def _cmd_sim(args: argparse.Namespace) -> int:
     world_out: Path | None = args.world_out
     if world_out is not None and not world_out.parent.is_dir():
         # Said now, not after a whole session when the world could not be written.
-        print(f"error: --world-out {world_out}: {world_out.parent} is no directory",
-              file=sys.stderr)  # fmt: skip
-        return 2
+        raise UsageError(f"--world-out {world_out}", f"{world_out.parent} is no directory")
     if key is None:
         log.warning("no --key-file: any client that reaches the ports may drive this simulator")
     final = asyncio.run(
@@ -500,8 +524,7 @@ def _cmd_sim(args: argparse.Namespace) -> int:
         try:
             atomic_write_json(world_out, world(cell, final))
         except OSError as exc:
-            print(f"error: --world-out {world_out}: {exc.strerror or exc}", file=sys.stderr)
-            return 1
+            raise InputError(f"--world-out {world_out}", describe(exc)) from None
     return 0
 
 
@@ -532,8 +555,12 @@ async def _serve_sim(
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, server.cancel)
-    with contextlib.suppress(asyncio.CancelledError):
-        await server
+    try:
+        with contextlib.suppress(asyncio.CancelledError):
+            await server
+    except OSError as error:  # the address cannot be resolved or bound
+        where = f"--host {host} --port {port}"
+        raise InputError(where, f"cannot listen: {describe(error)}") from error
     return running[0].scene if running else None
 
 

@@ -96,6 +96,15 @@ class DaemonConfig:
         max=30.0,
     )
     """Kept below systemd's TimeoutStopSec so that the daemon, not systemd, does the killing."""
+    max_utterance_chars: int = setting(
+        2000,
+        "The longest utterance (typed line or transcript), and the longest command a query "
+        "joins from several, in characters; a longer one is refused with a spoken reason and "
+        "never stored. Dictated notes may be longer.",
+        min=100,
+        max=100_000,
+    )
+    """Far above any spoken command; a line this long is a wrong file or a runaway pipe."""
 
 
 @dataclass(frozen=True)

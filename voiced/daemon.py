@@ -59,6 +59,7 @@ from voiced.scenestore import SceneStore
 from voiced.sdnotify import Notifier, run_watchdog, watchdog_interval
 from voiced.services import DaemonServices
 from voiced.targets import DeferredQueue, TargetResult, build_targets
+from voiced.textinput import Unusable, too_long
 
 log = structlog.get_logger(__name__)
 
@@ -176,7 +177,10 @@ class Daemon:
             status=self._link_status,
         )
         targets = build_targets(self.config, session.data, self.events)
-        services = DaemonServices(self.events, pipeline, targets, self.config.tts.voices)
+        services = DaemonServices(
+            self.events, pipeline, targets, self.config.tts.voices,
+            max_command_chars=self.config.daemon.max_utterance_chars,
+        )  # fmt: skip
         router = self._router(services)
         front = await self._audio(stack, router, pipeline, services)
         return Parts(controller, pipeline, services, router, front, self._input(front))
@@ -243,7 +247,8 @@ class Daemon:
         if front is not None:
             return AudioInput(front, self.events)
         if session.text is not None:
-            return TextInput(session.text, pause=self.config.query.silence_timeout + 0.1)
+            pause = self.config.query.silence_timeout + 0.1
+            return TextInput(session.text, pause, self.config.daemon.max_utterance_chars)
         return NoInput()
 
     def _interpreter(self, llm: LlmClient | None) -> Interpreter:
@@ -346,6 +351,8 @@ class Daemon:
                     await router.tick(event.t)
                 elif isinstance(event, Activity):
                     router.activity(event.t, event.voiced)
+                elif isinstance(event, Unusable):
+                    parts.services.ignore(event)
                 else:
                     await self._hear(event, parts)
         await _run_out(router, parts.pipeline, router.now)
@@ -358,6 +365,10 @@ class Daemon:
             utterance = rules.Utterance(said.text, said.t, cid)
             if said.result is not None:
                 await self._run_as_routed(said, said.result, cid, parts)
+                return
+            limit = self.config.daemon.max_utterance_chars
+            if len(said.text) > limit:
+                parts.services.ignore(too_long(said.text, len(said.text), limit))
                 return
             stop = router.is_global(utterance)
             if not stop:

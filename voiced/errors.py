@@ -71,3 +71,39 @@ class AudioError(VoicedError):
 
 class LlmError(VoicedError):
     """The language model could not be reached or answered unusably."""
+
+
+class InputError(VoicedError):
+    """A file, stream or value given to voiced cannot be used. `what` names it as the user gave
+    it (`--text /tmp/x`, `--events /tmp`), `reason` says what is wrong with it."""
+
+    def __init__(self, what: str, reason: str) -> None:
+        self.what = what
+        self.reason = reason
+        super().__init__(f"{what}: {reason}")
+
+
+class UsageError(InputError):
+    """The command line itself is wrong: options that cannot go together, a value out of range."""
+
+
+class StoreError(VoicedError):
+    """A file voiced keeps its own data in (the history, the queue) cannot be read. The file is
+    never deleted or overwritten on the user's behalf: `advice` says what to do with it."""
+
+    def __init__(self, path: str, reason: str, advice: str) -> None:
+        self.path = path
+        self.reason = reason
+        self.advice = advice
+        super().__init__(f"{path}: {reason}; {advice}")
+
+
+def describe(error: BaseException) -> str:
+    """What went wrong in a few words, for a message that already names the file: the system's
+    wording for an OS error, the offending byte for text that is not UTF-8."""
+    if isinstance(error, UnicodeDecodeError):
+        byte = error.object[error.start : error.start + 1].hex()
+        return f"not {error.encoding.upper()} (byte 0x{byte} at offset {error.start})"
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error) or type(error).__name__

@@ -123,6 +123,17 @@ class Rejected(Event):
 
 
 @dataclass(frozen=True)
+class Ignored(Event):
+    """Input that cannot be an utterance (too long, not UTF-8): said so, never dispatched or
+    stored."""
+
+    KIND = "ignored"
+    reason: str
+    length: int
+    head: str
+
+
+@dataclass(frozen=True)
 class BargeIn(Event):
     """The operator spoke over a reply; `cut` are the phrases cut off."""
 

@@ -23,6 +23,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from voiced.errors import StoreError
+
 STATUSES = (
     "answered",  # a question, answered without motion
     "planned",  # accepted, waiting to run
@@ -124,10 +126,16 @@ class History:
     def __init__(self, path: Path) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        with self._db() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
-        self._migrate()
+        try:
+            with self._db() as db:
+                db.execute("PRAGMA journal_mode=WAL")
+                damage = db.execute("PRAGMA quick_check").fetchone()[0]
+                if damage != "ok":
+                    raise sqlite3.DatabaseError(damage)
+                db.executescript(_SCHEMA)
+            self._migrate()
+        except sqlite3.DatabaseError as error:
+            raise unreadable_store(path, error, "history") from None
 
     def _migrate(self) -> None:
         """Bring a database an older version made up to this schema, in one transaction: a
@@ -267,6 +275,25 @@ class History:
                 "SELECT position, tool FROM robot_state WHERE cell = ?", (cell,)
             ).fetchone()
         return None if row is None else (row["position"], row["tool"])
+
+
+def unreadable_store(path: Path, error: sqlite3.Error, what: str) -> StoreError:
+    """A SQLite file voiced cannot use, named, with what to do: voiced never deletes or
+    overwrites it (it may be all the user has). A file that cannot be opened (permissions, a
+    lock held too long) is not called damaged."""
+    if isinstance(error, sqlite3.OperationalError):
+        return StoreError(
+            str(path),
+            f"cannot be opened ({error})",
+            "check that the daemon's user may read and write it and its directory, and that no "
+            "other process holds it",
+        )
+    return StoreError(
+        str(path),
+        f"not a usable SQLite database ({error})",
+        f"it was left as it is: move it aside with its -wal and -shm files (e.g. `mv {path} "
+        f"{path}.broken`) to start a new {what}, or restore it from a backup",
+    )
 
 
 def _check_status(status: str) -> None:

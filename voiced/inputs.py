@@ -32,7 +32,7 @@ from voiced.audioinput import AudioFrontEnd, heard_event, spotted_event
 from voiced.events import EventLog
 from voiced.targets import DeferredQueue, TargetResult
 from voiced.targets.queue import claims, record, record_error
-from voiced.textinput import Line
+from voiced.textinput import MAX_UTTERANCE_CHARS, Line, Unusable
 from voiced.textinput import TextInput as TextLines
 
 
@@ -75,7 +75,8 @@ class Activity:
     voiced: bool
 
 
-InputEvent = Utterance | Tick | Activity
+InputEvent = Utterance | Tick | Activity | Unusable
+"""`Unusable`: a line that cannot be an utterance (too long, not UTF-8); the daemon says so."""
 
 
 class Input(Protocol):
@@ -87,14 +88,16 @@ class Input(Protocol):
 class TextInput:
     """Typed lines (`--text FILE|-`): each line an utterance, a blank line a pause."""
 
-    def __init__(self, source: str, pause: float) -> None:
-        self.lines = TextLines(source, pause)
+    def __init__(self, source: str, pause: float, max_chars: int = MAX_UTTERANCE_CHARS) -> None:
+        self.lines = TextLines(source, pause, max_chars)
 
     async def __aiter__(self) -> AsyncGenerator[InputEvent, None]:
         async with contextlib.aclosing(self.lines.events()) as lines:
             async for line in lines:
                 if isinstance(line, Line):
                     yield Utterance(line.text, line.t)
+                elif isinstance(line, Unusable):
+                    yield line
                 yield Tick(line.t)
 
 

@@ -9,12 +9,13 @@ import structlog
 
 from voiced.audio.tts import Speaker
 from voiced.events import EventLog
-from voiced.eventtypes import Feedback, Submitted, VoicePicked
+from voiced.eventtypes import Feedback, Ignored, Submitted, VoicePicked
 from voiced.logs import correlation
 from voiced.pending import dropped_sentence
 from voiced.pipeline import RobotPipeline
 from voiced.targets import SubmitTarget, TargetResult
 from voiced.targets.base import NOTE
+from voiced.textinput import MAX_UTTERANCE_CHARS, Unusable, too_long
 
 log = structlog.get_logger(__name__)
 
@@ -39,8 +40,12 @@ class DaemonServices:
         pipeline: RobotPipeline,
         targets: Mapping[str, SubmitTarget],
         voices: Sequence[str] = DEFAULT_VOICES,
+        *,
+        max_command_chars: int = MAX_UTTERANCE_CHARS,
     ) -> None:
         self.events = events
+        self.max_command_chars = max_command_chars
+        """A command longer than this (lines a query joined) is refused; notes may be longer."""
         self.pipeline = pipeline
         self.targets = dict(targets)
         self._voices = tuple(voices)
@@ -89,6 +94,9 @@ class DaemonServices:
     async def submit(
         self, target: str, text: str, correlation_id: str | None, *, source: str = "voiced"
     ) -> None:
+        if target != NOTE and len(text) > self.max_command_chars:
+            self.ignore(too_long(text, len(text), self.max_command_chars))
+            return
         self.events.emit(Submitted(target, text, source))
         if target == ROBOT:
             self.pipeline.submit(text, correlation_id)
@@ -106,6 +114,13 @@ class DaemonServices:
         for target, last in list(self._last.items()):
             if last is task:
                 del self._last[target]
+
+    def ignore(self, unusable: Unusable) -> None:
+        """Input that cannot be a command: said and logged, never dispatched, so nothing of it
+        reaches the history or a queue (a 10 MB line must not become a 10 MB row)."""
+        log.warning("input ignored", reason=unusable.reason, length=unusable.length)
+        self.events.emit(Ignored(unusable.reason, unusable.length, unusable.head))
+        self.speak(f"I ignored that input: it is {unusable.reason}.")
 
     async def _deliver(
         self,

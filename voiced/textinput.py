@@ -3,21 +3,36 @@
 Time on this input is virtual, so a session gives the same result however fast it is fed: each
 line moves the clock on by a few milliseconds, a blank line by more than the query frame's silence
 timer (it stands for a pause), and the end of input by more than every timer.
+
+A file (or a file redirected to stdin, or /dev/null) is read whole before the daemon starts, so a
+missing file, a directory or text that is not UTF-8 is refused at once, naming it. A pipe is read
+as it comes: a line longer than the utterance limit, or one that is not UTF-8, is handed over as
+`Unusable` (the daemon says so and goes on), and no more than the limit of it is ever held.
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import os
-import stat
 import sys
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
-from pathlib import Path
+
+from voiced.audio.source import pollable
+from voiced.errors import InputError, describe
 
 LINE_STEP = 0.05
 """Seconds of input clock between two lines typed one after the other."""
+
+MAX_UTTERANCE_CHARS = 2000
+"""The default longest line that is taken as an utterance (`[daemon] max_utterance_chars`)."""
+
+MAX_FILE_BYTES = 64 * 1024 * 1024
+"""A text session longer than this is no session (a wrong file, or /dev/zero)."""
+
+_CHUNK = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -35,58 +50,168 @@ class Pause:
     t: float
 
 
-TextEvent = Line | Pause
+@dataclass(frozen=True)
+class Unusable:
+    """A line that cannot be an utterance: longer than the limit, or not UTF-8 text."""
+
+    reason: str
+    """What is wrong with it, e.g. "longer than 2000 characters"."""
+    length: int
+    """Its length in characters (in bytes when it is not UTF-8)."""
+    head: str
+    """Its first few characters, to recognise it by."""
+    t: float
+
+
+TextEvent = Line | Pause | Unusable
 
 
 class TextInput:
     """Reads lines from a file or stdin and turns them into timed events."""
 
-    def __init__(self, source: str, pause: float) -> None:
+    def __init__(
+        self,
+        source: str,
+        pause: float,
+        max_chars: int = MAX_UTTERANCE_CHARS,
+        stdin: int | None = None,
+    ) -> None:
         self.source = source
         self.pause = pause
+        self.max_chars = max_chars
         self.clock = 0.0
+        self._whole: list[str] = []
+        """The lines of a file, read before the session starts."""
+        self._stream: int | None = None
+        """The descriptor read as lines come (a pipe, a terminal); None: `_whole` is all."""
+        if source != "-":
+            self._whole = read_text_file(source)
+            return
+        fd = sys.stdin.fileno() if stdin is None else stdin  # a test may give another
+        if pollable(fd):
+            self._stream = fd
+        else:  # epoll cannot watch a regular file or /dev/null: read it whole, now.
+            self._whole = read_text_fd(fd, "--text -")
 
     async def events(self) -> AsyncGenerator[TextEvent, None]:
         async with contextlib.aclosing(self._lines()) as lines:
-            async for raw in lines:
-                text = raw.strip()
-                if text:
-                    self.clock += LINE_STEP
-                    yield Line(text, self.clock)
-                else:
-                    self.clock += self.pause
-                    yield Pause(self.clock)
+            async for line in lines:
+                yield self._timed(line)
 
-    async def _lines(self) -> AsyncGenerator[str, None]:
-        if self.source != "-":
-            for line in Path(self.source).read_text(encoding="utf-8").splitlines():
-                yield line
-            return
-        if _is_regular_file(sys.stdin.fileno()):
-            # epoll cannot watch regular files; a redirected file is read in one go.
-            for line in sys.stdin.read().splitlines():
-                yield line
+    def _timed(self, line: str | Unusable) -> TextEvent:
+        if isinstance(line, str) and len(line) > self.max_chars:
+            line = too_long(line, len(line), self.max_chars)
+        if isinstance(line, Unusable):
+            self.clock += LINE_STEP
+            return Unusable(line.reason, line.length, line.head, self.clock)
+        text = line.strip()
+        if text:
+            self.clock += LINE_STEP
+            return Line(text, self.clock)
+        self.clock += self.pause
+        return Pause(self.clock)
+
+    async def _lines(self) -> AsyncGenerator[str | Unusable, None]:
+        for whole in self._whole:
+            yield whole
+        if self._stream is None:
             return
         # Closed when the reader stops, so stdin's pipe transport closes then, not at exit.
-        async with contextlib.aclosing(_stream_lines()) as lines:
+        async with contextlib.aclosing(_stream_lines(self._stream, self.max_chars)) as lines:
             async for line in lines:
                 yield line
 
 
-def _is_regular_file(fd: int) -> bool:
-    return stat.S_ISREG(os.fstat(fd).st_mode)
+def too_long(head: str, length: int, limit: int) -> Unusable:
+    return Unusable(f"longer than {limit} characters", length, head[:80], 0.0)
 
 
-async def _stream_lines() -> AsyncGenerator[str, None]:
-    """Lines from a pipe or terminal on stdin without a blocking thread (so SIGTERM never waits on
-    a read that cannot be cancelled)."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader()
-    transport, _ = await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(sys.stdin.fileno()), "rb")
-    )
+def read_text_file(path: str) -> list[str]:
+    """The lines of `--text PATH`; InputError names the file and what is wrong with it."""
+    what = f"--text {path}"
     try:
-        while raw := await reader.readline():
-            yield raw.decode("utf-8", errors="replace")
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as error:
+        raise InputError(what, describe(error)) from None
+    try:
+        return read_text_fd(fd, what)
+    finally:
+        os.close(fd)
+
+
+def read_text_fd(fd: int, what: str) -> list[str]:
+    """Every line readable from `fd` to its end, which must be UTF-8 text of a sane size."""
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        while chunk := os.read(fd, _CHUNK):
+            size += len(chunk)
+            if size > MAX_FILE_BYTES:
+                raise InputError(what, f"more than {MAX_FILE_BYTES // 2**20} MiB of text")
+            chunks.append(chunk)
+        return b"".join(chunks).decode("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(what, describe(error)) from None
+
+
+class _LineBuffer:
+    """One line being read from a stream: at most `keep` bytes of it are held, all of it is
+    counted (in characters, as UTF-8)."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self._start()
+
+    def _start(self) -> None:
+        self.kept = bytearray()
+        self.size = 0
+        self.chars = 0
+        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def add(self, piece: bytes) -> None:
+        if len(self.kept) < self.keep:
+            self.kept += piece[: self.keep - len(self.kept)]
+        self.size += len(piece)
+        self.chars += len(self.decoder.decode(piece))
+
+    def feed(self, chunk: bytes, limit: int) -> list[str | Unusable]:
+        """The lines `chunk` completes; the rest of it stays here."""
+        done: list[str | Unusable] = []
+        start = 0
+        while (end := chunk.find(b"\n", start)) != -1:
+            self.add(chunk[start:end])
+            done.append(self.take(limit))
+            start = end + 1
+        self.add(chunk[start:])
+        return done
+
+    def take(self, limit: int) -> str | Unusable:
+        self.chars += len(self.decoder.decode(b"", final=True))
+        kept, size, chars = bytes(self.kept), self.size, self.chars
+        self._start()
+        if size > len(kept) or chars > limit:
+            return too_long(kept.decode("utf-8", "replace"), chars, limit)
+        try:
+            return kept.decode("utf-8")
+        except UnicodeDecodeError as error:
+            return Unusable(describe(error), size, kept.decode("utf-8", "replace")[:80], 0.0)
+
+
+async def _stream_lines(fd: int, limit: int) -> AsyncGenerator[str | Unusable, None]:
+    """Lines from a pipe or terminal (stdin) without a blocking thread (so SIGTERM never waits on
+    a read that cannot be cancelled). A line of any length is read through; only `limit`
+    characters of it are kept."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=_CHUNK)
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(fd), "rb")
+    )
+    buffer = _LineBuffer(keep=4 * limit + 4)  # UTF-8: at most 4 bytes a character
+    try:
+        while chunk := await reader.read(_CHUNK):
+            for line in buffer.feed(chunk, limit):
+                yield line
+        if buffer.size:
+            yield buffer.take(limit)
     finally:
         transport.close()

@@ -140,5 +140,5 @@ def test_room_echo_with_typed_lines_says_why_not(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert (
         proc.stderr.strip()
-        == "error: --room-echo needs --audio FILE or - (typed lines have no sound)"
+        == "voiced: --room-echo: needs --audio FILE or - (typed lines have no sound)"
     )

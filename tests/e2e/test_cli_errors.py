@@ -1,0 +1,194 @@
+"""The one error path of the `voiced` command: bad input of every kind gives one line on stderr
+naming the file or argument and a documented exit code (1: what it was given cannot be used,
+2: the command line is wrong), never a traceback unless `--debug`; empty input is the end of
+input, not a hang."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.helpers import fast_config, final_state, parse_events, run_text, voiced, voiced_env
+
+
+def run(
+    tmp: Path, *args: str, stdin: object = None, timeout: float = 30
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(voiced(*args), capture_output=True, text=True, env=voiced_env(tmp),
+                          stdin=stdin, timeout=timeout)  # fmt: skip
+
+
+def said(proc: subprocess.CompletedProcess[str]) -> list[str]:
+    """The lines the error path printed (the daemon's own log lines are JSON)."""
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return [line for line in proc.stderr.splitlines() if line.startswith("voiced:")]
+
+
+def run_sim_text(tmp: Path, *args: str, stdin: object = None) -> subprocess.CompletedProcess[str]:
+    config = str(fast_config(tmp))
+    return run(tmp, "run", "--config", config, "--controller", "sim", *args, stdin=stdin)
+
+
+@pytest.mark.parametrize("case", ["missing", "directory", "latin-1"])
+def test_a_text_file_that_cannot_be_read_is_named(tmp_path: Path, case: str) -> None:
+    path, reason = {
+        "missing": (tmp_path / "missing.txt", "No such file or directory"),
+        "directory": (tmp_path, "Is a directory"),
+        "latin-1": (tmp_path / "latin.txt", "not UTF-8 (byte 0xe9 at offset 22)"),
+    }[case]
+    (tmp_path / "latin.txt").write_bytes(b"computer add bread\ncaf\xe9\n")
+    proc = run_sim_text(tmp_path, "--text", str(path))
+    assert said(proc) == [f"voiced: --text {path}: {reason}"]
+    assert proc.returncode == 1
+
+
+@pytest.mark.parametrize("where", ["before", "after", "environment"])
+def test_debug_adds_the_traceback(tmp_path: Path, where: str) -> None:
+    missing = str(tmp_path / "missing.txt")
+    args = {"before": ("--debug", "run"), "after": ("run", "--debug"), "environment": ("run",)}
+    proc = subprocess.run(
+        voiced(*args[where], "--text", missing, "--controller", "sim"),
+        capture_output=True, text=True, timeout=30,
+        env=voiced_env(tmp_path, VOICED_DEBUG="1" if where == "environment" else "0"),
+    )  # fmt: skip
+    assert "Traceback" in proc.stderr and "InputError" in proc.stderr
+    assert proc.stderr.rstrip().endswith(f"voiced: --text {missing}: No such file or directory")
+    assert proc.returncode == 1
+
+
+@pytest.mark.parametrize(
+    "option",
+    ["--text", pytest.param("--audio", marks=pytest.mark.slow)],  # loads the model
+)
+def test_stdin_from_dev_null_is_the_end_of_input(tmp_path: Path, option: str) -> None:
+    """An integrator's `voiced run --text - </dev/null` is an empty session: it ends at once
+    and well, as `cat </dev/null` does (it used to wait until killed)."""
+    extra = ("--fast",) if option == "--audio" else ()
+    with open("/dev/null") as null:
+        proc = run_sim_text(tmp_path, option, "-", *extra, "--events", "-", stdin=null)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert said(proc) == []
+    assert final_state(parse_events(proc.stdout))["position"] == "home"
+
+
+@pytest.mark.parametrize(("content", "offset"), [
+    (bytes(range(256)) * 4, 128),
+    (b'[cell]\nname = "caf\xe9"\n', 18),
+])  # fmt: skip
+def test_a_cell_file_that_is_binary_or_not_utf8_is_named(
+    tmp_path: Path, content: bytes, offset: int
+) -> None:
+    path = tmp_path / "cell.toml"
+    path.write_bytes(content)
+    byte = content[offset : offset + 1].hex()
+    proc = run_sim_text(tmp_path, "--cell", str(path), "--text", "-", stdin=subprocess.DEVNULL)
+    assert said(proc) == [
+        f"voiced: {path}: not UTF-8 (byte 0x{byte} at offset {offset}): a cell file is TOML text"
+    ]
+    assert proc.returncode == 1
+
+
+@pytest.mark.parametrize("command", ["history", "run"])
+def test_a_corrupt_history_is_named_and_left_as_it_is(tmp_path: Path, command: str) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    history = data / "history.sqlite3"
+    garbage = b"SQLite format 3\x00" + bytes(range(256)) * 16
+    history.write_bytes(garbage)
+    args = ("--controller", "sim", "--text", "-") if command == "run" else ()
+    proc = run(tmp_path, command, "--data-dir", str(data), *args, stdin=subprocess.DEVNULL)
+    (line,) = said(proc)
+    assert line.startswith(f"voiced: {history}: not a usable SQLite database (")
+    assert f"mv {history} {history}.broken" in line and "restore it from a backup" in line
+    assert proc.returncode == 1
+    assert history.read_bytes() == garbage  # never deleted or overwritten
+
+
+def test_a_corrupt_queue_is_named_and_left_as_it_is(tmp_path: Path) -> None:
+    queue = tmp_path / "queue.sqlite3"
+    queue.write_bytes(bytes(range(256)) * 16)
+    proc = run(tmp_path, "queue", "list", "--data-dir", str(tmp_path))
+    (line,) = said(proc)
+    assert line.startswith(f"voiced: {queue}: not a usable SQLite database (")
+    assert "to start a new queue" in line
+    assert proc.returncode == 1
+    assert queue.read_bytes() == bytes(range(256)) * 16
+
+
+def test_events_to_a_directory_is_named(tmp_path: Path) -> None:
+    proc = run_sim_text(
+        tmp_path, "--text", "-", "--events", str(tmp_path), stdin=subprocess.DEVNULL
+    )
+    assert said(proc) == [f"voiced: --events {tmp_path}: Is a directory"]
+    assert proc.returncode == 1
+
+
+def test_sim_refuses_a_port_without_room_for_the_control_port(tmp_path: Path) -> None:
+    proc = run(tmp_path, "sim", "--port", "65535")
+    assert proc.stderr.splitlines()[-1] == (
+        "voiced sim: error: argument --port: 65535 is out of range: 0 to 65534 "
+        "(the control port is PORT + 1)"
+    )
+    assert proc.returncode == 2
+
+
+def test_sim_names_a_host_it_cannot_listen_on(tmp_path: Path) -> None:
+    proc = run(tmp_path, "sim", "--host", "999.1.1.1", "--port", "0")
+    (line,) = said(proc)
+    assert line.startswith("voiced: --host 999.1.1.1 --port 0: cannot listen: ")
+    assert proc.returncode == 1
+
+
+def test_options_that_cannot_go_together_are_a_usage_error(tmp_path: Path) -> None:
+    proc = run(tmp_path, "run", "--text", "-", "--audio", "-")
+    assert said(proc) == ["voiced: --text and --audio: give one of them, not both"]
+    assert proc.returncode == 2
+
+
+@pytest.mark.parametrize("given", ["pipe", "file"])
+def test_a_10_mb_utterance_is_refused_and_the_session_goes_on(tmp_path: Path, given: str) -> None:
+    """Through a pipe (a line over 64 KiB used to end the daemon) and from a file: said, never
+    dispatched or stored, and the commands around it still run."""
+    session = "computer add bread\n\ncomputer add " + "x" * 10_000_000 + "\n\ncomputer go home\n\n"
+    if given == "pipe":
+        stream, proc = run_text(tmp_path, "sandwich", session)
+    else:
+        session_file = tmp_path / "session.txt"
+        session_file.write_text(session, encoding="utf-8")
+        proc = run_sim_text(tmp_path, "--cell", "sandwich", "--text", str(session_file),
+                            "--events", "-")  # fmt: skip
+        stream = parse_events(proc.stdout)
+    assert proc.returncode == 0 and said(proc) == []
+    (ignored,) = [e for e in stream if e["event"] == "ignored"]
+    assert ignored["reason"] == "longer than 2000 characters"
+    assert ignored["length"] == len("computer add ") + 10_000_000
+    assert "I ignored that input: it is longer than 2000 characters." in [
+        e["text"] for e in stream if e["event"] == "feedback"
+    ]
+    assert [e["text"] for e in stream if e["event"] == "utterance"] == [
+        "computer add bread", "computer go home"
+    ]  # fmt: skip
+    assert final_state(stream)["zones"]["assembly_fixture"] == ["bread"]
+    history = tmp_path / "data" / "history.sqlite3"
+    assert history.stat().st_size < 100_000  # no megabytes of it stored
+    with sqlite3.connect(history) as db:
+        inputs = [row[0] for row in db.execute("SELECT operator_input FROM runs")]
+    assert sorted(inputs) == ["add bread", "go home"]
+
+
+def test_a_command_joined_from_lines_over_the_limit_is_refused(tmp_path: Path) -> None:
+    """Each line is under the limit, but the query joins them into one command that is not:
+    refused as a whole, nothing stored; the next command runs."""
+    words = "bread " * 250  # 1,500 characters
+    session = f"computer add {words}\n{words}\n\ncomputer go home\n\n"
+    events, proc = run_text(tmp_path, "sandwich", session)
+    assert proc.returncode == 0 and said(proc) == []
+    (ignored,) = [e for e in events if e["event"] == "ignored"]
+    assert ignored["reason"] == "longer than 2000 characters"
+    assert ignored["length"] > 3000
+    assert [e["text"] for e in events if e["event"] == "submit"] == ["go home"]
+    with sqlite3.connect(tmp_path / "data" / "history.sqlite3") as db:
+        assert [row[0] for row in db.execute("SELECT operator_input FROM runs")] == ["go home"]
