@@ -326,9 +326,13 @@ class SttSettings:
     cpu_threads: int = setting(2, "Whisper only: CPU threads the model uses.", min=1)
     """Threads for the model; this box has 2 cores."""
     beam_size: int = setting(
-        1, "Whisper only: beam search width; 1 = greedy decoding (fastest).", min=1
+        1,
+        "Whisper only: beam search width; 1 = greedy decoding (fastest). With hypotheses above "
+        "1 the beam is at least that wide.",
+        min=1,
     )
-    """1 = greedy. Larger beams cost time and did not help on short commands (see the bench)."""
+    """1 = greedy. A command's beam is max(beam_size, hypotheses): the hypotheses are the beam's
+    (see voiced.audio.whisper_window)."""
     temperatures: tuple[float, ...] = setting(
         (0.0, 0.2),
         "Whisper only: the sampling temperatures tried in turn when decoding fails; keep the "
