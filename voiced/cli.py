@@ -24,20 +24,17 @@ import structlog
 from voiced import __version__
 from voiced.config import (
     Config,
-    check_config,
-    format_ok,
     load_config,
-    resolve_config_path,
     with_overrides,
 )
 from voiced.errorpath import EXIT_USAGE, report_error
-from voiced.errors import InputError, UsageError, VoicedError, describe
-from voiced.linkkey import controller_key
+from voiced.errors import InputError, UsageError, describe
+from voiced.filecheck import CheckReport, config_relative
 from voiced.logs import configure_logging
 from voiced.paths import DataDir, atomic_write_json, ensure_data_dir, resolve_data_dir
 from voiced.robot.auth import load_key, new_key
 from voiced.robot.cell import Cell
-from voiced.robot.cellfile import check_cell, list_cells, load_cell
+from voiced.robot.cellfile import list_cells, load_cell
 from voiced.robot.protocol.wire import is_name
 from voiced.robot.scene import Scene
 from voiced.robot.view import load_scene_file
@@ -84,7 +81,13 @@ def _parser() -> argparse.ArgumentParser:
         "check-config", help="validate a configuration file and the cell it drives"
     )
     check.add_argument("path", nargs="?", help="the file (default: the one `run` would use)")
+    check.add_argument("--json", action="store_true", help="one JSON document on stdout")
     check.set_defaults(handler=_cmd_check_config)
+
+    check_cell = sub.add_parser("check-cell", help="validate one cell file, its sentences too")
+    check_cell.add_argument("path", metavar="NAME|PATH", help="a cell file (or a bundled name)")
+    check_cell.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    check_cell.set_defaults(handler=_cmd_check_cell)
 
     notes = sub.add_parser("notes", help="list the saved notes, or print one")
     notes.add_argument("id", nargs="?", help="the note to print in full")
@@ -234,9 +237,9 @@ def _load_run_config(args: argparse.Namespace) -> tuple[Config, str, str | None]
     """The merged config, the cell reference and the scene path. Paths given on the command line
     are relative to the working directory; paths in a config file to that file's directory."""
     config = load_config(args.config)
-    cell_ref = args.cell or _config_path(config, config.cell.name, bare_names=True)
+    cell_ref = args.cell or config_relative(config, config.cell.name, bare_names=True)
     scene_ref = args.scene or (
-        _config_path(config, config.cell.scene) if config.cell.scene else None
+        config_relative(config, config.cell.scene) if config.cell.scene else None
     )
     overrides: dict[str, dict[str, object]] = {}
     if args.controller:
@@ -246,12 +249,6 @@ def _load_run_config(args: argparse.Namespace) -> tuple[Config, str, str | None]
     if overrides:
         config = with_overrides(config, overrides, source="the command line")
     return config, cell_ref, scene_ref
-
-
-def _config_path(config: Config, value: str, bare_names: bool = False) -> str:
-    if bare_names and "/" not in value and not value.endswith(".toml"):
-        return value  # a bundled cell's name
-    return str(resolve_config_path(config, value))
 
 
 def _cmd_run(
@@ -394,32 +391,27 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_check_config(args: argparse.Namespace) -> int:
-    problems = check_config(args.path)
-    if not problems:
-        config = load_config(args.path)
-        try:
-            controller_key(config)  # a key file that is named must be there and usable
-        except VoicedError as exc:
-            problems = [f"{config.source or 'defaults'}: controller.key_file: {exc}"]
-        # The cell it drives, sentence templates and all: the daemon would run without
-        # templates that are wrong, and the integrator should hear of it before it does.
-        problems += _cell_problems(_config_path(config, config.cell.name, bare_names=True))
-    if problems:
-        for line in problems:
-            print(line)
-        return 1
-    print(format_ok(load_config(args.path)))
-    return 0
+    from voiced.filecheck import check_config_file
+
+    return _report_check(check_config_file(args.path), args.json)
 
 
-def _cell_problems(cell_ref: str) -> list[str]:
-    """What check-config says of the cell: its problems, then templates a stop word takes."""
-    from voiced.interpreter.templates import stop_words_in
+def _cmd_check_cell(args: argparse.Namespace) -> int:
+    from voiced.filecheck import check_cell_file
 
-    problems = check_cell(cell_ref)
-    if not problems:
-        problems = stop_words_in(load_cell(cell_ref))
-    return [str(problem) for problem in problems]
+    return _report_check(check_cell_file(args.path), args.json)
+
+
+def _report_check(report: CheckReport, as_json: bool) -> int:
+    """Problems one a line (`file:line: problem`) on stdout, or the JSON document; 1 if any."""
+    if as_json:
+        print(json.dumps(report.to_dict(), indent=2))
+    elif report.ok:
+        print("OK: " + ", ".join(report.checked))
+    else:
+        for problem in report.problems:
+            print(problem)
+    return 0 if report.ok else 1
 
 
 def _cmd_cells(args: argparse.Namespace) -> int:

@@ -1,0 +1,151 @@
+"""`voiced check-config` and `voiced check-cell` on broken files: each problem as
+`file:line: problem` (or `file: problem` for the whole file), exit 1; `--json` the same findings."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.helpers import REPO, voiced, voiced_env
+
+WELD = (REPO / "robot" / "cells" / "weld.toml").read_text(encoding="utf-8")
+
+
+def run(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(voiced(*args), capture_output=True, text=True, env=voiced_env(tmp),
+                          timeout=60)  # fmt: skip
+
+
+def config_naming(tmp: Path, cell: str, extra: str = "") -> Path:
+    config = tmp / "config.toml"
+    config.write_text(f'[cell]\nname = "{cell}"\n{extra}', encoding="utf-8")
+    return config
+
+
+def with_unknown_key(tmp: Path) -> tuple[Path, int]:
+    """The weld cell with a misspelt key in its first composite, and that key's line."""
+    lines = WELD.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("[composites."))
+    lines.insert(header + 1, "descriptoin = 'typo'")
+    path = tmp / "typo.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path, header + 2
+
+
+BROKEN: list[tuple[str, bytes, str]] = [
+    ("binary", b"\x00\xff\xfe\x00 not text", "not UTF-8"),
+    ("latin-1", "[cell]\nname = 'Schwei\u00dfzelle'\n".encode("latin-1"), "not UTF-8"),
+    ("bad TOML", b"[cell]\nname = \"x\n", "TOML syntax error"),
+]
+
+
+@pytest.mark.parametrize(("case", "content", "says"), BROKEN, ids=[b[0] for b in BROKEN])
+def test_check_config_reports_a_broken_cell_file(
+    tmp_path: Path, case: str, content: bytes, says: str
+) -> None:
+    cell = tmp_path / "broken.toml"
+    cell.write_bytes(content)
+    proc = run(tmp_path, "check-config", str(config_naming(tmp_path, str(cell))))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stderr == ""
+    [line] = proc.stdout.splitlines()
+    assert line.startswith(f"{cell}"), line
+    assert says in line
+    if case == "bad TOML":
+        assert line.startswith(f"{cell}:2: "), line
+
+
+def test_check_config_reports_a_missing_cell_file(tmp_path: Path) -> None:
+    proc = run(tmp_path, "check-config", str(config_naming(tmp_path, "cells/gone.toml")))
+    assert proc.returncode == 1
+    assert proc.stdout.strip() == f"{tmp_path / 'cells' / 'gone.toml'}: no such cell file"
+
+
+def test_check_config_reports_an_unreadable_cell_file(tmp_path: Path) -> None:
+    cell = tmp_path / "dir.toml"
+    cell.mkdir()  # reading a directory fails as an unreadable file does
+    proc = run(tmp_path, "check-config", str(config_naming(tmp_path, str(cell))))
+    assert proc.returncode == 1
+    assert proc.stdout.startswith(f"{cell}: cannot read"), proc.stdout
+
+
+def test_check_config_gives_the_line_of_a_schema_problem(tmp_path: Path) -> None:
+    cell, line = with_unknown_key(tmp_path)
+    proc = run(tmp_path, "check-config", str(config_naming(tmp_path, str(cell))))
+    assert proc.returncode == 1
+    assert f"{cell}:{line}: composites." in proc.stdout
+    assert "unknown key 'descriptoin'" in proc.stdout
+
+
+def test_check_config_gives_the_line_of_a_config_problem(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[cell]\nname = "weld"\n\n[daemon]\nmode = "sometimes"\n', encoding="utf-8")
+    proc = run(tmp_path, "check-config", str(config))
+    assert proc.returncode == 1
+    assert proc.stdout.startswith(f"{config}:5: daemon.mode: "), proc.stdout
+
+
+def test_check_config_reports_a_broken_scene_file(tmp_path: Path) -> None:
+    scene = tmp_path / "scene.json"
+    scene.write_text('{"zones": {\n  "nowhere": []\n}}\n', encoding="utf-8")
+    config = config_naming(tmp_path, "sandwich", f'scene = "{scene}"\n')
+    proc = run(tmp_path, "check-config", str(config))
+    assert proc.returncode == 1
+    assert str(scene) in proc.stdout and "nowhere" in proc.stdout
+
+
+def test_check_cell_accepts_every_bundled_cell(tmp_path: Path) -> None:
+    for name in ("blocks", "sandwich", "weld"):
+        proc = run(tmp_path, "check-cell", str(REPO / "robot" / "cells" / f"{name}.toml"))
+        assert proc.returncode == 0, proc.stdout
+        assert proc.stdout.startswith("OK: "), proc.stdout
+
+
+def test_check_cell_alone_finds_what_check_config_finds(tmp_path: Path) -> None:
+    cell, line = with_unknown_key(tmp_path)
+    alone = run(tmp_path, "check-cell", str(cell))
+    via_config = run(tmp_path, "check-config", str(config_naming(tmp_path, str(cell))))
+    assert alone.returncode == 1
+    assert alone.stdout == via_config.stdout
+    assert alone.stdout.startswith(f"{cell}:{line}: ")
+
+
+def test_check_cell_checks_the_sentences_table(tmp_path: Path) -> None:
+    cell = tmp_path / "shop.toml"
+    cell.write_text(WELD + '\n[sentences.intents.weld_everything]\nsentences = ["weld it all"]\n',
+                    encoding="utf-8")  # fmt: skip
+    proc = run(tmp_path, "check-cell", str(cell))
+    assert proc.returncode == 1
+    assert "'weld_everything' is not a composite" in proc.stdout
+    assert proc.stdout.startswith(f"{cell}:{WELD.count(chr(10)) + 2}: "), proc.stdout
+
+
+def test_check_cell_of_a_missing_file(tmp_path: Path) -> None:
+    proc = run(tmp_path, "check-cell", str(tmp_path / "nope.toml"))
+    assert proc.returncode == 1
+    assert proc.stdout.strip() == f"{tmp_path / 'nope.toml'}: no such cell file"
+
+
+def test_check_json_has_the_documented_shape_and_the_same_exit_code(tmp_path: Path) -> None:
+    cell, line = with_unknown_key(tmp_path)
+    proc = run(tmp_path, "check-cell", "--json", str(cell))
+    assert proc.returncode == 1
+    report = json.loads(proc.stdout)
+    assert report["ok"] is False
+    assert report["checked"] == [str(cell)]
+    [problem] = report["problems"]
+    assert problem["file"] == str(cell)
+    assert problem["line"] == line
+    assert problem["path"].startswith("composites.")
+    assert "descriptoin" in problem["message"]
+
+    good = run(tmp_path, "check-config", "--json", str(config_naming(tmp_path, "weld")))
+    assert good.returncode == 0
+    assert json.loads(good.stdout) == {
+        "ok": True,
+        "checked": [str(tmp_path / "config.toml"), str(REPO / "robot" / "cells" / "weld.toml")],
+        "problems": [],
+    }

@@ -1,0 +1,154 @@
+"""`voiced check-config` and `voiced check-cell`: every file a run would read, checked by the
+loaders that read it, each problem as `file:line: problem`.
+
+The checks are the loaders' own (config, cell, sentence templates, scene, controller key); this
+module only collects their problems and puts a line number on each, so an editor or CI can
+jump to it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from voiced.config import Config, load_config, resolve_config_path
+from voiced.errors import CellError, ConfigError, Problem, VoicedError
+from voiced.linkkey import controller_key
+from voiced.robot.cellfile import cell_path, check_cell, load_cell
+from voiced.robot.view import load_scene_file
+from voiced.tomlwhere import line_of_path, line_of_syntax_error
+
+_SOURCE_LINE = re.compile(r"^(.*):(\d+)$")
+
+
+@dataclass(frozen=True)
+class FileProblem:
+    """One problem found in one file."""
+
+    file: str
+    """The file, as the configuration or the command line named it."""
+    line: int | None
+    """1-based line of the file; None when the problem is the whole file (missing, unreadable)."""
+    where: str
+    """Dotted path inside the file (`composites.add_layer.params`); empty for the whole file."""
+    message: str
+    """What is wrong and what was expected."""
+
+    def __str__(self) -> str:
+        place = f"{self.file}:{self.line}" if self.line else self.file
+        return (
+            f"{place}: {self.where}: {self.message}" if self.where else f"{place}: {self.message}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "path": self.where, "message": self.message}
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """What a check looked at and what it found."""
+
+    checked: tuple[str, ...]
+    """Every file read, in the order checked."""
+    problems: tuple[FileProblem, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `--json` document (README, "Machine-readable output")."""
+        return {
+            "ok": self.ok,
+            "checked": list(self.checked),
+            "problems": [problem.to_dict() for problem in self.problems],
+        }
+
+
+def located(problems: Iterable[Problem]) -> list[FileProblem]:
+    """Loader problems with their line: one the loader put in the source (`file:12`), one in
+    a syntax error's message, else the line that writes the problem's dotted path."""
+    texts: dict[str, str] = {}
+    found: list[FileProblem] = []
+    for problem in problems:
+        file, line = problem.source, None
+        given = _SOURCE_LINE.match(file)
+        if given is not None:
+            file, line = given.group(1), int(given.group(2))
+        line = line or line_of_syntax_error(problem.message)
+        if line is None and problem.path:
+            if file not in texts:
+                texts[file] = _text(file)
+            line = line_of_path(texts[file], problem.path)
+        found.append(FileProblem(file, line, problem.path, problem.message))
+    return found
+
+
+def check_cell_file(ref: str) -> CheckReport:
+    """A cell file alone (a bundled name or a path), its `[sentences]` table included."""
+    return CheckReport((str(cell_path(ref)),), tuple(located(_cell_problems(ref))))
+
+
+def check_config_file(path: str | None) -> CheckReport:
+    """The configuration and every file it names: the cell, the starting scene, the key."""
+    try:
+        config = load_config(path)
+    except ConfigError as error:
+        return CheckReport((path or "",), tuple(located(error.problems)))
+    checked = [config.source or "(defaults)"]
+    problems: list[Problem] = []
+    try:
+        controller_key(config)  # a key file that is named must be there and usable
+    except VoicedError as exc:
+        problems.append(Problem(config.source or "defaults", "controller.key_file", str(exc)))
+    cell_ref = config_relative(config, config.cell.name, bare_names=True)
+    checked.append(str(cell_path(cell_ref)))
+    cell_found = _cell_problems(cell_ref)
+    problems += cell_found
+    if config.cell.scene:
+        scene_ref = config_relative(config, config.cell.scene)
+        checked.append(scene_ref)
+        if not cell_found:
+            problems += _scene_problems(cell_ref, scene_ref)
+    return CheckReport(tuple(checked), tuple(located(problems)))
+
+
+def _cell_problems(ref: str) -> list[Problem]:
+    """The loader's problems, then templates a stop word takes (the stop rule hears it first)."""
+    from voiced.interpreter.templates import stop_words_in
+
+    try:
+        problems = check_cell(ref)
+    except UnicodeDecodeError as error:
+        # voiced.errors.describe-style wording; the loader raises before it can name the file.
+        return [Problem(str(cell_path(ref)), "", f"not UTF-8 text (byte {error.start}): "
+                        "a cell file is TOML text")]  # fmt: skip
+    return problems or stop_words_in(load_cell(ref))
+
+
+def _scene_problems(cell_ref: str, scene_ref: str) -> list[Problem]:
+    try:
+        load_scene_file(load_cell(cell_ref), scene_ref)
+    except CellError as error:
+        return list(error.problems)
+    except UnicodeDecodeError as error:
+        return [Problem(scene_ref, "", f"not UTF-8 text (byte {error.start})")]
+    return []
+
+
+def config_relative(config: Config, value: str, bare_names: bool = False) -> str:
+    """A path from the config: relative to the config file's directory; with `bare_names`, a
+    bare name (no `/`, no `.toml`) is a bundled cell's and stays as it is."""
+    if bare_names and "/" not in value and not value.endswith(".toml"):
+        return value
+    return str(resolve_config_path(config, value))
+
+
+def _text(file: str) -> str:
+    try:
+        return Path(file).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
