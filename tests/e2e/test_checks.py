@@ -38,7 +38,7 @@ def with_unknown_key(tmp: Path) -> tuple[Path, int]:
 BROKEN: list[tuple[str, bytes, str]] = [
     ("binary", b"\x00\xff\xfe\x00 not text", "not UTF-8"),
     ("latin-1", "[cell]\nname = 'Schwei\u00dfzelle'\n".encode("latin-1"), "not UTF-8"),
-    ("bad TOML", b"[cell]\nname = \"x\n", "TOML syntax error"),
+    ("bad TOML", b'[cell]\nname = "x\n', "TOML syntax error"),
 ]
 
 
