@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import signal
@@ -40,6 +41,7 @@ from voiced.robot.scene import Scene
 from voiced.robot.view import load_scene_file
 
 if TYPE_CHECKING:
+    from voiced.events import Listener
     from voiced.history import Run
 
 log = structlog.get_logger(__name__)
@@ -99,6 +101,7 @@ def _parser() -> argparse.ArgumentParser:
     queue_sub = queue.add_subparsers(metavar="ACTION", required=True)
     queue_list = queue_sub.add_parser("list", help="every queued command and its status")
     queue_list.add_argument("--data-dir", metavar="PATH")
+    queue_list.add_argument("--json", action="store_true", help="one JSON document on stdout")
     queue_list.set_defaults(handler=_cmd_queue_list)
     queue_run = queue_sub.add_parser("run", help="run the pending commands on the robot")
     for option, meta, text in _RUN_OPTIONS:
@@ -134,6 +137,7 @@ def _parser() -> argparse.ArgumentParser:
     plan.set_defaults(handler=_cmd_plan)
 
     cells = sub.add_parser("cells", help="list the bundled cells")
+    cells.add_argument("--json", action="store_true", help="one JSON document on stdout")
     cells.set_defaults(handler=_cmd_cells)
 
     interp = sub.add_parser("interpret", help="print the interpretation of one command as JSON")
@@ -256,6 +260,7 @@ def _cmd_run(
     queue: bool = False,
     replay: str | None = None,
     assume_yes: bool = False,
+    listener: Listener | None = None,
 ) -> int:
     from voiced.daemon import Daemon, Session
     from voiced.events import EventLog
@@ -276,6 +281,8 @@ def _cmd_run(
     scene = _starting_scene(cell, scene_ref)
     with _event_stream(args.events) as stream:
         events = EventLog(stream)
+        if listener is not None:
+            events.subscribe(listener)
         session = Session(
             config, cell, scene, data, args.text, events, queue, replay, assume_yes,
             audio, bool(getattr(args, "fast", False)), room_echo, scene_given=bool(scene_ref),
@@ -287,8 +294,32 @@ def _cmd_queue_run(args: argparse.Namespace) -> int:
     return _cmd_run(args, queue=True)
 
 
+EXIT_NOT_DONE = 3
+"""The command was read but not carried out: not understood, refused, or a plan that failed
+validation (`voiced interpret`); a replay that did not run to the end (`voiced replay`)."""
+
+
 def _cmd_replay(args: argparse.Namespace) -> int:
-    return _cmd_run(args, replay=args.run_id, assume_yes=args.yes)
+    """Exit 1 for a run id the history does not hold (nothing is started), EXIT_NOT_DONE when
+    the replay was refused or did not complete."""
+    from voiced.eventtypes import Record, Replayed
+    from voiced.history import History
+
+    data = DataDir(resolve_data_dir(args.data_dir, os.environ))
+    found = History(data.history).find(args.run_id) if data.history.exists() else []
+    if len(found) != 1:
+        why = "no run" if not found else f"{len(found)} runs"
+        print(f"error: {why} in the history match {args.run_id!r} "
+              "(`voiced history` lists them)", file=sys.stderr)  # fmt: skip
+        return 1
+    replayed: list[bool] = []
+
+    def outcome(record: Record) -> None:
+        if isinstance(record.event, Replayed):
+            replayed.append(record.event.ok)
+
+    code = _cmd_run(args, replay=args.run_id, assume_yes=args.yes, listener=outcome)
+    return code if code != 0 or replayed == [True] else EXIT_NOT_DONE
 
 
 def _cmd_history(args: argparse.Namespace) -> int:
@@ -321,15 +352,17 @@ def _cmd_queue_list(args: argparse.Namespace) -> int:
     from voiced.targets import DeferredQueue
 
     data = DataDir(resolve_data_dir(args.data_dir, os.environ))
-    if not data.queue.exists():
-        print("The queue is empty.")
-        return 0
     try:
-        items = DeferredQueue(data.queue).all()
+        items = DeferredQueue(data.queue).all() if data.queue.exists() else []
     except sqlite3.DatabaseError as error:
         from voiced.history import unreadable_store
 
         raise unreadable_store(data.queue, error, "queue") from None
+    if args.json:
+        print(json.dumps({"items": [dataclasses.asdict(item) for item in items]}, indent=2))
+        return 0
+    if not items:
+        print("The queue is empty.")
     for item in items:
         result = f"  ({item.result})" if item.result else ""
         print(f"{item.id:5} {item.status:8} {item.created_at}  {item.text}{result}")
@@ -415,7 +448,12 @@ def _report_check(report: CheckReport, as_json: bool) -> int:
 
 
 def _cmd_cells(args: argparse.Namespace) -> int:
-    for name, description in list_cells():
+    found = list_cells()
+    if args.json:
+        listed = [{"name": name, "description": text} for name, text in found]
+        print(json.dumps({"cells": listed}, indent=2))
+        return 0
+    for name, description in found:
         print(f"{name:10} {description}")
     return 0
 
@@ -446,8 +484,9 @@ def _cmd_interpret(args: argparse.Namespace) -> int:
         shown = checked.interpretation if checked is not None else meant
         return shown.with_changes(sequence=meant.sequence).to_dict()
 
-    print(json.dumps(asyncio.run(understand()), indent=2))
-    return 0
+    understood = asyncio.run(understand())
+    print(json.dumps(understood, indent=2))
+    return 0 if understood["validated"] is True else EXIT_NOT_DONE
 
 
 def _cmd_transcribe(args: argparse.Namespace) -> int:

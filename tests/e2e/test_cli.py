@@ -93,7 +93,7 @@ def test_interpret_checks_against_the_given_scene(tmp_path: Path) -> None:
     scene = tmp_path / "scene.json"
     scene.write_text('{"holding": "bread"}', encoding="utf-8")
     proc = run(tmp_path, "interpret", "--cell", "sandwich", "--scene", str(scene), "add cheese")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 3, proc.stderr  # printed, and refused: not carried out
     result = json.loads(proc.stdout)
     assert result["validated"] is False
     assert result["validation_issues"]
