@@ -32,8 +32,12 @@ class BaseFrame(Frame):
         query_target: str = "robot",
         dictation_target: str = "note",
         complete_timeout: float | None = None,
+        examples: tuple[str, ...] = (),
     ) -> None:
         self.complete_timeout = complete_timeout
+        self.examples = examples
+        """Commands the loaded cell understands, for help: said with the wake word in wake
+        word mode, bare in always listen mode."""
         self.follow_until = float("-inf")
         """Until this clock reading, speech without the wake word opens a query: the
         operator went on after a whole command was sent on the short timer."""
@@ -162,11 +166,21 @@ class BaseFrame(Frame):
         router.services.speak(f"Say {self.wake_word} first.")
 
     def _help(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
-        router.services.speak(router.top.help() or self.help())
+        top = router.top
+        said = top.help() or self.help()
+        if isinstance(top, QueryFrame) and not top.parts and self.examples:
+            # "computer, what can I say": the query is open, so the examples need no wake word.
+            said += " For example: " + " or ".join(f'"{e}"' for e in self.examples) + "."
+        router.services.speak(said)
 
     def help(self) -> str:
+        wake = self._router is None or self._router.mode == "wake"
+        said = [f"{self.wake_word}, {e}" if wake else e for e in self.examples]
+        lead = f'Say "{self.wake_word}" and a command' if wake else "Say a command"
+        shown = " or ".join(f'"{e}"' for e in said)
+        example = f", for example {shown}. " if said else ". "
         return (
-            f'Say "{self.wake_word}" and a command, for example "{self.wake_word}, add bread". '
+            f"{lead}{example}"
             'You can also say "always listen", "wake word mode", "mode query", "switch voice", '
             '"start dictation" or "stop".'
         )

@@ -309,3 +309,17 @@ async def test_a_wake_word_for_a_mode_word_leaves_no_empty_query_behind() -> Non
     await router.tick(1.0 + LISTEN + 1.0)
     assert services.spoken == ["I am in wake word mode."]
     assert len(router.stack) == 1
+
+
+async def test_help_gives_the_examples_it_was_given_with_the_wake_word() -> None:
+    base = BaseFrame("robot", SILENCE, LISTEN, examples=("go to position 1", "go home"))
+    services = FakeServices()
+    router = CommandRouter(base, services, EventRecorder())
+    base.on_push(router, 0.0)
+    await say(router, "what can i say", 1.0)
+    assert services.spoken[-1].startswith(
+        'Say "robot" and a command, for example "robot, go to position 1" or "robot, go home".'
+    )
+    await say(router, "robot", 2.0)
+    await say(router, "what can i say", 2.2)
+    assert services.spoken[-1].endswith('For example: "go to position 1" or "go home".')

@@ -22,6 +22,7 @@ import structlog
 from voiced import eventtypes as ev
 from voiced import rules
 from voiced.audioinput import FRAME_WORDS, AudioFrontEnd, bias_for
+from voiced.cellhelp import help_examples
 from voiced.config import Config
 from voiced.controller import Controller, open_controller
 from voiced.errors import VoicedError
@@ -317,6 +318,7 @@ class Daemon:
             cfg.targets.query,
             cfg.targets.dictation,
             min(cfg.query.complete_timeout, cfg.query.silence_timeout),
+            help_examples(self.session.cell),
         )
         wake_words = (cfg.daemon.wake_word, *cfg.daemon.wake_variants)
         rules_first = [stop_rule(), pause_rule(wake_words)]

@@ -23,6 +23,7 @@ from voiced.interpreter.tiers import Interpreter
 from voiced.logs import correlation
 from voiced.part import PipelineContext, PipelinePart
 from voiced.pending import dropped_sentence
+from voiced.plainwords import controller_refusal
 from voiced.reconcile import Interrupted
 from voiced.review import describe
 from voiced.robot.compiler import Program
@@ -196,7 +197,7 @@ def _why_cut_short(report: RunReport) -> str:
     if report.stopped:
         return "Stopped."
     if report.error is not None:
-        return f"The controller refused: {report.error.reason}"
+        return controller_refusal(report.error)
     return "The controller link was lost."
 
 

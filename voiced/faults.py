@@ -21,6 +21,7 @@ from voiced.errors import ControllerConnectionError, VoicedError
 from voiced.linkkeeper import LinkKeeper
 from voiced.part import PipelineContext, PipelinePart
 from voiced.pending import Ticket, dropped_sentence
+from voiced.plainwords import controller_refusal
 from voiced.reconcile import describe, reconcile
 from voiced.robot.link import ControllerLink
 from voiced.robot.runreport import RunReport
@@ -115,7 +116,7 @@ class Faults(PipelinePart):
         dropped = self.after_fault(job, "the last command did not finish")
         if report.error is not None:
             self.events.emit(ev.ControllerRefused(**report.to_dict()))
-            self.speak(dropped_sentence(dropped, f"The controller refused: {report.error.reason}."))
+            self.speak(dropped_sentence(dropped, controller_refusal(report.error)))
         elif report.lost:
             if not self.keeper.active:  # the keeper reports the loss itself
                 self.events.emit(ev.LinkLost(report.lost_reason))

@@ -4,16 +4,22 @@ Output is one JSON object per line when stderr is not a terminal (under systemd 
 journal, and JSON keeps fields machine-readable), and human-friendly console lines when it
 is. Every line carries the correlation id of the utterance being handled, if one is bound,
 so a single command can be followed from audio through interpretation to the robot.
+
+Each line carries its syslog priority, so `journalctl -p warning` filters: JSON lines have a
+`priority` field, and under systemd every line starts with the `<N>` prefix of sd-daemon(3),
+which journald reads off the line (SyslogLevelPrefix=yes, its default) as the entry's priority.
 """
 
 from __future__ import annotations
 
+import io
 import logging
+import os
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
-from typing import TextIO
+from typing import Any, TextIO
 
 import structlog
 from structlog.typing import Processor
@@ -21,6 +27,8 @@ from structlog.typing import Processor
 __all__ = [
     "FORMATS",
     "LEVELS",
+    "PRIORITIES",
+    "PRIORITY_PREFIXES",
     "bind_correlation_id",
     "clear_correlation_id",
     "configure_logging",
@@ -39,6 +47,20 @@ LEVELS: dict[str, int] = {
 FORMATS = ("auto", "json", "console")
 """The accepted output formats."""
 
+PRIORITIES: dict[str, int] = {
+    "debug": 7,
+    "info": 6,
+    "warning": 4,
+    "error": 3,
+    "exception": 3,
+    "critical": 2,
+}
+"""syslog priority of each level name (sd-daemon(3): SD_DEBUG <7> ... SD_CRIT <2>)."""
+
+PRIORITY_PREFIXES = ("auto", "always", "never")
+"""When lines start with `<N>`: "auto" when stderr is the journal (systemd sets
+$JOURNAL_STREAM to its device and inode), else as named."""
+
 _CORRELATION_KEY = "correlation_id"
 
 # The handler we put on the root logger, remembered so reconfiguring replaces it instead of
@@ -50,18 +72,21 @@ def configure_logging(
     level: str = "info",
     fmt: str = "auto",
     stream: TextIO | None = None,
+    prefix: str = "auto",
 ) -> None:
     """Configure structlog and the stdlib root logger to write to `stream` (default stderr).
 
     `level` is one of LEVELS; `fmt` is "json", "console" or "auto" (JSON unless `stream` is a
-    terminal). Library messages via stdlib `logging` appear at WARNING or above (or at
-    `level`, if stricter). Safe to call again: the new settings replace the old ones.
+    terminal); `prefix` one of PRIORITY_PREFIXES. Library messages via stdlib `logging` appear
+    at WARNING or above (or at `level`, if stricter). Safe to call again: the new settings
+    replace the old ones.
     """
     out = sys.stderr if stream is None else stream
     min_level = _parse_level(level)
     tty = out.isatty()
     as_json = _wants_json(fmt, tty=tty)
-    renderer = _renderer(as_json=as_json, colors=tty)
+    prefixed = _wants_prefix(prefix, out, os.environ)
+    renderer = Prioritised(_renderer(as_json=as_json, colors=tty), prefix=prefixed, field=as_json)
 
     structlog.configure(
         processors=[*_shared_processors(), *_exception_processors(as_json), renderer],
@@ -89,6 +114,44 @@ def _wants_json(fmt: str, *, tty: bool) -> bool:
     if fmt not in FORMATS:
         raise ValueError(f"unknown log format {fmt!r}; expected one of {', '.join(FORMATS)}")
     return fmt == "json" or (fmt == "auto" and not tty)
+
+
+def _wants_prefix(prefix: str, out: TextIO, environ: Mapping[str, str]) -> bool:
+    if prefix not in PRIORITY_PREFIXES:
+        raise ValueError(
+            f"unknown priority prefix {prefix!r}; expected one of {', '.join(PRIORITY_PREFIXES)}"
+        )
+    if prefix != "auto":
+        return prefix == "always"
+    return is_journal(out, environ.get("JOURNAL_STREAM", ""))
+
+
+def is_journal(out: TextIO, journal_stream: str) -> bool:
+    """Whether `out` is the stream systemd connected to the journal: $JOURNAL_STREAM names its
+    device and inode (a child's stderr redirected elsewhere keeps the variable, not the file)."""
+    device, _, inode = journal_stream.partition(":")
+    try:
+        found = os.fstat(out.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return False
+    return f"{found.st_dev}:{found.st_ino}" == f"{device}:{inode}"
+
+
+class Prioritised:
+    """Wraps the final renderer: the level's syslog priority as a `priority` field (JSON) and
+    as the `<N>` line prefix (under systemd)."""
+
+    def __init__(self, renderer: Processor, *, prefix: bool, field: bool) -> None:
+        self.renderer = renderer
+        self.prefix = prefix
+        self.field = field
+
+    def __call__(self, logger: Any, name: str, event_dict: MutableMapping[str, Any]) -> Any:
+        priority = PRIORITIES.get(str(event_dict.get("level", name)).lower(), 6)
+        if self.field:
+            event_dict["priority"] = priority
+        line = self.renderer(logger, name, event_dict)
+        return f"<{priority}>{line}" if self.prefix else line
 
 
 def _shared_processors() -> list[Processor]:

@@ -13,6 +13,7 @@ from voiced.events import EventLog
 from voiced.history import History
 from voiced.interpreter.result import Interpretation
 from voiced.pending import PendingWork, Ticket
+from voiced.plainwords import command_failure
 from voiced.robot.sequence import steps_to_json
 from voiced.targets.base import TargetResult
 
@@ -91,7 +92,7 @@ class RunLog:
         if isinstance(exc, VoicedError):
             log.error("command failed", text=text, error=str(exc))
             self.events.emit(ev.Failure(type(exc).__name__, str(exc)))
-            message = f"That failed: {exc}"
+            message = command_failure(exc)
         else:
             log.exception("command crashed", text=text)
             self.events.emit(ev.Failure("internal", repr(exc)))

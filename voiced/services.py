@@ -13,6 +13,7 @@ from voiced.eventtypes import Feedback, Ignored, Submitted, VoicePicked
 from voiced.logs import correlation
 from voiced.pending import dropped_sentence
 from voiced.pipeline import RobotPipeline
+from voiced.plainwords import spoken
 from voiced.targets import SubmitTarget, TargetResult
 from voiced.targets.base import NOTE
 from voiced.textinput import MAX_UTTERANCE_CHARS, Unusable, too_long
@@ -71,6 +72,7 @@ class DaemonServices:
         self._voices = tuple(speaker.voices()) or self._voices
 
     def speak(self, text: str) -> None:
+        text = spoken(text)
         log.info("feedback", text=text)
         self.events.emit(Feedback(text))
         if self._say is not None:

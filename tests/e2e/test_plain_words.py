@@ -1,0 +1,105 @@
+"""What the operator hears, from the outside: help with examples from the cell that is loaded,
+a controller's refusal without protocol, names without identifiers (the `feedback` events)."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.helpers import FAST_CONFIG, REPO, kinds, parse_events, voiced, voiced_env
+
+PROTOCOL = re.compile(r"\b(ERR|RESUME|HELLO|ACK|SEQ|HALTED|SPEED|mm/s)\b")
+PORTS = re.compile(r"motion port (\d+), control port (\d+)")
+
+
+def session(tmp: Path, cell: str, lines: str, config: str = "") -> list[dict[str, object]]:
+    path = tmp / "config.toml"
+    path.write_text(FAST_CONFIG + config, encoding="utf-8")
+    proc = subprocess.run(
+        voiced("run", "--config", str(path), "--cell", cell, "--text", "-",
+               "--controller", "sim", "--events", "-"),
+        input=lines, capture_output=True, text=True, env=voiced_env(tmp), timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return parse_events(proc.stdout)
+
+
+def heard(events: list[dict[str, object]]) -> list[str]:
+    return [str(e["text"]) for e in kinds(events, "feedback")]
+
+
+@pytest.mark.parametrize("cell", ["sandwich", "weld", "blocks"])
+def test_help_examples_come_from_the_loaded_cell_and_work_there(tmp_path: Path, cell: str) -> None:
+    wake = '[daemon]\nwake_word = "robot"\n'
+    [help_text] = heard(session(tmp_path, cell, "what can I say\n", wake))
+    examples = re.findall(r'"robot, ([^"]+)"', help_text)
+    assert len(examples) == 2, help_text
+    assert "computer" not in help_text
+    if cell != "sandwich":
+        assert "bread" not in help_text
+    # Each example, said as the help says it, is a command this cell carries out.
+    said = "".join(f"robot, {example}\n\n" for example in examples)
+    events = session(tmp_path, cell, said, wake)
+    meant = kinds(events, "interpretation")
+    assert [m["validated"] for m in meant] == [True, True], heard(events)
+    assert kinds(events, "primitive")
+
+
+def test_help_without_the_wake_word_in_always_listen_mode(tmp_path: Path) -> None:
+    said = heard(session(tmp_path, "weld", "always listen\nwhat can I say\n"))
+    assert said[-1].startswith('Say a command, for example "go to position 1"'), said
+
+
+def test_help_after_the_wake_word_gives_the_examples_too(tmp_path: Path) -> None:
+    said = heard(session(tmp_path, "weld", "computer what can I say\n"))
+    assert len(said) == 1 and 'For example: "go to position 1" or "inspect' in said[0], said
+
+
+def test_names_are_spoken_as_words_not_identifiers(tmp_path: Path) -> None:
+    events = session(tmp_path, "weld", "computer go to position 1\n\ncomputer where are you\n\n"
+                     "computer what positions are available\n\n")  # fmt: skip
+    said = heard(events)
+    assert "I am at Pos 1." in said
+    assert not [line for line in said if "_" in line], said
+
+
+def test_a_controller_refusal_is_said_in_plain_words(tmp_path: Path) -> None:
+    """A controller set up slower than the cell file the daemon was given: it refuses the
+    speed; the operator hears what happened, the events keep the controller's words."""
+    source = (REPO / "robot" / "cells" / "sandwich.toml").read_text(encoding="utf-8")
+    quick = source.replace("max_speed = 500", "max_speed = 900").replace(
+        "normal = 250, fast = 500", "normal = 800, fast = 900"
+    )
+    assert quick != source
+    cell = tmp_path / "quick.toml"
+    cell.write_text(quick, encoding="utf-8")
+    sim = subprocess.Popen(
+        voiced("sim", "--cell", "sandwich", "--port", "0", "--time-scale", "0.02"),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=voiced_env(tmp_path),
+    )  # fmt: skip
+    try:
+        assert sim.stdout is not None
+        ports = PORTS.search(sim.stdout.readline())
+        assert ports, "voiced sim did not announce its ports"
+        config = tmp_path / "real.toml"
+        config.write_text(f"[controller]\ncontrol_port = {ports.group(2)}\n", encoding="utf-8")
+        proc = subprocess.run(
+            voiced("run", "--config", str(config), "--cell", str(cell), "--text", "-",
+                   "--controller", f"127.0.0.1:{ports.group(1)}", "--events", "-"),
+            input="computer add bread\n\n", capture_output=True, text=True,
+            env=voiced_env(tmp_path), timeout=120,
+        )  # fmt: skip
+    finally:
+        sim.send_signal(signal.SIGTERM)
+        sim.communicate(timeout=10)
+    assert proc.returncode == 0, proc.stderr
+    events = parse_events(proc.stdout)
+    [refused] = [e for e in kinds(events, "error") if e.get("kind") == "controller"]
+    assert refused["error"]["code"] == "SPEED"  # the integrator's record keeps the code
+    said = heard(events)
+    assert "The controller would not move that fast: it is above the arm's speed limit." in said
+    assert not [line for line in said if PROTOCOL.search(line)], said

@@ -1,0 +1,68 @@
+"""What the operator hears for a controller's refusal: the arm and what to say, no protocol."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from voiced.robot.runreport import LineFailure
+
+from voiced.acceptance import CONTINUE
+from voiced.errors import ControllerAuthError, ProtocolError, VoicedError
+from voiced.plainwords import command_failure, controller_refusal, spoken
+
+PROTOCOL = re.compile(r"\b(ERR|RESUME|HELLO|ACK|DONE|STATE|SEQ|PARSE|HALTED|STOPPED|PROTOCOL)\b")
+
+REFUSALS = [
+    # (code, the controller's words as the simulator and the RAPID server send them, heard)
+    ("HALTED", "halted by stop: send RESUME",
+     "The arm is stopped by a stop, so the command did not finish. Say continue to finish it, "
+     "or give a new command."),
+    ("HALTED", "halted by heartbeat: send RESUME", "because it stopped hearing from me"),
+    ("HALTED", "halted by something new: send RESUME", "The arm is stopped, so the command"),
+    ("STOPPED", "interrupted by disconnect", "The controller cut the command short."),
+    ("WORKSPACE", "target x = 912.0 mm is outside the workspace (0 to 850 mm)",
+     "outside the arm's reach"),
+    ("SPEED", "speed 800 mm/s is outside (0, 500] mm/s", "above the arm's speed limit"),
+    ("GRIPPER", "opening 140 mm is outside 0 to 110 mm", "would not open the gripper"),
+    ("SUPPORT", "bread holds others up", "it holds others up"),
+    ("TOOL", "no tool attached", "could not change the tool"),
+    ("ROUTINE", "no such routine", "could not run that routine"),
+    ("SEQ", "no session: send HELLO first", "did not accept what I sent"),
+    ("PARSE", "byte 0xff is not printable ASCII", "did not accept what I sent"),
+    ("PROTOCOL", "ACK for a line never sent", "did not accept what I sent"),
+    ("NEWCODE", "whatever it is", "did not accept what I sent"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("code", "reason", "heard"), REFUSALS)
+def test_a_refusal_in_plain_words(code: str, reason: str, heard: str) -> None:
+    said = controller_refusal(LineFailure(0, 7, code, reason))
+    assert heard in said
+    assert not PROTOCOL.search(said), said
+    assert reason not in said
+
+
+def test_the_word_it_tells_the_operator_to_say_is_one_the_daemon_accepts() -> None:
+    said = controller_refusal(LineFailure(0, 7, "HALTED", "halted by stop: send RESUME"))
+    word = re.search(r"Say (\w+)", said)
+    assert word is not None and word.group(1) in CONTINUE
+
+
+def test_a_failed_command_keeps_wire_lines_out_of_speech() -> None:
+    unreadable = command_failure(ProtocolError("unexpected reply", "7 ERR SEQ bad"))
+    assert "ERR" not in unreadable and "7" not in unreadable
+    assert "key" in command_failure(ControllerAuthError("wrong key"))
+    assert command_failure(VoicedError("the controller link is down")) == (
+        "That failed: the controller link is down"
+    )
+
+
+@pytest.mark.parametrize(("text", "heard"), [
+    ("I am at Safe_Pos_1.", "I am at Safe Pos 1."),
+    ("add_layer: the bread supply is empty", "add layer: the bread supply is empty"),
+    ('Say "save note" to save.', 'Say "save note" to save.'),
+    ("_leading and trailing_ stay", "_leading and trailing_ stay"),
+])  # fmt: skip
+def test_identifiers_are_read_as_words(text: str, heard: str) -> None:
+    assert spoken(text) == heard

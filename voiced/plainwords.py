@@ -1,0 +1,66 @@
+"""What the operator hears instead of protocol and identifiers.
+
+The controller refuses a line with a code and its own words (`ERR HALTED halted by stop: send
+RESUME`); those are for the event log and the integrator. The operator hears what happened to
+the arm and what to say next, in words the daemon accepts ("continue" is one of the words that
+finish a command cut short: voiced.acceptance.CONTINUE).
+"""
+
+from __future__ import annotations
+
+import re
+
+from voiced.errors import ControllerAuthError, ProtocolError, VoicedError
+from voiced.robot.runreport import LineFailure
+
+GO_ON = "Say continue to finish it, or give a new command."
+
+_BY_CODE = {
+    "WORKSPACE": "The controller would not move there: it is outside the arm's reach.",
+    "SPEED": "The controller would not move that fast: it is above the arm's speed limit.",
+    "GRIPPER": "The controller would not open the gripper that wide.",
+    "SUPPORT": "The controller would not lift that part: it holds others up.",
+    "TOOL": "The controller could not change the tool.",
+    "ROUTINE": "The controller could not run that routine.",
+    "STOPPED": "The controller cut the command short.",
+}
+"""Codes from docs/PROTOCOL.md that say something about the cell; the rest (PARSE, RANGE,
+SEQ, PROTOCOL and codes this daemon does not know) are a fault between the two programs."""
+
+_HALTED_BY = {
+    "stop": "by a stop",
+    "heartbeat": "because it stopped hearing from me",
+    "disconnect": "because the connection dropped",
+    "lost control link": "because the connection dropped",
+    "pendant": "from the teach pendant",
+}
+_HALT_REASON = re.compile(r"halted by (?P<why>[^:]+)")
+_IDENTIFIER = re.compile(r"(?<=[A-Za-z0-9])_(?=[A-Za-z0-9])")
+
+
+def controller_refusal(failure: LineFailure) -> str:
+    """One or two sentences for a run the controller ended with an ERR."""
+    if failure.code == "HALTED":
+        found = _HALT_REASON.search(failure.reason)
+        why = _HALTED_BY.get(found.group("why").strip(), "") if found else ""
+        stopped = f"The arm is stopped {why}".rstrip() + ", so the command did not finish."
+        return f"{stopped} {GO_ON}"
+    said = _BY_CODE.get(failure.code)
+    if said is None:
+        return "The controller did not accept what I sent. The log says why."
+    return f"{said} {GO_ON}" if failure.code == "STOPPED" else said
+
+
+def command_failure(error: VoicedError) -> str:
+    """A command that raised: wire lines and handshake details stay in the log."""
+    if isinstance(error, ProtocolError):
+        return "The controller sent a reply I could not read, so the command did not finish."
+    if isinstance(error, ControllerAuthError):
+        return "The controller would not let me in: check the controller key."
+    return f"That failed: {error}"
+
+
+def spoken(text: str) -> str:
+    """The last step before speech: a name written as an identifier (`Safe_Pos_1`,
+    `assembly_fixture`) is read as words, not as "underscore"."""
+    return _IDENTIFIER.sub(" ", text)
