@@ -6,8 +6,10 @@ import asyncio
 import io
 import json
 import logging
+import os
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +20,7 @@ from voiced.logs import (
     clear_correlation_id,
     configure_logging,
     correlation,
+    is_journal,
 )
 
 
@@ -250,3 +253,69 @@ async def test_concurrent_tasks_log_their_own_ids() -> None:
         assert steps == [0, 1, 2]
     # Interleaved, so a shared context would have mixed the ids up.
     assert [entry["correlation_id"] for entry in entries] != ["a"] * 3 + ["b"] * 3
+
+
+# --- syslog priority ---------------------------------------------------------------------
+
+
+def test_json_lines_carry_the_syslog_priority() -> None:
+    stream = io.StringIO()
+    configure_logging("debug", "json", stream, prefix="never")
+    log = structlog.get_logger("t")
+    log.debug("d")
+    log.info("i")
+    log.warning("w")
+    log.error("e")
+    log.critical("c")
+    logging.getLogger("library").error("from a library")
+    assert [(line["event"], line["priority"]) for line in json_lines(stream)] == [
+        ("d", 7), ("i", 6), ("w", 4), ("e", 3), ("c", 2), ("from a library", 3),
+    ]  # fmt: skip
+
+
+def test_every_line_starts_with_its_priority_when_asked() -> None:
+    stream = io.StringIO()
+    configure_logging("info", "json", stream, prefix="always")
+    structlog.get_logger("t").warning("careful", n=1)
+    logging.getLogger("library").warning("from a library")
+    lines = stream.getvalue().splitlines()
+    assert [line[:3] for line in lines] == ["<4>", "<4>"]
+    assert json.loads(lines[0][3:]) == {**json.loads(lines[0][3:]), "event": "careful", "n": 1}
+
+
+def test_console_lines_get_the_prefix_but_no_field() -> None:
+    stream = TtyStringIO()
+    configure_logging("info", "console", stream, prefix="always")
+    structlog.get_logger("t").error("bad")
+    line = stream.getvalue()
+    assert line.startswith("<3>") and "bad" in line and "priority" not in line
+
+
+def test_auto_prefix_only_when_stderr_is_the_journal(tmp_path: Path) -> None:
+    with open(tmp_path / "journal", "w", encoding="utf-8") as journal:
+        found = os.fstat(journal.fileno())
+        stream_id = f"{found.st_dev}:{found.st_ino}"
+        assert is_journal(journal, stream_id)
+        assert not is_journal(journal, "")
+        assert not is_journal(journal, f"{found.st_dev}:{found.st_ino + 1}")
+        assert not is_journal(io.StringIO(), stream_id)  # no file behind it
+
+
+def test_auto_prefix_follows_journal_stream(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with open(tmp_path / "journal", "w", encoding="utf-8") as journal:
+        found = os.fstat(journal.fileno())
+        monkeypatch.setenv("JOURNAL_STREAM", f"{found.st_dev}:{found.st_ino}")
+        configure_logging("info", "json", journal)
+        structlog.get_logger("t").info("hello")
+        monkeypatch.delenv("JOURNAL_STREAM")
+        configure_logging("info", "json", journal)
+        structlog.get_logger("t").info("again")
+    first, second = (tmp_path / "journal").read_text(encoding="utf-8").splitlines()
+    assert first.startswith('<6>{"') and second.startswith('{"')
+
+
+def test_rejects_an_unknown_priority_prefix() -> None:
+    with pytest.raises(ValueError, match="priority prefix"):
+        configure_logging("info", "json", io.StringIO(), prefix="sometimes")

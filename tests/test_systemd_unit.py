@@ -105,3 +105,9 @@ def test_systemd_analyze_verify(tmp_path: Path) -> None:
     # Unknown or misspelt settings are only warnings; treat them as failures.
     assert "Unknown key" not in result.stderr, result.stderr
     assert "Unknown section" not in result.stderr, result.stderr
+
+
+def test_logs_go_to_the_journal_with_their_priority(service: dict[str, list[str]]) -> None:
+    # The daemon starts each line with "<N>" under the journal; journald must read it.
+    assert service["StandardError"] == ["journal"]
+    assert service["SyslogLevelPrefix"] == ["yes"]

@@ -266,7 +266,9 @@ def _cmd_run(
     from voiced.events import EventLog
 
     config, cell_ref, scene_ref = _load_run_config(args)
-    configure_logging(config.logging.level, config.logging.format)
+    configure_logging(
+        config.logging.level, config.logging.format, prefix=config.logging.priority_prefix
+    )
     audio = getattr(args, "audio", None)
     if args.text is not None and audio is not None:
         raise UsageError("--text and --audio", "give one of them, not both")

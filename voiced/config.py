@@ -286,6 +286,14 @@ class LoggingConfig:
         choices=("auto", "json", "console"),
     )
     """How log lines are written."""
+    priority_prefix: str = setting(
+        "auto",
+        'Start each line with its syslog priority as "<N>" (sd-daemon(3)), which journald reads '
+        'as the entry\'s priority, so `journalctl -p warning` filters: "auto": when stderr is the '
+        'journal ($JOURNAL_STREAM), "always", "never". JSON lines carry a "priority" field too.',
+        choices=("auto", "always", "never"),
+    )
+    """When lines start with their syslog priority."""
 
 
 QUERY_TARGETS = ("robot", "note", "queue", "task_api", "local_model")

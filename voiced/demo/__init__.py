@@ -81,7 +81,9 @@ def run_demo(events_target: str | None = None, text: bool = False, realtime: boo
         {"simulator": {"time_scale": DEMO_TIME_SCALE}, "logging": {"level": "warning"}},
         source="the demo",
     )
-    configure_logging(config.logging.level, config.logging.format)
+    configure_logging(
+        config.logging.level, config.logging.format, prefix=config.logging.priority_prefix
+    )
     cell = load_cell("sandwich")
     source = demo_session_path() if text else demo_recording_path()
     print(f"voiced demo: cell '{cell.name}', simulated controller, listening to {source.name}")
