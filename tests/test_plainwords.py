@@ -60,7 +60,8 @@ def test_a_failed_command_keeps_wire_lines_out_of_speech() -> None:
 
 @pytest.mark.parametrize(("text", "heard"), [
     ("I am at Safe_Pos_1.", "I am at Safe Pos 1."),
-    ("add_layer: the bread supply is empty", "add layer: the bread supply is empty"),
+    ("add_layer: the bread supply is empty", "The bread supply is empty"),
+    ("Safe_Pos_1: reached", "Safe Pos 1: reached"),
     ('Say "save note" to save.', 'Say "save note" to save.'),
     ("_leading and trailing_ stay", "_leading and trailing_ stay"),
 ])  # fmt: skip

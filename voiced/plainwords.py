@@ -35,6 +35,7 @@ _HALTED_BY = {
     "pendant": "from the teach pendant",
 }
 _HALT_REASON = re.compile(r"halted by (?P<why>[^:]+)")
+_COMPOSITE_PREFIX = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+: ")
 _IDENTIFIER = re.compile(r"(?<=[A-Za-z0-9])_(?=[A-Za-z0-9])")
 
 
@@ -61,6 +62,11 @@ def command_failure(error: VoicedError) -> str:
 
 
 def spoken(text: str) -> str:
-    """The last step before speech: a name written as an identifier (`Safe_Pos_1`,
-    `assembly_fixture`) is read as words, not as "underscore"."""
+    """The last step before speech: a compiler finding loses the composite it names
+    ("add_layer: the bread supply is empty"), and a name written as an identifier
+    (`Safe_Pos_1`, `assembly_fixture`) is read as words, not as "underscore"."""
+    found = _COMPOSITE_PREFIX.match(text)
+    if found is not None and found.end() < len(text):
+        rest = text[found.end() :]
+        text = rest[0].upper() + rest[1:]
     return _IDENTIFIER.sub(" ", text)

@@ -61,7 +61,7 @@ class UndoPlan:
 
     step: SequenceStep | None
     said: str
-    """What it does ("put bread back on supply bread") or why it cannot."""
+    """What it does ("put the bread back on the bread supply") or why it cannot."""
     placement: Placement | None = None
     """The placement it takes back."""
 
@@ -111,6 +111,14 @@ def remember(
     return tuple(kept[-MAX_REMEMBERED:])
 
 
+def _place_said(cell: Cell, placement: Placement) -> str:
+    """Where it goes back, as the operator says it: "the bread supply", not its site id."""
+    site = cell.sites.get(placement.source)
+    if site is not None and site.kind == "supply":
+        return f"the {placement.obj} supply"
+    return placement.source.replace("_", " ")
+
+
 def plan_undo(cell: Cell, scene: Scene, placed: Sequence[Placement]) -> UndoPlan:
     """How to take back the newest placement still standing in `scene`."""
     if not cell.objects:
@@ -124,7 +132,7 @@ def plan_undo(cell: Cell, scene: Scene, placed: Sequence[Placement]) -> UndoPlan
         step = _call_that_moves(cell, scene, placement.reversed())
         if step is None:
             return UndoPlan(None, f"I cannot put the {placement.obj} back from here.")
-        where = placement.source.replace("_", " ")
+        where = _place_said(cell, placement)
         return UndoPlan(step, f"Put the {placement.obj} back on {where}.", placement)
     return UndoPlan(None, "There is nothing I put down that I could take back.")
 

@@ -139,9 +139,9 @@ def test_undo_in_the_sandwich_cell(tmp_path: Path) -> None:
                      "add meat", "take the last one off", "remove the top layer",
                      "undo")  # fmt: skip
     said = spoken(events)
-    assert "Undo: Put the cheese back on supply cheese." in said
-    assert "Undo: Put the meat back on supply meat." in said
-    assert "Undo: Put the bread back on supply bread." in said
+    assert "Undo: Put the cheese back on the cheese supply." in said
+    assert "Undo: Put the meat back on the meat supply." in said
+    assert "Undo: Put the bread back on the bread supply." in said
     assert said[-1] == "There is nothing I put down that I could take back."
     assert all(not stack for stack in final_state(events)["zones"].values())
 
