@@ -151,7 +151,11 @@ class Prioritised:
         if self.field:
             event_dict["priority"] = priority
         line = self.renderer(logger, name, event_dict)
-        return f"<{priority}>{line}" if self.prefix else line
+        if not self.prefix:
+            return line
+        if isinstance(line, bytes):  # a renderer may write bytes (orjson)
+            return b"<%d>" % priority + line
+        return f"<{priority}>{line}"
 
 
 def _shared_processors() -> list[Processor]:
