@@ -123,7 +123,7 @@ def _cell_problems(ref: str) -> list[Problem]:
     try:
         problems = check_cell(ref)
     except UnicodeDecodeError as error:
-        # voiced.errors.describe-style wording; the loader raises before it can name the file.
+        # The loader reads the text before it can name the file in a problem: named here.
         return [Problem(str(cell_path(ref)), "", f"not UTF-8 text (byte {error.start}): "
                         "a cell file is TOML text")]  # fmt: skip
     return problems or stop_words_in(load_cell(ref))

@@ -31,9 +31,8 @@ _HALTED_BY = {
     "stop": "by a stop",
     "heartbeat": "because it stopped hearing from me",
     "disconnect": "because the connection dropped",
-    "lost control link": "because the connection dropped",
-    "pendant": "from the teach pendant",
 }
+"""The halt reasons of docs/PROTOCOL.md ("halted by <reason>: send RESUME")."""
 _HALT_REASON = re.compile(r"halted by (?P<why>[^:]+)")
 _COMPOSITE_PREFIX = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+: ")
 _IDENTIFIER = re.compile(r"(?<=[A-Za-z0-9])_(?=[A-Za-z0-9])")
