@@ -62,6 +62,11 @@ def test_a_failed_command_keeps_wire_lines_out_of_speech() -> None:
     ("I am at Safe_Pos_1.", "I am at Safe Pos 1."),
     ("add_layer: the bread supply is empty", "The bread supply is empty"),
     ("Safe_Pos_1: reached", "Safe Pos 1: reached"),
+    ("Could not save the note in /var/lib/voiced/notes.jsonl: No space left on device.",
+     "Could not save the note: No space left on device."),
+    ("Could not save it for later in /var/lib/voiced: unable to open database file.",
+     "Could not save it for later: unable to open database file."),
+    ("Put it on B1/B2 at 10 mm.", "Put it on B1/B2 at 10 mm."),
     ('Say "save note" to save.', 'Say "save note" to save.'),
     ("_leading and trailing_ stay", "_leading and trailing_ stay"),
 ])  # fmt: skip

@@ -34,6 +34,7 @@ _HALTED_BY = {
 }
 """The halt reasons of docs/PROTOCOL.md ("halted by <reason>: send RESUME")."""
 _HALT_REASON = re.compile(r"halted by (?P<why>[^:]+)")
+_FILE_PATH = re.compile(r" (?:in|to|from|at) /[^\s:]+(?=[:.,;]|$)")
 _COMPOSITE_PREFIX = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+: ")
 _IDENTIFIER = re.compile(r"(?<=[A-Za-z0-9])_(?=[A-Za-z0-9])")
 
@@ -61,9 +62,11 @@ def command_failure(error: VoicedError) -> str:
 
 
 def spoken(text: str) -> str:
-    """The last step before speech: a compiler finding loses the composite it names
+    """The last step before speech: a file's path is left to the log ("Could not save the
+    note in /var/lib/voiced/notes.jsonl: ..."), a compiler finding loses the composite it names
     ("add_layer: the bread supply is empty"), and a name written as an identifier
     (`Safe_Pos_1`, `assembly_fixture`) is read as words, not as "underscore"."""
+    text = _FILE_PATH.sub("", text)
     found = _COMPOSITE_PREFIX.match(text)
     if found is not None and found.end() < len(text):
         rest = text[found.end() :]

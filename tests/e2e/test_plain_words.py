@@ -103,3 +103,9 @@ def test_a_controller_refusal_is_said_in_plain_words(tmp_path: Path) -> None:
     said = heard(events)
     assert "The controller would not move that fast: it is above the arm's speed limit." in said
     assert not [line for line in said if PROTOCOL.search(line)], said
+
+
+def test_a_note_that_cannot_be_saved_is_said_without_its_path(tmp_path: Path) -> None:
+    (tmp_path / "data" / "notes" / "notes.jsonl").mkdir(parents=True)  # not writable as a file
+    said = heard(session(tmp_path, "sandwich", "start dictation\nshelf A3 has bolts\nsave note\n"))
+    assert said[-1] == "Could not save the note: Is a directory.", said
