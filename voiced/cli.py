@@ -28,7 +28,7 @@ from voiced.config import (
     load_config,
     with_overrides,
 )
-from voiced.errorpath import EXIT_USAGE, report_error
+from voiced.errorpath import EXIT_NOT_DONE, EXIT_USAGE, report_error
 from voiced.errors import InputError, UsageError, describe
 from voiced.filecheck import CheckReport, config_relative
 from voiced.logs import configure_logging
@@ -296,11 +296,6 @@ def _cmd_queue_run(args: argparse.Namespace) -> int:
     return _cmd_run(args, queue=True)
 
 
-EXIT_NOT_DONE = 3
-"""The command was read but not carried out: not understood, refused, or a plan that failed
-validation (`voiced interpret`); a replay that did not run to the end (`voiced replay`)."""
-
-
 def _cmd_replay(args: argparse.Namespace) -> int:
     """Exit 1 for a run id the history does not hold (nothing is started), EXIT_NOT_DONE when
     the replay was refused or did not complete."""
@@ -310,10 +305,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     data = DataDir(resolve_data_dir(args.data_dir, os.environ))
     found = History(data.history).find(args.run_id) if data.history.exists() else []
     if len(found) != 1:
-        why = "no run" if not found else f"{len(found)} runs"
-        print(f"error: {why} in the history match {args.run_id!r} "
-              "(`voiced history` lists them)", file=sys.stderr)  # fmt: skip
-        return 1
+        why = "no run in the history matches it" if not found else f"{len(found)} runs match it"
+        raise InputError(f"run {args.run_id}", f"{why}; `voiced history` lists them")
     replayed: list[bool] = []
 
     def outcome(record: Record) -> None:

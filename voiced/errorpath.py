@@ -21,6 +21,9 @@ EXIT_ERROR = 1
 data directory, the controller. The message names it."""
 EXIT_USAGE = 2
 """The command line itself is wrong (as argparse's own errors)."""
+EXIT_NOT_DONE = 3
+"""The command was read but not carried out: not understood, refused, or a plan that failed
+validation (`voiced interpret`); a replay refused or not run to the end (`voiced replay`)."""
 EXIT_INTERNAL = 70
 """An error voiced did not expect: a bug (sysexits' EX_SOFTWARE). `--debug` shows where."""
 EXIT_INTERRUPTED = 130

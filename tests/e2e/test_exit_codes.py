@@ -42,7 +42,9 @@ def test_replay_of_an_unknown_id_starts_nothing_and_exits_1(tmp_path: Path) -> N
     proc = replay(tmp_path, "deadbeef", "sandwich")
     assert proc.returncode == 1
     assert proc.stdout == "", "no daemon was started"
-    assert "no run in the history match 'deadbeef'" in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "voiced: run deadbeef: no run in the history matches it; `voiced history` lists them"
+    )
 
 
 def test_replay_that_completes_exits_0_and_one_that_is_refused_exits_3(tmp_path: Path) -> None:
