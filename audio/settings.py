@@ -343,15 +343,16 @@ class SttSettings:
     """Fallback temperatures; bounded, because the default ladder up to 1.0 can take a minute
     on a bad clip (faster-whisper#374)."""
     window_s: float = setting(
-        30.0,
-        "Whisper only: seconds of encoder window for segments that fit in it; 15 is faster but "
-        "slightly less accurate.",
+        15.0,
+        "Whisper only: seconds of encoder window for segments that fit in it (longer ones use "
+        "30); 15 answers a command about 0.4 s sooner than 30.",
         min=15.0,
         max=30.0,
     )
-    """Whisper encoder window for segments that fit in it. 30 = faster-whisper's own path
-    (Whisper pads every input to 30 s). 15 encodes ~5x faster: ~130 ms less per command here,
-    but 107/120 espeak commands came out exact instead of 110/120 (bench/audio_latency.py)."""
+    """Whisper encoder window for segments that fit in it. 30 = Whisper's own (it pads every
+    input to 30 s). 15 encodes ~5x faster: end of speech to first primitive p50 552 / p95
+    652 ms instead of 928 / 1084 ms (idle, `bench.evaluate --latency`); development crops
+    127 vs 130/161 (within run-to-run spread), test corpus 130 vs 127/156 (bench/README.md)."""
     bias: str = setting(
         "prompt",
         'How the cell\'s vocabulary steers recognition: "prompt" (an initial prompt of example '

@@ -21,9 +21,9 @@ import structlog
 from voiced.audio import guards
 from voiced.audio.convert import to_float
 from voiced.audio.segmenter import Segment
-from voiced.audio.settings import SttSettings
+from voiced.audio.settings import SAMPLE_RATE, SttSettings
 from voiced.audio.transcribe import NO_BIAS, BiasVocabulary, Chooser, Transcript
-from voiced.audio.whisper_window import Decoded, DecodeOptions, decode_window
+from voiced.audio.whisper_window import Decoded, DecodeOptions, decode_window, token_budget
 from voiced.audio.whisperbase import base_model_path
 
 log = structlog.get_logger(__name__)
@@ -158,11 +158,19 @@ class WhisperTranscriber:
     ) -> Decoded:
         model = self.model()
         several = choose is not None and self.settings.hypotheses > 1
-        if self.settings.window_s < WHISPER_WINDOW_S or several:
+        options = self._bounded(bias, audio)
+        if options.window_s < WHISPER_WINDOW_S and choose is not None:  # a command's segment
+            decoded = decode_window(model, audio, options, choose)
+            if decoded is not None and (not several or decoded.chosen or decoded.silent(options)):
+                return decoded
+            # The grammar reads none of it (a question, a note, talk): the short window is
+            # less exact on free text, so Whisper's own window decides (bench/README.md).
+        if several and choose is not None:
             # faster-whisper's transcribe() returns only the best hypothesis.
-            decoded = decode_window(model, audio, self.decode_options(bias), choose)
+            whole = replace(options, window_s=WHISPER_WINDOW_S)
+            decoded = decode_window(model, audio, whole, choose)
             if decoded is not None:
-                if several and choose is not None and self._second_opinion_due(decoded):
+                if self._second_opinion_due(decoded):
                     return self._second_opinion(audio, bias, choose) or decoded
                 return decoded
         parts, _info = model.transcribe(audio, **self.options(bias))
@@ -172,6 +180,11 @@ class WhisperTranscriber:
             max((p.no_speech_prob for p in parts), default=1.0),
             min((p.avg_logprob for p in parts), default=-10.0),
         )
+
+    def _bounded(self, bias: BiasVocabulary, audio: npt.NDArray[np.float32]) -> DecodeOptions:
+        """`decode_options` with no more tokens than the segment's length allows."""
+        budget = token_budget(len(audio) / SAMPLE_RATE)
+        return replace(self.decode_options(bias), max_new_tokens=budget)
 
     def _second_opinion_due(self, decoded: Decoded) -> bool:
         return (
@@ -191,7 +204,7 @@ class WhisperTranscriber:
         base = load_model(str(base_model_path()), s.compute_type, s.cpu_threads).model
         # Only the beam at temperature 0 is offered to the chooser: the fallback ladder could
         # only make a text that is thrown away.
-        options = replace(self.decode_options(bias), temperatures=(0.0,))
+        options = replace(self._bounded(bias, audio), temperatures=(0.0,))
         decoded = decode_window(base, audio, options, choose)
         if decoded is None or not decoded.chosen:
             return None

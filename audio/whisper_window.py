@@ -28,6 +28,17 @@ MAX_LENGTH = 448
 """Whisper's decoder context."""
 COMPRESSION_RATIO_LIMIT = 2.4
 """Above this gzip ratio the text is repetitive: try the next temperature (faster-whisper's)."""
+TOKENS_PER_SECOND = 8.0
+"""More text tokens than anyone says in a second of audio (fast speech is ~4 words, ~5 tokens)."""
+TOKENS_SLACK = 12
+"""Tokens allowed on top: punctuation, a short segment's whole word."""
+
+
+def token_budget(seconds: float) -> int:
+    """The most tokens a segment this long can hold. Under babble Whisper can loop ("one, two,
+    one, two, ..." up to its 448-token context), which costs seconds of decoding and text
+    nobody said; a budget by duration ends the loop where speech could not go on."""
+    return int(seconds * TOKENS_PER_SECOND) + TOKENS_SLACK
 
 
 @dataclass(frozen=True)

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import numpy as np
 import pytest
+from voiced.audio.convert import to_float
 from voiced.audio.engines import transcribe_file, whole_file_segment
 from voiced.audio.segmenter import Segment
 from voiced.audio.settings import SttSettings
-from voiced.audio.transcribe import NO_BIAS, BiasVocabulary
+from voiced.audio.transcribe import NO_BIAS, BiasVocabulary, Choice
 from voiced.audio.whisper import WhisperTranscriber, default_model_path
-from voiced.audio.whisper_window import decode_window
+from voiced.audio.whisper_window import decode_window, token_budget
 from voiced.rules.normalize import normalize
 
 from tests.audio.clips import VOICES, Clips
@@ -86,12 +88,14 @@ def test_short_window_option_still_hears_commands(
     clips: Clips, sandwich_bias: BiasVocabulary, record_property: pytest.RecordProperty
 ) -> None:
     # [stt] window_s = 15: ~130 ms less per command, slightly less exact (bench/audio_latency).
-    short = WhisperTranscriber(SttSettings(window_s=15.0))
+    # It is used for segments a chooser (the live grammar) holds to; here one that takes the
+    # recogniser's best, as `hypotheses = 1` does.
+    short = WhisperTranscriber(SttSettings(window_s=15.0, hypotheses=1))
     exact = 0
     for voice in VOICES:
         for command in COMMANDS:
             segment = whole_file_segment(clips.speech(command, voice))
-            transcript = short.transcribe_sync(segment, sandwich_bias)
+            transcript = short.transcribe_sync(segment, sandwich_bias, lambda texts: Choice(0))
             assert transcript.accepted, transcript
             exact += normalize(transcript.text) == normalize(command)
     record_property("exact_window_15", f"{exact}/9")
@@ -108,4 +112,31 @@ def test_short_window_hands_longer_segments_to_the_full_window(
 
 def test_short_window_rejects_silence(sandwich_bias: BiasVocabulary, clips: Clips) -> None:
     short = WhisperTranscriber(SttSettings(window_s=15.0))
-    assert not short.transcribe_sync(whole_file_segment(clips.silence(2.0)), sandwich_bias).accepted
+    silence = whole_file_segment(clips.silence(2.0))
+    assert not short.transcribe_sync(silence, sandwich_bias, lambda texts: Choice(0)).accepted
+
+
+def test_a_segment_holds_no_more_tokens_than_its_length_allows(
+    whisper: WhisperTranscriber, sandwich_bias: BiasVocabulary, clips: Clips
+) -> None:
+    """Whisper can loop under babble up to its 448-token context; the budget by duration ends
+    the text where speech could not go on (and the decoding with it)."""
+    assert token_budget(2.0) == 28 and token_budget(0.5) < token_budget(15.0)
+    segment = whole_file_segment(clips.speech("add bread cheese tomato and lettuce", VOICES[0]))
+    options = replace(whisper.decode_options(sandwich_bias), max_new_tokens=3)
+    decoded = decode_window(whisper.model(), to_float(segment.samples), options)
+    assert decoded is not None
+    assert 0 < len(decoded.text.split()) <= 3, decoded.text
+
+
+def test_a_segment_the_grammar_reads_none_of_is_decoded_in_the_whole_window(
+    whisper: WhisperTranscriber, sandwich_bias: BiasVocabulary, clips: Clips
+) -> None:
+    """A note, a question, talk: no hypothesis is chosen, so the short window's less exact
+    reading is not what is kept; the text is Whisper's own 30 s window's."""
+    segment = whole_file_segment(clips.speech("computer add bread", VOICES[0]))
+    short = WhisperTranscriber(SttSettings(window_s=15.0))
+    free = short.transcribe_sync(segment, sandwich_bias, lambda texts: None)
+    whole = WhisperTranscriber(SttSettings(window_s=30.0))
+    assert free.raw == whole.transcribe_sync(segment, sandwich_bias, lambda texts: None).raw
+    assert normalize(free.text) == "computer add bread"
