@@ -455,6 +455,7 @@ def _cmd_cells(args: argparse.Namespace) -> int:
 
 def _cmd_interpret(args: argparse.Namespace) -> int:
     from voiced.acceptance import checked_plan
+    from voiced.explain import Explained, before_the_interpreter
     from voiced.interpreter.tiers import Interpreter
     from voiced.llm.client import LlmClient
 
@@ -466,16 +467,24 @@ def _cmd_interpret(args: argparse.Namespace) -> int:
     scene = load_scene_file(cell, args.scene) if args.scene else cell.initial_scene
     data = DataDir(resolve_data_dir(None, os.environ))
 
+    early = before_the_interpreter(cell, scene, args.text)
+    if isinstance(early, Explained):
+        print(json.dumps(early.shown, indent=2))
+        return 0 if early.done else EXIT_NOT_DONE
+
     async def understand() -> dict[str, object]:
-        client = LlmClient.from_env(config.llm)
-        interpreter = Interpreter(cell, data, client, config.llm, lambda event: None)
-        try:
-            understood = await interpreter.interpret(args.text, scene, (), None)
-        finally:
-            if client is not None:
-                await client.aclose()
-        meant = understood.interpretation
-        checked = checked_plan(interpreter.cell, scene, meant) if meant.sequence else None
+        if early is not None:
+            meant = early
+        else:
+            client = LlmClient.from_env(config.llm)
+            interpreter = Interpreter(cell, data, client, config.llm, lambda event: None)
+            try:
+                understood = await interpreter.interpret(args.text, scene, (), None)
+            finally:
+                if client is not None:
+                    await client.aclose()
+            meant = understood.interpretation
+        checked = checked_plan(cell, scene, meant) if meant.sequence else None
         shown = checked.interpretation if checked is not None else meant
         return shown.with_changes(sequence=meant.sequence).to_dict()
 

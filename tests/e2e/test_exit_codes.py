@@ -30,6 +30,31 @@ def test_interpret_exit_code(tmp_path: Path, case: str, text: str, code: int, va
     assert json.loads(proc.stdout)["validated"] is valid  # the JSON is printed either way
 
 
+AS_THE_DAEMON = [
+    ("hold on", 0, {"behaviour": "pause"}),
+    ("how many tomatoes are left", 0, {"topic": "count",
+                                       "answer": "8 layers of tomato left in the supply."}),
+    ("go a bit slower", 0, {"sequence": [{"instruction": "set_speed",
+                                          "params": {"speed": "slow"}}]}),
+    ("undo that", NOT_DONE, {"sequence": [], "validated": False}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "code", "shown"), AS_THE_DAEMON,
+                         ids=[i[0] for i in AS_THE_DAEMON])  # fmt: skip
+def test_interpret_does_what_the_daemon_does(
+    tmp_path: Path, text: str, code: int, shown: dict[str, object]
+) -> None:
+    """A pause word pauses (not the grammar's wait step), a question is answered, a speed
+    change steps between profiles, an undo in a fresh scene has nothing to take back (not the
+    grammar's "put back what is held")."""
+    proc = subprocess.run(voiced("interpret", text), capture_output=True, text=True,
+                          env=voiced_env(tmp_path), timeout=60)  # fmt: skip
+    assert proc.returncode == code, proc.stderr
+    printed = json.loads(proc.stdout)
+    assert {key: printed.get(key) for key in shown} == shown
+
+
 def replay(tmp: Path, run_id: str, cell: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         voiced("replay", run_id, "--config", str(fast_config(tmp)), "--cell", cell,

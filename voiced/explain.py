@@ -1,0 +1,44 @@
+"""What the daemon does with one typed utterance before its interpreter, for `voiced interpret`:
+a question is answered, a pause word pauses, a speed change or an undo is worked out from the
+state. Without this, `voiced interpret "hold on"` printed the grammar's "wait" step and "undo
+that" the grammar's "put back what is held", neither of which the daemon does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from voiced.behaviours import behaviour_of
+from voiced.frames.pause import PauseWords
+from voiced.interpreter.result import Interpretation
+from voiced.questions import Questions, is_question
+from voiced.robot.cell import Cell
+from voiced.robot.scene import Scene
+from voiced.rules import NO_MATCH, Utterance
+
+
+@dataclass(frozen=True)
+class Explained:
+    """The JSON `voiced interpret` prints, and whether the daemon would act on it."""
+
+    shown: dict[str, Any]
+    done: bool
+
+
+def before_the_interpreter(
+    cell: Cell, scene: Scene, text: str
+) -> Explained | Interpretation | None:
+    """A question's answer or a pause (`Explained`); a speed change or an undo (an
+    `Interpretation` to check as any other); None when the interpreter decides (a question
+    the daemon cannot answer goes there too)."""
+    if PauseWords().match(Utterance(text)) is not NO_MATCH:
+        said = "Paused: the arm halts, and what was said before waits for continue."
+        return Explained({"behaviour": "pause", "said": said}, True)
+    answer = Questions(cell, None).answer(text, scene) if is_question(text) else None
+    if answer is not None:
+        shown = {"question": text, "topic": answer.topic, "answer": answer.brief,
+                 "full": answer.full}  # fmt: skip
+        return Explained(shown, True)
+    # Nothing was put down in a fresh scene, so an undo is refused, as the daemon would.
+    return behaviour_of(cell, text, scene, (), None)
