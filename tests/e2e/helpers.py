@@ -39,6 +39,15 @@ def voiced(*args: str) -> list[str]:
     return [sys.executable, "-m", "voiced", *args]
 
 
+def work_off_queue(config: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`voiced queue run` on the sandwich cell and the simulator, events on stdout."""
+    return subprocess.run(
+        voiced("queue", "run", "--config", str(config), "--cell", "sandwich",
+               "--controller", "sim", "--events", "-"),
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+
+
 def fast_config(tmp: Path, extra: str = "") -> Path:
     path = tmp / "config.toml"
     path.write_text(FAST_CONFIG + extra, encoding="utf-8")

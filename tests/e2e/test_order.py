@@ -21,6 +21,7 @@ from tests.e2e.helpers import (
     start_daemon,
     voiced,
     voiced_env,
+    work_off_queue,
 )
 from tests.llm.messages_api import MessagesApi, Recorded, Reply, json_message
 
@@ -56,11 +57,7 @@ def test_the_deferred_queue_lists_and_runs_commands_in_the_order_said(tmp_path: 
     assert listed.returncode == 0, listed.stderr
     assert queued_texts(listed.stdout) == SAID
 
-    worked = subprocess.run(
-        voiced("queue", "run", "--config", str(config), "--cell", "sandwich",
-               "--controller", "sim", "--events", "-"),
-        capture_output=True, text=True, env=env, timeout=120,
-    )  # fmt: skip
+    worked = work_off_queue(config, env)
     assert worked.returncode == 0, worked.stderr
     events = parse_events(worked.stdout)
     assert [e["text"] for e in kinds(events, "utterance")] == SAID

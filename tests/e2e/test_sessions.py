@@ -18,6 +18,7 @@ from tests.e2e.helpers import (
     start_daemon,
     voiced,
     voiced_env,
+    work_off_queue,
 )
 
 
@@ -64,11 +65,7 @@ def test_queue_target_then_queue_run(tmp_path: Path) -> None:
     assert not kinds(parse_events(first.stdout), "primitive"), "queued, not run"
     listed = subprocess.run(voiced("queue", "list"), capture_output=True, text=True, env=env)
     assert listed.stdout.count("pending") == 2
-    worked = subprocess.run(
-        voiced("queue", "run", "--config", str(config), "--cell", "sandwich",
-               "--controller", "sim", "--events", "-"),
-        capture_output=True, text=True, env=env, timeout=120,
-    )  # fmt: skip
+    worked = work_off_queue(config, env)
     assert worked.returncode == 0, worked.stderr
     events = parse_events(worked.stdout)
     assert final_state(events)["zones"]["assembly_fixture"] == ["tomato"]
