@@ -78,7 +78,9 @@ def test_a_command_nothing_reads_is_repaired_by_sound(tmp_path: Path) -> None:
 def test_talk_questions_and_dictation_are_never_bent_into_commands(tmp_path: Path) -> None:
     choose, router = chooser(tmp_path)
     assert choose(["Somebody left a mop by the loading dock."]) is None  # no wake word
-    assert choose(["Computer, what is on the left stack?"]) is None
+    # A question is kept as heard (the daemon answers it), never repaired into a command.
+    asked = choose(["Computer, what is on the left stack?", "Computer, put it on the left stack."])
+    assert asked == Choice(0)
     router.push(DictationFrame("note"))
     assert choose(["computer art bread", "computer add bread"]) is None
 
@@ -91,3 +93,12 @@ def test_a_name_the_cell_lacks_is_kept_and_never_swapped_for_one_it_has(tmp_path
     assert choose(["Computer, art avocado.", "Computer add avocado.", "Computer add tomato."]) == (
         Choice(1)
     )
+
+
+def test_the_wake_word_alone_is_kept_only_as_the_best_hypothesis(tmp_path: Path) -> None:
+    """Lower down, "Computer," is the best hypothesis cut short: taking it would lose the rest
+    (the question "what positions are available" became a bare wake word)."""
+    choose, _ = chooser(tmp_path)
+    assert choose(["Computer,"]) == Choice(0)
+    assert choose(["Computer, what positions are available?", "Computer,"]) == Choice(0)
+    assert choose(["Computer, the parcel van is late again.", "Computer,"]) != Choice(1)

@@ -68,7 +68,8 @@ class GrammarChooser:
             return None
         needs_wake = self.router.mode == "wake" and self.router.top is self.router.stack[0]
         for i, text in enumerate(texts):
-            if self._acts_on(text, needs_wake) or self._names_what_is_missing(text, needs_wake):
+            acts = self._acts_on(text, needs_wake, best=i == 0)
+            if acts or self._names_what_is_missing(text, needs_wake):
                 return Choice(i)
         for i, text in enumerate(texts[:REPAIR_FROM]):
             fixed = self._repaired(text, needs_wake)
@@ -85,7 +86,7 @@ class GrammarChooser:
             return self.wake_word, match.rest
         return None if needs_wake else ("", text)
 
-    def _acts_on(self, text: str, needs_wake: bool) -> bool:
+    def _acts_on(self, text: str, needs_wake: bool, best: bool) -> bool:
         if normalize(text) in self.frame_words or self.is_global(text):
             return True
         split = self._command(text, needs_wake)
@@ -93,9 +94,11 @@ class GrammarChooser:
             return False
         command = split[1]
         if not command.strip():
-            return bool(split[0])  # the wake word alone opens a query
-        if normalize(command) in self.frame_words:
-            return True
+            # The wake word alone opens a query; as a lower hypothesis it is mostly the start
+            # of the best one cut short ("Computer," under "Computer, what positions ...").
+            return bool(split[0]) and best
+        if normalize(command) in self.frame_words or is_question(normalize(command)):
+            return True  # a question is answered: the daemon acts on it as heard
         return self.interpreter.understands(command, self.belief.planned, self.belief.last_goals)
 
     def _names_what_is_missing(self, text: str, needs_wake: bool) -> bool:

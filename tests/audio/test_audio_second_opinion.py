@@ -53,7 +53,9 @@ def test_the_base_model_is_joined_from_the_two_packages_once(tmp_path: Path) -> 
 
 @pytest.fixture(scope="module")
 def second_opinion() -> WhisperTranscriber:
-    return WhisperTranscriber(SttSettings(second_opinion=True))
+    # The whole window: the grammar is asked once per model (the default short window adds
+    # a round before, tiny.en in its 30 s window; see the last test).
+    return WhisperTranscriber(SttSettings(second_opinion=True, window_s=30.0))
 
 
 def test_base_is_asked_when_the_grammar_reads_nothing_and_its_reading_is_kept(
@@ -83,7 +85,9 @@ def test_when_neither_is_read_the_first_models_text_stands(
     segment = whole_file_segment(clips.speech(COMMAND))
     transcript = second_opinion.transcribe_sync(segment, sandwich_bias, grammar)
     assert len(grammar.asked) == 2
-    alone = WhisperTranscriber().transcribe_sync(segment, sandwich_bias, Grammar(refusals=9))
+    alone = WhisperTranscriber(SttSettings(window_s=30.0)).transcribe_sync(
+        segment, sandwich_bias, Grammar(refusals=9)
+    )
     assert transcript.raw == alone.raw
 
 
@@ -94,4 +98,5 @@ def test_off_by_default_base_is_never_asked(
     grammar = Grammar(refusals=1)
     segment = whole_file_segment(clips.speech(COMMAND))
     whisper.transcribe_sync(segment, sandwich_bias, grammar)
-    assert len(grammar.asked) == 1
+    # tiny.en in its 15 s window, then in its own 30 s window; never base.
+    assert len(grammar.asked) == 2
