@@ -72,3 +72,13 @@ def test_a_failed_command_keeps_wire_lines_out_of_speech() -> None:
 ])  # fmt: skip
 def test_identifiers_are_read_as_words(text: str, heard: str) -> None:
     assert spoken(text) == heard
+
+
+@pytest.mark.parametrize(
+    ("logged", "heard"),
+    [("tasks:8000/api answered HTTP 503 Service Unavailable after 3 attempts.",
+      "tasks:8000/api did not take it (error 503) after 3 attempts."),
+     ("the queue answered HTTP 404 Not Found.", "the queue did not take it (error 404).")],
+)  # fmt: skip
+def test_a_web_services_status_line_is_said_as_what_happened(logged: str, heard: str) -> None:
+    assert spoken(logged) == heard

@@ -37,6 +37,11 @@ _HALT_REASON = re.compile(r"halted by (?P<why>[^:]+)")
 _FILE_PATH = re.compile(r" (?:in|to|from|at) /[^\s:]+(?=[:.,;]|$)")
 _COMPOSITE_PREFIX = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+: ")
 _IDENTIFIER = re.compile(r"(?<=[A-Za-z0-9])_(?=[A-Za-z0-9])")
+_HTTP_STATUS = re.compile(
+    r"answered HTTP (?P<code>\d{3})(?: [A-Z][A-Za-z' -]*?)?(?= after|[.,;:]|$)"
+)
+"""A task service's refusal as the retry policy logs it ("answered HTTP 503 Service
+Unavailable"): said as what happened, the number kept for whoever looks it up."""
 
 
 def controller_refusal(failure: LineFailure) -> str:
@@ -64,9 +69,11 @@ def command_failure(error: VoicedError) -> str:
 def spoken(text: str) -> str:
     """The last step before speech: a file's path is left to the log ("Could not save the
     note in /var/lib/voiced/notes.jsonl: ..."), a compiler finding loses the composite it names
-    ("add_layer: the bread supply is empty"), and a name written as an identifier
+    ("add_layer: the bread supply is empty"), a web service's status line is said as what
+    happened ("did not take it (error 503)"), and a name written as an identifier
     (`Safe_Pos_1`, `assembly_fixture`) is read as words, not as "underscore"."""
     text = _FILE_PATH.sub("", text)
+    text = _HTTP_STATUS.sub(r"did not take it (error \g<code>)", text)
     found = _COMPOSITE_PREFIX.match(text)
     if found is not None and found.end() < len(text):
         rest = text[found.end() :]
