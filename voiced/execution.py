@@ -92,7 +92,9 @@ class Execution(PipelinePart):
         goals = job.goals or job.interpretation.sequence
         # Paused while it was about to start: it is held whole, not halted part-way.
         cut = None if job is self.current else hold.cut
-        self.belief.hold = replace(hold, cut=cut, held=(*hold.held, Held(job.text, goals)))
+        held = Held(job.text, goals, job.ticket.serial)
+        in_order = tuple(sorted((*hold.held, held), key=lambda h: h.serial))
+        self.belief.hold = replace(hold, cut=cut, held=in_order)
         self.runlog.finish(job.ticket, "paused", "Paused; say continue to finish it.")
         self.workload.leave(job.ticket)
 

@@ -13,6 +13,8 @@ class Held:
 
     text: str
     goals: tuple[SequenceStep, ...]
+    serial: int = 0
+    """Its place in the order things were said (`Ticket.serial`): held commands run in it."""
 
 
 @dataclass(frozen=True)
@@ -26,7 +28,8 @@ class Hold:
     """The command halted part-way, if one ran (its rest is re-planned from the controller's
     report on "continue")."""
     held: tuple[Held, ...] = ()
-    """Commands held before they started, oldest first."""
+    """Commands held before they started, in the order they were said (not the order the
+    pause reached them: the one about to start is reached after the queued ones)."""
 
     @property
     def texts(self) -> list[str]:

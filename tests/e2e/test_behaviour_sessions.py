@@ -25,10 +25,11 @@ FIVE = "add bread, meat, cheese, lettuce and tomato"
 ALL_FIVE = ["bread", "meat", "cheese", "lettuce", "tomato"]
 
 
-def session(tmp: Path, cell: str, *lines: str) -> list[dict[str, Any]]:
+def session(tmp: Path, cell: str, *lines: str, settings: str = "") -> list[dict[str, Any]]:
     """Each line said, then a pause (a blank line) so it is submitted on its own."""
     tmp.mkdir(exist_ok=True)
-    cmd = voiced("run", "--config", str(fast_config(tmp, ALWAYS)), "--cell", cell, "--text", "-",
+    config = fast_config(tmp, ALWAYS + settings)
+    cmd = voiced("run", "--config", str(config), "--cell", cell, "--text", "-",
                  "--controller", "sim", "--events", "-")  # fmt: skip
     text = "".join(f"{line}\n\n" for line in lines)
     proc = subprocess.run(cmd, input=text, capture_output=True, text=True, env=voiced_env(tmp),
@@ -66,6 +67,16 @@ def test_nothing_said_before_a_pause_moves_unless_continue_is_confirmed(tmp_path
     assert not kinds(events, "resumed")
     assert len(fixture(events)) < len(ALL_FIVE)
     assert spoken(events)[-1].startswith("Still paused: say continue when you are ready")
+
+
+def test_continue_keeps_the_order_the_held_commands_were_said_in(tmp_path: Path) -> None:
+    """Paused while the first command was about to start and the second queued: the pause
+    reaches the first last, yet it runs first ("meat, then bread", not "bread, then meat")."""
+    events = session(tmp_path, "sandwich", "add meat", "yes", "add bread", "yes", "hold on",
+                     "continue", "yes", settings='[review]\ncells = ["sandwich"]\n')  # fmt: skip
+    (paused,) = kinds(events, "paused")
+    assert paused["held"] == ["add meat", "add bread"]
+    assert fixture(events) == ["meat", "bread"]
 
 
 def test_stop_after_a_pause_discards_the_rest(tmp_path: Path) -> None:
