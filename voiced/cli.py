@@ -281,6 +281,7 @@ def _cmd_run(
     cell = load_cell(cell_ref)
     data = DataDir(ensure_data_dir(resolve_data_dir(args.data_dir, os.environ)))
     scene = _starting_scene(cell, scene_ref)
+    _check_inputs(args.text, audio, data)
     with _event_stream(args.events) as stream:
         events = EventLog(stream)
         if listener is not None:
@@ -290,6 +291,20 @@ def _cmd_run(
             audio, bool(getattr(args, "fast", False)), room_echo, scene_given=bool(scene_ref),
         )  # fmt: skip
         return asyncio.run(Daemon(session).run())
+
+
+def _check_inputs(text: str | None, audio: str | None, data: DataDir) -> None:
+    """What the run reads, checked before anything connects: a typo in a file name is named
+    on one line, and no controller is linked (and halted on the way out) to find it."""
+    from voiced.history import History
+    from voiced.textinput import read_text_file
+
+    if text not in (None, "-"):
+        read_text_file(text)
+    if audio not in (None, "mic", "-") and not Path(audio).is_file():
+        why = "is a directory" if Path(audio).is_dir() else "no such file"
+        raise InputError(f"--audio {audio}", why)
+    History(data.history)  # a damaged history is named here, and left as it is
 
 
 def _cmd_queue_run(args: argparse.Namespace) -> int:

@@ -43,6 +43,17 @@ def test_a_text_file_that_cannot_be_read_is_named(tmp_path: Path, case: str) -> 
     proc = run_sim_text(tmp_path, "--text", str(path))
     assert said(proc) == [f"voiced: --text {path}: {reason}"]
     assert proc.returncode == 1
+    # Checked before anything connects: no controller is linked (and halted) to find it.
+    assert proc.stderr.strip() == said(proc)[0], proc.stderr
+
+
+def test_an_audio_file_that_is_not_there_is_named_before_anything_connects(
+    tmp_path: Path,
+) -> None:
+    missing = tmp_path / "missing.wav"
+    proc = run_sim_text(tmp_path, "--audio", str(missing))
+    assert proc.stderr.strip() == f"voiced: --audio {missing}: no such file"
+    assert proc.returncode == 1
 
 
 @pytest.mark.parametrize("where", ["before", "after", "environment"])
