@@ -218,3 +218,14 @@ def test_one_is_said_in_the_singular() -> None:
     scene, _ = after("sandwich", add("meat"))
     count = count_question(SANDWICH, "how many layers are on the fixture", scene, scene)
     assert count is not None and count.sentence() == "1 layer on the fixture."
+
+
+def test_a_goal_already_reached_is_said_as_now_or_as_by_then() -> None:
+    """ "go to the welder" twice: while the first still runs, the welder is not on yet."""
+    from voiced.acceptance import already_done
+
+    goal = (SequenceStep("attach_tool", {"tool": "Welder"}),)
+    assert already_done(goal) == "I already hold the Welder."
+    assert already_done(goal, settled=False) == "I will already hold the Welder by then."
+    home = (SequenceStep("go_home", {}),)
+    assert already_done(home, settled=False) == "I will already be home by then."

@@ -148,7 +148,8 @@ class Acceptance(PipelinePart):
         if is_learning(meant):
             self.asking.confirm_learning(ticket, meant)
             return
-        checked = checked_plan(self.belief.cell, self.belief.planned, meant)
+        settled = not self.workload.any_in(Phase.QUEUED, Phase.RUNNING)
+        checked = checked_plan(self.belief.cell, self.belief.planned, meant, settled)
         result = checked.interpretation
         self.events.emit(ev.Interpreted(**result.to_dict()))
         if result.user_feedback:
@@ -227,9 +228,9 @@ class Acceptance(PipelinePart):
         self.asking.ask_first(job)
 
 
-def checked_plan(cell: Cell, scene: Scene, meant: Interpretation) -> Checked:
+def checked_plan(cell: Cell, scene: Scene, meant: Interpretation, settled: bool = True) -> Checked:
     """The goals as atomic steps (navigation, tool changes: see sequence_builder), checked
-    against `scene` by the compiler."""
+    against `scene` by the compiler (`settled`: nothing runs or waits before them)."""
     built = build(cell, scene, meant.sequence)
     if built.errors:
         failed = meant.with_changes(
@@ -239,21 +240,25 @@ def checked_plan(cell: Cell, scene: Scene, meant: Interpretation) -> Checked:
         )
         return Checked(failed, None)
     if meant.sequence and not built.steps and not meant.user_feedback:
-        meant = meant.with_changes(user_feedback=already_done(meant.sequence))
+        meant = meant.with_changes(user_feedback=already_done(meant.sequence, settled))
     return validate(meant.with_changes(sequence=built.steps), cell, scene)
 
 
-def already_done(goals: Sequence[SequenceStep]) -> str:
+def already_done(goals: Sequence[SequenceStep], settled: bool = True) -> str:
     """What the operator hears when every goal already holds ("go to the welder" twice): the
-    arm does nothing, and says why rather than staying silent."""
+    arm does nothing, and says why rather than staying silent. While earlier work is still to
+    run (`settled` False) it is said as what will hold by then, not as what holds now."""
     goal = goals[-1]
     said = str(goal.params.get("tool") or goal.params.get("position") or "").replace("_", " ")
     if goal.instruction == "attach_tool" and said:
-        return f"I already hold the {said}."
-    if goal.instruction == "move_to_position" and said:
-        return f"I am already at {said}."
-    if goal.instruction == "go_home":
-        return "I am already home."
-    if goal.instruction in ("release_tool", "release_tool_and_home"):
-        return "I hold no tool; nothing to put back."
-    return "That is done already."
+        text = f"I already hold the {said}" if settled else f"I will already hold the {said}"
+    elif goal.instruction == "move_to_position" and said:
+        text = f"I am already at {said}" if settled else f"I will already be at {said}"
+    elif goal.instruction == "go_home":
+        text = "I am already home" if settled else "I will already be home"
+    elif goal.instruction in ("release_tool", "release_tool_and_home"):
+        text = "I hold no tool" if settled else "I will hold no tool"
+        return f"{text}{'' if settled else ' by then'}; nothing to put back."
+    else:
+        return "That is done already." if settled else "That will be done already by then."
+    return f"{text}." if settled else f"{text} by then."

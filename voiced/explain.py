@@ -12,6 +12,7 @@ from typing import Any
 from voiced.behaviours import behaviour_of
 from voiced.frames.pause import PauseWords
 from voiced.interpreter.result import Interpretation
+from voiced.pausing import PAUSED
 from voiced.questions import Questions, is_question
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
@@ -33,8 +34,7 @@ def before_the_interpreter(
     `Interpretation` to check as any other); None when the interpreter decides (a question
     the daemon cannot answer goes there too)."""
     if PauseWords().match(Utterance(text)) is not NO_MATCH:
-        said = "Paused: the arm halts, and what was said before waits for continue."
-        return Explained({"behaviour": "pause", "said": said}, True)
+        return Explained({"behaviour": "pause", "said": PAUSED}, True)
     answer = Questions(cell, None).answer(text, scene) if is_question(text) else None
     if answer is not None:
         shown = {"question": text, "topic": answer.topic, "answer": answer.brief,
