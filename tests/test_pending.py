@@ -51,3 +51,13 @@ async def test_started_and_settled_tickets_are_not_withdrawn() -> None:
 )  # fmt: skip
 def test_what_the_operator_hears(texts: list[str], lead: str, said: str) -> None:
     assert dropped_sentence(texts, lead) == said
+
+
+def test_a_command_the_stop_cut_short_is_named_before_what_was_dropped() -> None:
+    """The arm may not have started it yet: without this the operator thinks it was done."""
+    assert dropped_sentence([], cut=["go to the welder"]) == (
+        "Stopped. Not finished: go to the welder."
+    )
+    assert dropped_sentence(["add cheese"], cut=["add bread"]) == (
+        "Stopped. Not finished: add bread. I dropped: add cheese."
+    )

@@ -11,7 +11,7 @@ belongs to the new epoch and runs normally.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from voiced.targets.base import TargetResult
@@ -84,9 +84,12 @@ MAX_LISTED = 3
 """Dropped commands read out by name; more are counted."""
 
 
-def dropped_sentence(texts: list[str], lead: str = "Stopped.") -> str:
-    """What the operator hears after a stop or a fault: `lead`, then what will now never run
-    ("Stopped. I dropped: add bread.")."""
+def dropped_sentence(texts: list[str], lead: str = "Stopped.", cut: Sequence[str] = ()) -> str:
+    """What the operator hears after a stop or a fault: `lead`, what it cut short (the arm may
+    not have started it, or stopped half-way: "continue" finishes it), then what will now
+    never run ("Stopped. Not finished: go to the welder. I dropped: add bread.")."""
+    if cut:
+        lead = f"{lead} Not finished: {'; '.join(cut[:MAX_LISTED])}."
     if not texts:
         return lead
     if len(texts) == 1:

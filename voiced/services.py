@@ -168,5 +168,6 @@ class DaemonServices:
     async def stop(self, reason: str, unsent: Sequence[str] = ()) -> None:
         # Silence first: the operator said stop, and that means the voice too.
         silenced = self.interrupt("stop")
+        cut = self.pipeline.workload.running()
         dropped = await self.pipeline.stop(reason, unsent, silenced=silenced)
-        self.speak(dropped_sentence(dropped))
+        self.speak(dropped_sentence(dropped, cut=cut))

@@ -113,6 +113,10 @@ class Workload:
     def moving(self) -> bool:
         return self.any_in(Phase.RUNNING)
 
+    def running(self) -> list[str]:
+        """What the operator said for the commands the arm is working on, oldest first."""
+        return [t.text for t, phase in self._phases.items() if phase is Phase.RUNNING]
+
     @property
     def accepted(self) -> bool:
         return not self.any_in(*UNACCEPTED)
