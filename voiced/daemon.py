@@ -68,6 +68,8 @@ END_OF_INPUT_PAUSE = 3600.0
 """Input-clock seconds added at end of input: longer than every timer that listens."""
 END_OF_INPUT_ROUNDS = 4
 """How many times the clock moves on at end of input (a query, then its question...)."""
+DRAIN_POLL_S = 0.2
+"""How often the end-of-input wait looks at the controller link."""
 
 
 @dataclass(frozen=True)
@@ -431,8 +433,29 @@ class Daemon:
 
     async def _drain(self, parts: Parts) -> None:
         await parts.router.end()
-        await parts.pipeline.wait_idle()
+        await self._idle_unless_link_down(parts)
         await parts.services.flush()
+
+    async def _idle_unless_link_down(self, parts: Parts) -> None:
+        """Until the robot is idle. With the controller link down, work may wait for a
+        controller that is gone: after the shutdown timeout without a link the daemon stops
+        waiting (what was said before is dropped by the stop that follows, as for SIGTERM)."""
+        idle = asyncio.ensure_future(parts.pipeline.wait_idle())
+        keeper, loop = parts.pipeline.keeper, asyncio.get_running_loop()
+        patience = self.config.daemon.shutdown_timeout
+        down_since: float | None = None
+        try:
+            while not (await asyncio.wait({idle}, timeout=DRAIN_POLL_S))[0]:
+                if keeper.up.is_set():
+                    down_since = None
+                elif down_since is None:
+                    down_since = loop.time()
+                elif loop.time() - down_since > patience:
+                    log.warning("end of input with the controller link down: not waiting for "
+                                "the robot", timeout=patience)  # fmt: skip
+                    return
+        finally:
+            idle.cancel()
 
     async def _unless_signalled(self, work: Coroutine[Any, Any, None]) -> bool:
         """Run `work` until it finishes (True) or a shutdown signal arrives (False: it is
