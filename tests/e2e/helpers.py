@@ -5,9 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +41,38 @@ def voiced_env(tmp: Path, **extra: str) -> dict[str, str]:
 
 def voiced(*args: str) -> list[str]:
     return [sys.executable, "-m", "voiced", *args]
+
+
+SIM_PORTS = re.compile(r"motion port (\d+), control port (\d+)")
+
+
+@dataclass(frozen=True)
+class StandaloneSim:
+    process: subprocess.Popen[str]
+    address: str
+    """`127.0.0.1:MOTION_PORT`, for `--controller`."""
+    config: Path
+    """A config naming its control port."""
+
+
+@contextmanager
+def standalone_sim(tmp: Path, time_scale: float) -> Iterator[StandaloneSim]:
+    """`voiced sim` for the sandwich cell on free ports, as a separate controller process; it
+    is killed on the way out (a test may kill it sooner: a controller that dies)."""
+    sim = subprocess.Popen(
+        voiced("sim", "--cell", "sandwich", "--port", "0", "--time-scale", str(time_scale)),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=voiced_env(tmp),
+    )  # fmt: skip
+    try:
+        assert sim.stdout is not None
+        ports = SIM_PORTS.search(sim.stdout.readline())
+        assert ports, "voiced sim did not announce its ports"
+        config = tmp / "real.toml"
+        config.write_text(f"[controller]\ncontrol_port = {ports.group(2)}\n", encoding="utf-8")
+        yield StandaloneSim(sim, f"127.0.0.1:{ports.group(1)}", config)
+    finally:
+        sim.kill()
+        sim.communicate(timeout=10)
 
 
 def work_off_queue(config: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -4,16 +4,22 @@ a controller's refusal without protocol, names without identifiers (the `feedbac
 from __future__ import annotations
 
 import re
-import signal
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.helpers import FAST_CONFIG, REPO, kinds, parse_events, voiced, voiced_env
+from tests.e2e.helpers import (
+    FAST_CONFIG,
+    REPO,
+    kinds,
+    parse_events,
+    standalone_sim,
+    voiced,
+    voiced_env,
+)
 
 PROTOCOL = re.compile(r"\b(ERR|RESUME|HELLO|ACK|SEQ|HALTED|SPEED|mm/s)\b")
-PORTS = re.compile(r"motion port (\d+), control port (\d+)")
 
 
 def session(tmp: Path, cell: str, lines: str, config: str = "") -> list[dict[str, object]]:
@@ -77,25 +83,13 @@ def test_a_controller_refusal_is_said_in_plain_words(tmp_path: Path) -> None:
     assert quick != source
     cell = tmp_path / "quick.toml"
     cell.write_text(quick, encoding="utf-8")
-    sim = subprocess.Popen(
-        voiced("sim", "--cell", "sandwich", "--port", "0", "--time-scale", "0.02"),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=voiced_env(tmp_path),
-    )  # fmt: skip
-    try:
-        assert sim.stdout is not None
-        ports = PORTS.search(sim.stdout.readline())
-        assert ports, "voiced sim did not announce its ports"
-        config = tmp_path / "real.toml"
-        config.write_text(f"[controller]\ncontrol_port = {ports.group(2)}\n", encoding="utf-8")
+    with standalone_sim(tmp_path, 0.02) as sim:
         proc = subprocess.run(
-            voiced("run", "--config", str(config), "--cell", str(cell), "--text", "-",
-                   "--controller", f"127.0.0.1:{ports.group(1)}", "--events", "-"),
+            voiced("run", "--config", str(sim.config), "--cell", str(cell), "--text", "-",
+                   "--controller", sim.address, "--events", "-"),
             input="computer add bread\n\n", capture_output=True, text=True,
             env=voiced_env(tmp_path), timeout=120,
         )  # fmt: skip
-    finally:
-        sim.send_signal(signal.SIGTERM)
-        sim.communicate(timeout=10)
     assert proc.returncode == 0, proc.stderr
     events = parse_events(proc.stdout)
     [refused] = [e for e in kinds(events, "error") if e.get("kind") == "controller"]

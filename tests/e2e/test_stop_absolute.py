@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import signal
 import subprocess
 from pathlib import Path
@@ -25,6 +24,7 @@ from tests.e2e.helpers import (
     say_and_wait_for_motion,
     spawn_text_daemon,
     spoken,
+    standalone_sim,
     start_daemon,
     voiced,
     voiced_env,
@@ -32,7 +32,6 @@ from tests.e2e.helpers import (
 from tests.llm.messages_api import MessagesApi, Recorded, Reply, json_message
 
 FIVE = "add bread, meat, cheese, lettuce and tomato"
-PORTS = re.compile(r"motion port (\d+), control port (\d+)")
 
 
 def test_a_command_submitted_before_stop_never_moves(tmp_path: Path) -> None:
@@ -159,31 +158,19 @@ async def test_stop_during_a_model_request_cancels_it(tmp_path: Path) -> None:
 
 
 def test_a_lost_link_drops_what_was_said_before_it(tmp_path: Path) -> None:
-    sim = subprocess.Popen(
-        voiced("sim", "--cell", "sandwich", "--port", "0", "--time-scale", "1.0"),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=voiced_env(tmp_path),
-    )  # fmt: skip
-    try:
-        assert sim.stdout is not None
-        found = PORTS.search(sim.stdout.readline())
-        assert found, "voiced sim did not announce its ports"
-        config = tmp_path / "real.toml"
-        config.write_text(f"[controller]\ncontrol_port = {found.group(2)}\n", encoding="utf-8")
+    with standalone_sim(tmp_path, 1.0) as sim:
         daemon = subprocess.Popen(
-            voiced("run", "--config", str(config), "--cell", "sandwich", "--text", "-",
-                   "--controller", f"127.0.0.1:{found.group(1)}", "--events", "-"),
+            voiced("run", "--config", str(sim.config), "--cell", "sandwich", "--text", "-",
+                   "--controller", sim.address, "--events", "-"),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             env=voiced_env(tmp_path),
         )  # fmt: skip
         try:
             say_and_wait_for_motion(daemon, "computer add bread\n\ncomputer add cheese\n\n")
-            sim.kill()
+            sim.process.kill()
             stdout, stderr = daemon.communicate("", timeout=60)
         finally:
             daemon.kill()
-    finally:
-        sim.kill()
-        sim.communicate()
     events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
     assert [e["text"] for e in kinds(events, "dropped")] == ["add cheese"], stderr
     assert any(text.startswith("I lost the controller link") and "I dropped: add cheese." in text
