@@ -23,6 +23,7 @@ from voiced import eventtypes as ev
 from voiced import rules
 from voiced.audioinput import FRAME_WORDS, AudioFrontEnd, bias_for
 from voiced.cellhelp import help_examples
+from voiced.cellstatus import RemoteInbox, RemoteWords, StatusBoard
 from voiced.config import Config
 from voiced.controller import Controller, open_controller
 from voiced.errors import VoicedError
@@ -44,6 +45,7 @@ from voiced.inputs import (
     TextInput,
     Tick,
     Utterance,
+    with_remote,
 )
 from voiced.interpreter.tiers import LEARNED_VERBS, Interpreter
 from voiced.linkkeeper import LinkKeeper
@@ -112,6 +114,8 @@ class Parts:
     """The audio front end (`--audio`); None for every other input."""
     source: Input
     """What the daemon listens to."""
+    board: StatusBoard
+    """The cell as seen from outside (the cell page, MQTT)."""
 
 
 class Daemon:
@@ -126,6 +130,8 @@ class Daemon:
         self._healthy = True
         self._mode = session.config.daemon.mode
         self._link: str | None = None
+        self.inbox = RemoteInbox()
+        """Words from outside (the cell page's STOP, MQTT), taken between what is heard."""
 
     async def run(self) -> int:
         loop = asyncio.get_running_loop()
@@ -186,7 +192,10 @@ class Daemon:
         )  # fmt: skip
         router = self._router(services)
         front = await self._audio(stack, router, pipeline, services)
-        return Parts(controller, pipeline, services, router, front, self._input(front))
+        board = StatusBoard(
+            router, lambda: pipeline.belief, link, lambda: self._link, history
+        )  # fmt: skip
+        return Parts(controller, pipeline, services, router, front, self._input(front), board)
 
     async def _serve(self, parts: Parts) -> int:
         pipeline, router, front = parts.pipeline, parts.router, parts.front
@@ -200,6 +209,9 @@ class Daemon:
             watchdog = self._start_watchdog(group, pipeline.keeper)
             feeder = group.create_task(self._listen(parts), name="input")
             speech = group.create_task(front.feedback.run(), name="speech") if front else None
+            outside = [
+                group.create_task(work, name=name) for name, work in self._outside(parts)
+            ]  # fmt: skip
             self.notifier.ready()
             self._announce_status(router.mode)
             unsubscribe = self.events.subscribe(self._on_event)
@@ -207,7 +219,7 @@ class Daemon:
             ended_by_signal = await self._wait_for_end(feeder)
             await self._finish(feeder, parts, ended_by_signal)
             unsubscribe()
-            await _cancel(feeder, worker, acceptor, keeper, watchdog, speech)
+            await _cancel(feeder, worker, acceptor, keeper, watchdog, speech, *outside)
         self._emit_final_state(parts)
         return 0
 
@@ -239,6 +251,12 @@ class Daemon:
         await front.start(stack)
         services.attach_voice(front.say, front.speaker, front.interrupt)
         return front
+
+    def _outside(self, parts: Parts) -> list[tuple[str, Coroutine[Any, Any, None]]]:
+        """What shows the cell to the outside and takes its words (`parts.board`,
+        `self.inbox`), each a task of the run that ends with it."""
+        del parts  # each service takes what it needs of the parts
+        return []
 
     def _input(self, front: AudioFrontEnd | None) -> Input:
         """What this session listens to: the queue, a replay, audio, typed text, or nothing."""
@@ -349,9 +367,13 @@ class Daemon:
         """The one input loop: utterances to the router, ticks and activity to the frames'
         timers, until the input ends; then every timer runs out and the last words are said."""
         router = parts.router
-        async with contextlib.aclosing(aiter(parts.source)) as events:
+        async with contextlib.aclosing(with_remote(parts.source, self.inbox)) as events:
             async for event in events:
-                if isinstance(event, Tick):
+                if isinstance(event, RemoteWords):
+                    self.events.emit(ev.RemoteSaid(event.text, event.source))
+                    log.info("words from outside", text=event.text, source=event.source)
+                    await self._hear(Utterance(event.text, router.now), parts)
+                elif isinstance(event, Tick):
                     await router.tick(event.t)
                 elif isinstance(event, Activity):
                     router.activity(event.t, event.voiced)

@@ -134,6 +134,15 @@ class Ignored(Event):
 
 
 @dataclass(frozen=True)
+class RemoteSaid(Event):
+    """Words from outside the input (the cell page, MQTT), taken as said; an `utterance` follows."""
+
+    KIND = "remote"
+    text: str
+    source: str
+
+
+@dataclass(frozen=True)
 class BargeIn(Event):
     """The operator spoke over a reply; `cut` are the phrases cut off."""
 

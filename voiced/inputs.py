@@ -12,7 +12,9 @@ clock, and the iterator ending is the end of input. The inputs:
   and each one's result comes back to its input (`Utterance.result`);
 - `NoInput`: nothing to hear; the daemon runs until a signal.
 
-A remote source (a satellite streaming transcripts) is one more class with `__aiter__`.
+A remote source (a satellite streaming transcripts) is one more class with `__aiter__`. Words from
+outside the input (the cell page's STOP button, an MQTT `stop` or `say`) join whichever input
+runs through `with_remote`, between its events, as if said.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from voiced.audio.listener import Tick as AudioTick
 from voiced.audio.segmenter import Activity as AudioActivity
 from voiced.audio.stopspot import Spotted
 from voiced.audioinput import AudioFrontEnd, heard_event, spotted_event
+from voiced.cellstatus import RemoteInbox, RemoteWords
 from voiced.events import EventLog
 from voiced.targets import DeferredQueue, TargetResult
 from voiced.targets.queue import claims, record, record_error
@@ -194,3 +197,58 @@ class NoInput:
 def _reply() -> asyncio.Future[TargetResult]:
     """Where the daemon puts a routed command's result."""
     return asyncio.get_running_loop().create_future()
+
+
+async def with_remote(
+    source: Input, inbox: RemoteInbox
+) -> AsyncGenerator[InputEvent | RemoteWords, None]:
+    """`source`'s events, and between them the words that came from outside (`RemoteInbox`),
+    each as soon as the daemon has finished with the event before it; ends when `source` ends.
+
+    `source` is driven by one task of its own, and asked for its next event only once the one
+    before has been handled, exactly as when the daemon iterates it directly: an audio source
+    judges the next segment with the frames the last one left."""
+    slot: asyncio.Queue[InputEvent | _End] = asyncio.Queue(maxsize=1)
+    handled = asyncio.Event()
+
+    async def pump() -> None:
+        try:
+            async with contextlib.aclosing(aiter(source)) as events:
+                async for event in events:
+                    await slot.put(event)
+                    await handled.wait()
+                    handled.clear()
+        except Exception as error:  # re-raised in the daemon's loop, not lost in this task
+            await slot.put(_End(error))
+            return
+        await slot.put(_End(None))
+
+    pumping = asyncio.create_task(pump(), name="input-source")
+    from_source = asyncio.ensure_future(slot.get())
+    from_outside = asyncio.ensure_future(inbox.next())
+    try:
+        while True:
+            await asyncio.wait({from_source, from_outside}, return_when=asyncio.FIRST_COMPLETED)
+            if from_outside.done():
+                yield from_outside.result()
+                from_outside = asyncio.ensure_future(inbox.next())
+                continue
+            event = from_source.result()
+            if isinstance(event, _End):
+                if event.error is not None:
+                    raise event.error
+                return
+            yield event
+            handled.set()
+            from_source = asyncio.ensure_future(slot.get())
+    finally:
+        for task in (from_source, from_outside, pumping):
+            task.cancel()
+        await asyncio.gather(from_source, from_outside, pumping, return_exceptions=True)
+
+
+@dataclass(frozen=True)
+class _End:
+    """The source ended, by itself (None) or with an error."""
+
+    error: Exception | None

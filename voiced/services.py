@@ -168,6 +168,20 @@ class DaemonServices:
     async def stop(self, reason: str, unsent: Sequence[str] = ()) -> None:
         # Silence first: the operator said stop, and that means the voice too.
         silenced = self.interrupt("stop")
-        cut = self.pipeline.workload.running()
+        running = self.pipeline.workload.running()
         dropped = await self.pipeline.stop(reason, unsent, silenced=silenced)
-        self.speak(dropped_sentence(dropped, cut=cut))
+        # A command about to start may still be withdrawable: then it is dropped, not
+        # cut short ("continue" would not finish it), and is said once.
+        self.speak(dropped_sentence(dropped, cut=_without(running, dropped)))
+
+
+def _without(texts: Sequence[str], taken: Sequence[str]) -> list[str]:
+    """`texts` less one occurrence of each of `taken`, in order."""
+    left = list(taken)
+    kept = []
+    for text in texts:
+        if text in left:
+            left.remove(text)
+        else:
+            kept.append(text)
+    return kept
