@@ -95,8 +95,15 @@ class Execution(PipelinePart):
         held = Held(job.text, goals, job.ticket.serial)
         in_order = tuple(sorted((*hold.held, held), key=lambda h: h.serial))
         self.belief.hold = replace(hold, cut=cut, held=in_order)
-        self.runlog.finish(job.ticket, "paused", "Paused; say continue to finish it.")
+        self._paused(job)
         self.workload.leave(job.ticket)
+
+    def _paused(self, job: Job) -> None:
+        """`job` is held by the pause in force: its history row says so until the pause ends."""
+        self.runlog.finish(job.ticket, "paused", "Paused; say continue to finish it.")
+        hold, run_id = self.belief.hold, job.ticket.run_id
+        if hold is not None and run_id is not None and run_id not in hold.runs:
+            self.belief.hold = replace(hold, runs=(*hold.runs, run_id))
 
     def take_queued(self) -> list[Job]:
         """The accepted jobs still waiting for the arm, oldest first (the queue is left empty)."""
@@ -110,6 +117,7 @@ class Execution(PipelinePart):
     def _resumed(self, job: Job, hold: Hold) -> None:
         steps = [describe(self.belief.cell, step) for step in job.goals]
         self.events.emit(ev.Resumed(hold.texts, steps))
+        job.ticket.carries = hold.runs
         self.belief.hold = None
 
     async def run(self) -> None:
@@ -164,7 +172,7 @@ class Execution(PipelinePart):
             if job.understood is not None:
                 self.interpreter.used(job.understood)
         elif report.stopped and self.belief.hold is not None:
-            self.runlog.finish(job.ticket, "paused", "Paused; say continue to finish it.")
+            self._paused(job)
             await self.faults.after_pause()
         else:
             self.runlog.finish(job.ticket, "stopped" if report.stopped else "failed",

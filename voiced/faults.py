@@ -66,15 +66,20 @@ class Faults(PipelinePart):
         self.events.emit(ev.Stopped(reason, len(dropped), dropped, list(silenced)))
         return dropped
 
-    def drop_hold(self, reason: str) -> list[str]:
+    def drop_hold(self, reason: str, *, done: bool = False) -> list[str]:
         """A pause's held work is gone (a stop after it, a new command): nothing of it runs,
-        and "continue" has nothing to finish. Returns what was held, oldest first."""
+        and "continue" has nothing to finish (`done`: because nothing of it was left to do).
+        Returns what was held, oldest first."""
         hold, self.belief.hold = self.belief.hold, None
         if hold is None:
             return []
         self.belief.interrupted = None
+        if done:
+            self.runlog.hold_over(hold.runs, "completed", "Done: nothing was left after the pause.")
+            return hold.texts
         for text in hold.texts:
             self.events.emit(ev.Dropped(text, reason))
+        self.runlog.hold_over(hold.runs, "dropped", f"Dropped: {reason}.")
         return hold.texts
 
     async def shutdown(self) -> list[str]:

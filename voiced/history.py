@@ -35,7 +35,7 @@ STATUSES = (
     "rejected",  # could not be interpreted or validated
     "declined",  # the operator said no (or nothing) when asked
     "dropped",  # queued behind a run that did not finish
-    "paused",  # held by a pause; "continue" runs what is left as a new command
+    "paused",  # held by a pause in force; "continue" finishes it, a stop or new command drops it
     "interrupted",  # the daemon died while it ran
 )
 FINAL = frozenset(STATUSES) - {"planned", "running"}

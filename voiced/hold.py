@@ -30,6 +30,9 @@ class Hold:
     held: tuple[Held, ...] = ()
     """Commands held before they started, in the order they were said (not the order the
     pause reached them: the one about to start is reached after the queued ones)."""
+    runs: tuple[str, ...] = ()
+    """The history rows marked paused: "continue" carries them to its own end, and a stop
+    or a new command marks them dropped (the history never keeps a pause that is over)."""
 
     @property
     def texts(self) -> list[str]:

@@ -101,7 +101,7 @@ class Pausing(PipelinePart):
             self.runlog.refuse(ticket, cannot)
             return
         if not goals:
-            self.faults.drop_hold("nothing was left to do")
+            self.faults.drop_hold("nothing was left to do", done=True)
             self.runlog.refuse(ticket, "Nothing was left to do; the pause is over.")
             return
         meant = Interpretation(

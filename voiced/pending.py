@@ -37,6 +37,8 @@ class Ticket:
     """Its place in the order things were said (a pause holds what came before it)."""
     run_id: str | None = None
     """Its row in the history, once it has one."""
+    carries: tuple[str, ...] = ()
+    """History rows that end as this one ends ("continue" finishes what a pause held)."""
     withdraw: Withdraw | None = field(default=None, repr=False)
     """While a question about it is open: how to take the question back."""
 

@@ -69,8 +69,20 @@ class RunLog:
             self.history.replan(ticket.run_id, plan)
 
     def update(self, ticket: Ticket, status: str, feedback: str | None = None) -> None:
-        if self.history is not None and ticket.run_id is not None:
+        if self.history is None:
+            return
+        if ticket.run_id is not None:
             self.history.update(ticket.run_id, status, feedback)
+        for run_id in ticket.carries:
+            said = f'{feedback} (by "{ticket.text}")' if feedback else None
+            self.history.update(run_id, status, said)
+
+    def hold_over(self, runs: tuple[str, ...], status: str, feedback: str) -> None:
+        """A pause ended without "continue": the rows it held end as `status`."""
+        if self.history is None:
+            return
+        for run_id in runs:
+            self.history.update(run_id, status, feedback)
 
     def settle(self, ticket: Ticket, ok: bool, message: str) -> None:
         """`ticket` is no longer pending, and its outcome is known."""

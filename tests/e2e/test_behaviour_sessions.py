@@ -60,6 +60,28 @@ def test_pause_holds_the_plan_and_continue_asks_then_finishes_it(tmp_path: Path)
     assert fixture(events) == ALL_FIVE
 
 
+def history_statuses(tmp: Path) -> dict[str, str]:
+    """What the history says became of each thing said (the last row of each text)."""
+    from voiced.history import History
+
+    runs = History(tmp / "data" / "history.sqlite3").last(50)
+    return {run.operator_input: run.status for run in reversed(runs)}
+
+
+def test_the_history_keeps_no_pause_that_is_over(tmp_path: Path) -> None:
+    """A held command's row ends as the pause ends: completed by "continue", dropped by a
+    stop or a new command (it used to stay "paused" for ever)."""
+    session(tmp_path / "a", "sandwich", "add meat", "yes", "add bread", "yes", "hold on",
+            "continue", "yes", settings='[review]\ncells = ["sandwich"]\n')  # fmt: skip
+    statuses = history_statuses(tmp_path / "a")
+    assert statuses["add meat"] == statuses["add bread"] == "completed", statuses
+    session(tmp_path / "b", "sandwich", FIVE, "hold on", "stop")
+    assert history_statuses(tmp_path / "b")[FIVE] == "dropped"
+    session(tmp_path / "c", "sandwich", FIVE, "pause", "add tomato")
+    statuses = history_statuses(tmp_path / "c")
+    assert statuses[FIVE] == "dropped" and statuses["add tomato"] == "completed", statuses
+
+
 def test_nothing_said_before_a_pause_moves_unless_continue_is_confirmed(tmp_path: Path) -> None:
     events = session(tmp_path, "sandwich", FIVE, "pause", "add avocado", "continue", "no")
     assert kinds(events, "paused")
