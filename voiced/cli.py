@@ -110,13 +110,14 @@ def _parser() -> argparse.ArgumentParser:
     queue_run.set_defaults(handler=_cmd_queue_run, text=None, mode=None)
 
     history = sub.add_parser("history", help="the commands run so far, newest first")
-    history.add_argument("--last", type=int, default=10, metavar="N")
+    history.add_argument("--last", type=_positive, default=10, metavar="N")
     history.add_argument("--json", action="store_true", help="JSON lines instead of text")
     history.add_argument("--data-dir", metavar="PATH")
     history.set_defaults(handler=_cmd_history)
 
     replay = sub.add_parser("replay", help="run an earlier command's plan again")
-    replay.add_argument("run_id", metavar="RUN_ID", help="a run id (or its first 8 characters)")
+    replay.add_argument("run_id", type=_run_id, metavar="RUN_ID",
+                        help="a run id (or its first 8 characters)")  # fmt: skip
     replay.add_argument("--yes", action="store_true", help="approve any question beforehand")
     for option, meta, text in _RUN_OPTIONS:
         if option not in ("--text",):
@@ -190,6 +191,24 @@ def _sim_port(text: str) -> int:
             f"{port} is out of range: 0 to 65534 (the control port is PORT + 1)"
         )
     return port
+
+
+def _positive(text: str) -> int:
+    """A count of at least 1 (`history --last 0` printed nothing, as if there were no history)."""
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"expected 1 or more, got {count}")
+    return count
+
+
+def _run_id(text: str) -> str:
+    """A run id or its start; an empty one would match every run."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a run id (`voiced history` lists them)")
+    return text.strip()
 
 
 def _controller_name(text: str) -> str:
@@ -350,10 +369,9 @@ def _cmd_history(args: argparse.Namespace) -> int:
 def _history_line(run: Run) -> str:
     """One run as a line: an action with its steps, a question with what was said back, an
     unknown with what the operator was told."""
-    if run.intent == "action":
-        outcome = ", ".join(step["instruction"] for step in run.plan) or "-"
-    else:
-        outcome = run.feedback or "-"
+    steps = ", ".join(step["instruction"] for step in run.plan) if run.intent == "action" else ""
+    # An action without steps (refused, not understood) shows why, as the operator heard it.
+    outcome = steps or run.feedback or "-"
     return (f"{run.run_id[:8]}  {run.created_at[:19]}  {run.intent:8} {run.status:11} "
             f"{run.cell:8} {run.operator_input!r} -> {outcome}")  # fmt: skip
 

@@ -153,6 +153,26 @@ def test_sim_names_a_host_it_cannot_listen_on(tmp_path: Path) -> None:
     assert proc.returncode == 1
 
 
+@pytest.mark.parametrize(("args", "why"), [
+    (("history", "--last", "0"), "argument --last: expected 1 or more, got 0"),
+    (("history", "--last", "many"), "argument --last: expected a whole number, got 'many'"),
+    (("replay", ""), "argument RUN_ID: expected a run id (`voiced history` lists them)"),
+])  # fmt: skip
+def test_a_count_or_run_id_that_cannot_mean_anything_is_a_usage_error(
+    tmp_path: Path, args: tuple[str, ...], why: str
+) -> None:
+    proc = run(tmp_path, *args)
+    assert proc.stderr.splitlines()[-1] == f"voiced {args[0]}: error: {why}"
+    assert proc.returncode == 2
+
+
+def test_a_refused_action_shows_why_in_the_history(tmp_path: Path) -> None:
+    run_text(tmp_path, "sandwich", "computer add avocado\n\n")
+    proc = run(tmp_path, "history")
+    (line,) = proc.stdout.splitlines()
+    assert "'add avocado' -> " in line and not line.endswith("-> -"), line
+
+
 def test_options_that_cannot_go_together_are_a_usage_error(tmp_path: Path) -> None:
     proc = run(tmp_path, "run", "--text", "-", "--audio", "-")
     assert said(proc) == ["voiced: --text and --audio: give one of them, not both"]
