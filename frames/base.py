@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import structlog
 from voiced.frames.dictation import DictationFrame
@@ -53,7 +54,7 @@ class BaseFrame(Frame):
             ExactSet("mode_query", ["mode query", "what mode", "which mode"], self._say_mode),
             ExactSet("always_listen", ["always listen", "always listen mode"], self._always),
             ExactSet("wake_word_mode", ["wake word mode", "wake mode"], self._wake_mode),
-            ExactSet("help", ["what can i say", "help"], self._help),
+            ExactSet("help", HELP_WORDS, self._help),
             ExactSet(
                 "switch_voice",
                 ["switch voice", "change voice", "change your voice"],
@@ -175,15 +176,23 @@ class BaseFrame(Frame):
 
     def help(self) -> str:
         wake = self._router is None or self._router.mode == "wake"
-        said = [f"{self.wake_word}, {e}" if wake else e for e in self.examples]
-        lead = f'Say "{self.wake_word}" and a command' if wake else "Say a command"
-        shown = " or ".join(f'"{e}"' for e in said)
-        example = f", for example {shown}. " if said else ". "
-        return (
-            f"{lead}{example}"
-            'You can also say "always listen", "wake word mode", "mode query", "switch voice", '
-            '"start dictation" or "stop".'
-        )
+        return help_sentence(self.wake_word, self.examples, wake)
+
+
+HELP_WORDS = ("what can i say", "help")
+
+
+def help_sentence(wake_word: str, examples: Sequence[str], wake: bool) -> str:
+    """What "what can I say" answers: the cell's examples, with the wake word in wake mode."""
+    said = [f"{wake_word}, {e}" if wake else e for e in examples]
+    lead = f'Say "{wake_word}" and a command' if wake else "Say a command"
+    shown = " or ".join(f'"{e}"' for e in said)
+    example = f", for example {shown}. " if said else ". "
+    return (
+        f"{lead}{example}"
+        'You can also say "always listen", "wake word mode", "mode query", "switch voice", '
+        '"start dictation" or "stop".'
+    )
 
 
 def _inside(wake_word: str) -> str:

@@ -500,7 +500,7 @@ def _cmd_interpret(args: argparse.Namespace) -> int:
     scene = load_scene_file(cell, args.scene) if args.scene else cell.initial_scene
     data = DataDir(resolve_data_dir(None, os.environ))
 
-    early = before_the_interpreter(cell, scene, args.text)
+    early = before_the_interpreter(cell, scene, args.text, config.daemon.wake_word)
     if isinstance(early, Explained):
         print(json.dumps(early.shown, indent=2))
         return 0 if early.done else EXIT_NOT_DONE

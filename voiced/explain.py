@@ -1,7 +1,8 @@
 """What the daemon does with one typed utterance before its interpreter, for `voiced interpret`:
-a question is answered, a pause word pauses, a speed change or an undo is worked out from the
-state. Without this, `voiced interpret "hold on"` printed the grammar's "wait" step and "undo
-that" the grammar's "put back what is held", neither of which the daemon does.
+a question is answered, "what can I say" is answered from the cell, a pause word pauses, a speed
+change or an undo is worked out from the state. Without this, `voiced interpret "hold on"`
+printed the grammar's "wait" step and "undo that" the grammar's "put back what is held",
+neither of which the daemon does.
 """
 
 from __future__ import annotations
@@ -10,13 +11,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from voiced.behaviours import behaviour_of
+from voiced.cellhelp import help_examples
+from voiced.frames.base import HELP_WORDS, help_sentence
 from voiced.frames.pause import PauseWords
 from voiced.interpreter.result import Interpretation
 from voiced.pausing import PAUSED
 from voiced.questions import Questions, is_question
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
-from voiced.rules import NO_MATCH, Utterance
+from voiced.rules import NO_MATCH, Utterance, normalize
 
 
 @dataclass(frozen=True)
@@ -28,11 +31,14 @@ class Explained:
 
 
 def before_the_interpreter(
-    cell: Cell, scene: Scene, text: str
+    cell: Cell, scene: Scene, text: str, wake_word: str
 ) -> Explained | Interpretation | None:
     """A question's answer or a pause (`Explained`); a speed change or an undo (an
     `Interpretation` to check as any other); None when the interpreter decides (a question
     the daemon cannot answer goes there too)."""
+    if normalize(text) in HELP_WORDS:
+        said = help_sentence(wake_word, help_examples(cell), wake=True)
+        return Explained({"behaviour": "help", "said": said}, True)
     if PauseWords().match(Utterance(text)) is not NO_MATCH:
         return Explained({"behaviour": "pause", "said": PAUSED}, True)
     answer = Questions(cell, None).answer(text, scene) if is_question(text) else None

@@ -37,6 +37,10 @@ AS_THE_DAEMON = [
     ("go a bit slower", 0, {"sequence": [{"instruction": "set_speed",
                                           "params": {"speed": "slow"}}]}),
     ("undo that", NOT_DONE, {"sequence": [], "validated": False}),
+    ("What can I say?", 0, {"behaviour": "help", "said": (
+        'Say "computer" and a command, for example "computer, add bread and meat" or '
+        '"computer, put tomato on the left". You can also say "always listen", "wake word mode", '
+        '"mode query", "switch voice", "start dictation" or "stop".')}),
 ]  # fmt: skip
 
 
