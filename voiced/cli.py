@@ -149,11 +149,36 @@ def _parser() -> argparse.ArgumentParser:
 
     sim = sub.add_parser("sim", help="run the simulator standalone (control port = PORT + 1; "
                          "--port 0: any two free ports, printed)")  # fmt: skip
-    sim.add_argument("--cell", default="sandwich", metavar="NAME|PATH")
-    sim.add_argument("--scene", metavar="PATH")
-    sim.add_argument("--host", default="127.0.0.1")
-    sim.add_argument("--port", type=_sim_port, default=1025)
-    sim.add_argument("--time-scale", type=float, default=1.0)
+    sim.add_argument(
+        "--cell",
+        default="sandwich",
+        metavar="NAME|PATH",
+        help="the cell it simulates: a bundled name or a cell file (default: %(default)s)",
+    )
+    sim.add_argument(
+        "--scene",
+        metavar="PATH",
+        help="the scene to start from (state-view JSON; default: the cell's own)",
+    )
+    sim.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="the address to listen on (default: %(default)s, this machine only)",
+    )
+    sim.add_argument(
+        "--port",
+        type=_sim_port,
+        default=1025,
+        help="the motion port; the control port is PORT + 1 (default: %(default)s)",
+    )
+    sim.add_argument(
+        "--time-scale",
+        type=_time_scale,
+        default=1.0,
+        metavar="FACTOR",
+        help="how long motion takes relative to real time: 1 = real time, "
+        "0.1 = ten times faster (default: %(default)s)",
+    )
     sim.add_argument("--key-file", type=Path, metavar="PATH",
                      help="check the shared secret in PATH at every connection")  # fmt: skip
     sim.add_argument("--name", metavar="NAME", type=_controller_name,
@@ -209,6 +234,16 @@ def _run_id(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("expected a run id (`voiced history` lists them)")
     return text.strip()
+
+
+def _time_scale(text: str) -> float:
+    try:
+        scale = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 < scale <= 1000:  # also refuses nan and inf
+        raise argparse.ArgumentTypeError(f"{text} is out of range: more than 0, at most 1000")
+    return scale
 
 
 def _controller_name(text: str) -> str:

@@ -153,12 +153,17 @@ def test_sim_names_a_host_it_cannot_listen_on(tmp_path: Path) -> None:
     assert proc.returncode == 1
 
 
+SCALE_RANGE = "is out of range: more than 0, at most 1000"
+
+
 @pytest.mark.parametrize(("args", "why"), [
     (("history", "--last", "0"), "argument --last: expected 1 or more, got 0"),
     (("history", "--last", "many"), "argument --last: expected a whole number, got 'many'"),
     (("replay", ""), "argument RUN_ID: expected a run id (`voiced history` lists them)"),
+    (("sim", "--time-scale", "0"), f"argument --time-scale: 0 {SCALE_RANGE}"),
+    (("sim", "--time-scale", "nan"), f"argument --time-scale: nan {SCALE_RANGE}"),
 ])  # fmt: skip
-def test_a_count_or_run_id_that_cannot_mean_anything_is_a_usage_error(
+def test_an_argument_that_cannot_mean_anything_is_a_usage_error(
     tmp_path: Path, args: tuple[str, ...], why: str
 ) -> None:
     proc = run(tmp_path, *args)
