@@ -7,6 +7,7 @@ initial scene) still run and the author sees everything wrong in one go.
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from collections.abc import Mapping
 from dataclasses import replace
@@ -117,10 +118,9 @@ def load_cell(name_or_path: str | Path) -> Cell:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        hint = ""
-        if path.parent == cell_path("x").parent:
-            hint = f" (packaged cells: {', '.join(n for n, _ in list_cells())})"
-        raise CellError([Problem(source, "", f"no such cell file{hint}")]) from None
+        if path.parent == cell_path("x").parent and path.name == f"{name_or_path}.toml":
+            raise CellError([_no_packaged_cell(str(name_or_path))]) from None
+        raise CellError([Problem(source, "", "no such cell file")]) from None
     except OSError as error:
         raise CellError([Problem(source, "", f"cannot read: {error.strerror}")]) from None
     except UnicodeDecodeError as error:
@@ -128,6 +128,16 @@ def load_cell(name_or_path: str | Path) -> Cell:
             [Problem(source, "", f"{describe(error)}: a cell file is TOML text")]
         ) from None
     return parse_cell(text, source, default_name=path.stem)
+
+
+def _no_packaged_cell(name: str) -> Problem:
+    """A bundled cell's name mistyped: named as given (not as a path inside the package), with
+    the names there are and the nearest one."""
+    names = [n for n, _ in list_cells()]
+    near = difflib.get_close_matches(name, names, n=1)
+    hint = f"; did you mean {near[0]}?" if near else ""
+    message = f"no such bundled cell (bundled: {', '.join(names)}){hint}"
+    return Problem(f"cell {name}", "", message)
 
 
 def check_cell(name_or_path: str | Path) -> list[Problem]:

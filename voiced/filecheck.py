@@ -107,6 +107,10 @@ def check_config_file(path: str | None) -> CheckReport:
     cell_ref = config_relative(config, config.cell.name, bare_names=True)
     checked.append(str(cell_path(cell_ref)))
     cell_found = _cell_problems(cell_ref)
+    if cell_found and not Path(cell_path(cell_ref)).exists():
+        # No file to point into: the mistake is the config's, at the key that names it.
+        source = config.source or "defaults"
+        cell_found = [Problem(source, "cell.name", f"{p.source}: {p.message}") for p in cell_found]
     problems += cell_found
     if config.cell.scene:
         scene_ref = config_relative(config, config.cell.scene)

@@ -61,7 +61,24 @@ def test_check_config_reports_a_broken_cell_file(
 def test_check_config_reports_a_missing_cell_file(tmp_path: Path) -> None:
     proc = run(tmp_path, "check-config", str(config_naming(tmp_path, "cells/gone.toml")))
     assert proc.returncode == 1
-    assert proc.stdout.strip() == f"{tmp_path / 'cells' / 'gone.toml'}: no such cell file"
+    assert proc.stdout.strip() == (
+        f"{tmp_path / 'config.toml'}:2: cell.name: {tmp_path / 'cells' / 'gone.toml'}: "
+        "no such cell file"
+    )
+
+
+def test_a_mistyped_bundled_cell_is_named_as_given_with_the_nearest_name(tmp_path: Path) -> None:
+    proc = run(tmp_path, "check-config", str(config_naming(tmp_path, "sandwhich")))
+    assert proc.returncode == 1
+    assert proc.stdout.strip() == (
+        f"{tmp_path / 'config.toml'}:2: cell.name: cell sandwhich: no such bundled cell "
+        "(bundled: blocks, sandwich, weld); did you mean sandwich?"
+    )
+    proc = run(tmp_path, "check-cell", "welt")
+    assert proc.returncode == 1
+    assert proc.stdout.strip() == (
+        "cell welt: no such bundled cell (bundled: blocks, sandwich, weld); did you mean weld?"
+    )
 
 
 def test_check_config_reports_an_unreadable_cell_file(tmp_path: Path) -> None:
