@@ -68,8 +68,24 @@ def read_audio(path: str | Path) -> Pcm:
                 parts.append(_join(resampler.resample(frame)))
             parts.append(_join(resampler.resample(None)))
     except (OSError, av.FFmpegError) as exc:
-        raise AudioFileError(f"{path}: cannot read audio: {exc}") from exc
+        raise AudioFileError(f"{path}: {unreadable(exc)}") from exc
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int16)
+
+
+def probe_audio(path: str | Path) -> None:
+    """Raise AudioFileError, with why in plain words, unless `path` opens as audio."""
+    try:
+        with av.open(str(path), mode="r") as container:
+            if not container.streams.audio:
+                raise AudioFileError("no audio stream in it")
+    except (OSError, av.FFmpegError) as exc:
+        raise AudioFileError(unreadable(exc)) from exc
+
+
+def unreadable(exc: OSError | av.FFmpegError) -> str:
+    """FFmpeg's reason without its error number and the path it repeats."""
+    reason = getattr(exc, "strerror", None) or str(exc)
+    return f"cannot read audio: {reason[:1].lower()}{reason[1:]}"
 
 
 def to_float(samples: Pcm) -> npt.NDArray[np.float32]:

@@ -355,10 +355,21 @@ def _check_inputs(text: str | None, audio: str | None, data: DataDir) -> None:
 
     if text not in (None, "-"):
         read_text_file(text)
-    if audio not in (None, "mic", "-") and not Path(audio).is_file():
+    if audio not in (None, "mic", "-"):
+        _check_audio_file(audio)
+    History(data.history)  # a damaged history is named here, and left as it is
+
+
+def _check_audio_file(audio: str) -> None:
+    from voiced.audio.convert import AudioFileError, probe_audio
+
+    if not Path(audio).is_file():
         why = "is a directory" if Path(audio).is_dir() else "no such file"
         raise InputError(f"--audio {audio}", why)
-    History(data.history)  # a damaged history is named here, and left as it is
+    try:
+        probe_audio(audio)
+    except AudioFileError as error:
+        raise InputError(f"--audio {audio}", str(error)) from None
 
 
 def _cmd_queue_run(args: argparse.Namespace) -> int:

@@ -56,6 +56,18 @@ def test_an_audio_file_that_is_not_there_is_named_before_anything_connects(
     assert proc.returncode == 1
 
 
+def test_an_audio_file_that_is_not_audio_is_named_before_anything_connects(
+    tmp_path: Path,
+) -> None:
+    noise = tmp_path / "notes.wav"
+    noise.write_bytes(bytes(range(256)) * 20)
+    proc = run_sim_text(tmp_path, "--audio", str(noise))
+    assert proc.stderr.strip() == (
+        f"voiced: --audio {noise}: cannot read audio: invalid data found when processing input"
+    )
+    assert proc.returncode == 1
+
+
 @pytest.mark.parametrize("where", ["before", "after", "environment"])
 def test_debug_adds_the_traceback(tmp_path: Path, where: str) -> None:
     missing = str(tmp_path / "missing.txt")
