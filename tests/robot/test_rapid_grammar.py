@@ -187,34 +187,34 @@ def test_compound_subscripts_set_aside_exactly_their_indexes(path: Path) -> None
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda path: path.name)
 def test_funcs_with_error_handlers_read_as_procs(path: Path) -> None:
     before, after = rewritten(path, grammar.func_error_handlers)
-    heads = {p.line: p.text for p in after.set_aside}
-    expected, i, inside = [], 0, False
+    expected, types, i = [], [], 0
     while i < len(before):
         tok = before[i]
-        if tok.text == "FUNC" and tok.line in heads:
-            assert before[i + 1].text == heads[tok.line]  # the return type, set aside
-            expected.append(Token("word", "PROC", tok.line))
-            i, inside = i + 2, True
-            continue
-        if tok.text == "ENDFUNC" and inside:
-            tok, inside = Token("word", "ENDPROC", tok.line), False
+        if tok.text == "FUNC":
+            end = next(j for j in range(i, len(before)) if before[j].text == "ENDFUNC")
+            if "ERROR" in (t.text for t in before[i:end]):
+                types.append((tok.line, before[i + 1].text))  # the return type, set aside
+                expected += [Token("word", "PROC", tok.line), *before[i + 2 : end]]
+                expected.append(Token("word", "ENDPROC", before[end].line))
+                i = end + 1
+                continue
         expected.append(tok)
         i += 1
     assert_same(after, expected)
+    assert [(p.line, p.text) for p in after.set_aside] == types
     # Only those with an ERROR section: the others stay FUNCs for the grammar to read.
-    assert words(after.text).count("FUNC") == words(text(path)).count("FUNC") - len(heads)
+    assert words(after.text).count("FUNC") == words(text(path)).count("FUNC") - len(types)
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda path: path.name)
 def test_case_lists_keep_their_first_label(path: Path) -> None:
     before, after = rewritten(path, grammar.case_lists)
-    lines = {p.line for p in after.set_aside}
     expected, taken, i = [], [], 0
     while i < len(before):
         tok = before[i]
         expected.append(tok)
         i += 1
-        if tok.text == "CASE" and tok.line in lines:
+        if tok.text == "CASE" and before[i + 1].text == ",":
             expected.append(before[i])  # the first label stays
             colon = next(j for j in range(i, len(before)) if before[j].text == ":")
             taken += [(tok.line, t.text) for t in before[i + 1 : colon] if t.text != ","]
