@@ -1,9 +1,12 @@
-"""voiced installs under one top-level name.
+"""voiced installs under one top-level name, and an installed wheel has what an integrator needs.
 
 frames/, rules/, audio/ and robot/ sit beside voiced/ in the repository and install as
-voiced.frames, voiced.rules, voiced.audio and voiced.robot (pyproject's package-dir). Nothing of
-ours lands at the top of site-packages, so Robot Framework (whose package is `robot`) installs
-next to voiced, and either can be uninstalled without touching the other's files.
+voiced.frames, voiced.rules, voiced.audio and voiced.robot (pyproject's package-dir); systemd/
+installs as voiced.systemd (the unit files, data only). Nothing of ours lands at the top of
+site-packages, so Robot Framework (whose package is `robot`) installs next to voiced, and either
+can be uninstalled without touching the other's files. The wheel carries its licence, version and
+project metadata, and `voiced print-unit` / `voiced print-config` work from it without the
+repository.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ MAPPED = {
     "rules": "voiced.rules",
     "audio": "voiced.audio",
     "robot": "voiced.robot",
+    "systemd": "voiced.systemd",
 }
 
 
@@ -47,7 +51,7 @@ def test_every_package_on_disk_is_installed_under_voiced() -> None:
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel built from a copy of the tree (the build writes build/ and egg-info)."""
     source = tmp_path_factory.mktemp("source")
-    for name in ["pyproject.toml", "README.md", "voiced", *MAPPED]:
+    for name in ["pyproject.toml", "README.md", "LICENSE", "voiced", *MAPPED]:
         item = REPO / name
         if item.is_dir():
             shutil.copytree(item, source / name, ignore=shutil.ignore_patterns("__pycache__"))
@@ -75,12 +79,16 @@ def test_the_wheel_has_one_top_level_name(wheel: Path) -> None:
         "voiced/robot/rapid/VoicedMotion.mod",
         "voiced/audio/viewer_page.html",
         "voiced/demo/sandwich.flac",
+        "voiced/systemd/voiced.service",
+        "voiced/systemd/voiced.sysusers.conf",
     ]:
         assert data in names
 
 
-def test_voiced_and_robot_framework_side_by_side(wheel: Path, tmp_path: Path) -> None:
-    site = tmp_path / "site"
+@pytest.fixture(scope="module")
+def site(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel installed on its own into an empty directory (its scripts in bin/)."""
+    site = tmp_path_factory.mktemp("installed") / "site"
     proc = subprocess.run(
         [*PIP, "install", "--no-deps", "--target", str(site), str(wheel)],
         capture_output=True,
@@ -88,6 +96,10 @@ def test_voiced_and_robot_framework_side_by_side(wheel: Path, tmp_path: Path) ->
         timeout=300,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    return site
+
+
+def test_voiced_and_robot_framework_side_by_side(site: Path, tmp_path: Path) -> None:
     # Robot Framework comes from this environment's site-packages (a dev dependency), voiced from
     # the wheel: PYTHONPATH is searched first, and the working directory is not the repository.
     env = {**os.environ, "PYTHONPATH": str(site)}
@@ -114,3 +126,77 @@ def test_voiced_and_robot_framework_side_by_side(wheel: Path, tmp_path: Path) ->
     cells = run("-m", "voiced.cli", "cells")
     assert cells.returncode == 0, cells.stderr
     assert "sandwich" in cells.stdout and "weld" in cells.stdout
+
+
+# -- what the wheel says about itself ------------------------------------------------------------
+
+
+def metadata(wheel: Path) -> list[tuple[str, str]]:
+    """The wheel's METADATA headers, in order (repeated ones kept)."""
+    with zipfile.ZipFile(wheel) as archive:
+        (name,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        head = archive.read(name).decode("utf-8").split("\n\n", 1)[0]
+    return [(key, value) for key, _, value in (line.partition(": ") for line in head.splitlines())]
+
+
+def test_the_version_is_written_once() -> None:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))
+    assert "version" not in project["project"]
+    assert "version" in project["project"]["dynamic"]
+    dynamic = project["tool"]["setuptools"]["dynamic"]["version"]
+    assert dynamic == {"attr": "voiced.__version__"}
+
+
+def test_the_wheel_carries_version_licence_and_urls(wheel: Path) -> None:
+    from voiced import __version__
+
+    fields = metadata(wheel)
+    values = dict(fields)
+    assert values["Version"] == __version__
+    assert wheel.name.startswith(f"voiced-{__version__}-")
+    # PEP 639: an SPDX expression and the file, no legacy License: field or licence classifier.
+    assert values["License-Expression"] == "LicenseRef-Proprietary"
+    assert values["License-File"] == "LICENSE"
+    assert "License" not in values
+    classifiers = [value for key, value in fields if key == "Classifier"]
+    assert classifiers and not [c for c in classifiers if c.startswith("License ::")]
+    assert "Private :: Do Not Upload" in classifiers
+    urls = {value.split(", ", 1)[0] for key, value in fields if key == "Project-URL"}
+    assert urls == {"Homepage", "Documentation", "Issues"}
+    with zipfile.ZipFile(wheel) as archive:
+        licence = archive.read(f"voiced-{__version__}.dist-info/licenses/LICENSE").decode()
+    assert licence == (REPO / "LICENSE").read_text(encoding="utf-8")
+
+
+def test_the_installed_wheel_prints_its_unit_and_config(site: Path, tmp_path: Path) -> None:
+    """From the console script the wheel installs, away from the repository."""
+    from voiced import __version__
+
+    env = {**os.environ, "PYTHONPATH": str(site)}
+
+    def voiced(*args: str) -> str:
+        proc = subprocess.run(
+            [str(site / "bin" / "voiced"), *args],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    where = subprocess.run(
+        [sys.executable, "-c", "import importlib.resources as r; print(r.files('voiced.systemd'))"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert where.stdout.strip() == str(site / "voiced" / "systemd"), where.stderr
+    assert voiced("--version").strip() == f"voiced {__version__}"
+    assert voiced("print-unit") == (REPO / "systemd" / "voiced.service").read_text("utf-8")
+    sysusers = (REPO / "systemd" / "voiced.sysusers.conf").read_text("utf-8")
+    assert voiced("print-unit", "--sysusers") == sysusers
+    # The template is config.toml (tests/test_config.py keeps that equal to the defaults).
+    assert voiced("print-config") == (REPO / "config.toml").read_text("utf-8")

@@ -39,6 +39,7 @@ from voiced.robot.cellfile import list_cells, load_cell
 from voiced.robot.protocol.wire import is_name
 from voiced.robot.scene import Scene
 from voiced.robot.view import load_scene_file
+from voiced.shipped import SYSUSERS, UNIT, config_template, systemd_file
 
 if TYPE_CHECKING:
     from voiced.events import Listener
@@ -191,6 +192,15 @@ def _parser() -> argparse.ArgumentParser:
     keygen = sub.add_parser("keygen", help="write a new controller key (for [controller] key_file)")
     keygen.add_argument("path", type=Path)
     keygen.set_defaults(handler=_cmd_keygen)
+
+    unit = sub.add_parser("print-unit", help="print the systemd unit; install it with: voiced "
+                          "print-unit | sudo tee /etc/systemd/system/voiced.service")  # fmt: skip
+    unit.add_argument("--sysusers", action="store_true",
+                      help="print the service account's sysusers.d file instead")  # fmt: skip
+    unit.set_defaults(handler=_cmd_print_unit)
+    template = sub.add_parser("print-config", help="print the configuration template (every "
+                              "key with its default and meaning)")  # fmt: skip
+    template.set_defaults(handler=_cmd_print_config)
     _add_debug(sub)
     return parser
 
@@ -519,6 +529,25 @@ def _report_check(report: CheckReport, as_json: bool) -> int:
         for problem in report.problems:
             print(problem)
     return 0 if report.ok else 1
+
+
+def _cmd_print_unit(args: argparse.Namespace) -> int:
+    return _print_file(systemd_file(SYSUSERS if args.sysusers else UNIT))
+
+
+def _cmd_print_config(args: argparse.Namespace) -> int:
+    return _print_file(config_template())
+
+
+def _print_file(text: str) -> int:
+    """Print a whole file; a reader that stops early (`| head`) is not an error."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python's advice: point stdout at devnull so the flush at exit does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
 
 
 def _cmd_cells(args: argparse.Namespace) -> int:
