@@ -78,7 +78,18 @@ def test_history_questions_and_follow_ups(tmp_path: Path) -> None:
     more = questions.answer("show me 10 more", WELD.initial_scene)
     assert more is not None and more.full.count("\n") == 6  # only 7 left
     done = questions.answer("what did you do", WELD.initial_scene)
-    assert done is not None and "completed" in done.brief
+    assert done is not None and done.brief == 'You asked "go to position 3"; it is done.'
+    history.record("inspect all positions", [], cell="weld", status="planned")
+    waiting = questions.answer("what did you do", WELD.initial_scene)
+    assert waiting is not None
+    assert waiting.brief == 'You asked "inspect all positions"; it is waiting to run.'
+
+
+def test_every_history_status_has_plain_words() -> None:
+    from voiced.history import STATUSES
+    from voiced.plainwords import RUN_STATUS
+
+    assert set(RUN_STATUS) == set(STATUSES)
 
 
 def test_follow_up_without_a_list() -> None:

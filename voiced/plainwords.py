@@ -44,6 +44,26 @@ _HTTP_STATUS = re.compile(
 Unavailable"): said as what happened, the number kept for whoever looks it up."""
 
 
+RUN_STATUS = {
+    "planned": "it is waiting to run",
+    "running": "I am doing it now",
+    "completed": "it is done",
+    "stopped": "it was stopped",
+    "failed": "it did not finish",
+    "rejected": "I could not do it",
+    "declined": "you said no to it",
+    "dropped": "it was dropped",
+    "paused": "it is paused",
+    "interrupted": "it was cut off when I last stopped running",
+    "answered": "I answered it",
+}
+"""A history status (voiced.history.STATUSES) as the operator hears it."""
+
+
+def run_status(status: str) -> str:
+    return RUN_STATUS.get(status, f"it is {status}")
+
+
 def controller_refusal(failure: LineFailure) -> str:
     """One or two sentences for a run the controller ended with an ERR."""
     if failure.code == "HALTED":

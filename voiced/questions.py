@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from voiced.counting import count_question
 from voiced.history import History
+from voiced.plainwords import run_status
 from voiced.robot.cell import Cell
 from voiced.robot.physics import position_name
 from voiced.robot.scene import Scene
@@ -205,7 +206,7 @@ class Questions:
             return Answer("I have not done anything yet.", "(no history)", "tasks")
         run = runs[0]
         steps = ", ".join(step["instruction"] for step in run.plan) or "nothing"
-        brief = f'You asked "{run.operator_input}"; it was {run.status}.'
+        brief = f'You asked "{run.operator_input}"; {run_status(run.status)}.'
         return Answer(brief, f"{brief} Steps: {steps}.", "tasks")
 
     def _more(self, scene: Scene, said: str) -> Answer:

@@ -142,4 +142,4 @@ def test_history_survives_kill_9_in_the_middle_of_a_run(tmp_path: Path) -> None:
     # The next start marks them and carries on.
     events, again = run_text(tmp_path, "weld", "computer what did you do\n\n")
     assert again.returncode == 0, again.stderr
-    assert "interrupted" in kinds(events, "answer")[0]["brief"]
+    assert "it was cut off when I last stopped running" in kinds(events, "answer")[0]["brief"]
