@@ -25,7 +25,7 @@ from voiced.part import PipelineContext, PipelinePart
 from voiced.pending import dropped_sentence
 from voiced.plainwords import controller_refusal
 from voiced.reconcile import Interrupted
-from voiced.review import describe
+from voiced.review import describe, surprise_said
 from voiced.robot.compiler import Program
 from voiced.robot.link import ControllerLink
 from voiced.robot.runreport import RunReport
@@ -78,6 +78,9 @@ class Execution(PipelinePart):
             repeat = belief.last_creative and job.goals == belief.last_goals
             belief.last_creative = job.interpretation.is_creative or repeat
             belief.last_goals = job.goals
+            if job.interpretation.is_creative:
+                # Made up at random: the operator hears what the arm is about to build.
+                self.speak(surprise_said(belief.cell, belief.planned, job.program.expected))
         self.belief.planned = job.program.expected
         undoing = job.interpretation.source == UNDO
         moves = placements(self.belief.cell, job.program)

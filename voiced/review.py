@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from voiced.robot.cell import Cell
+from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
 from voiced.rules.normalize import normalize
 
@@ -138,3 +139,29 @@ def _spoken_values(cell: Cell) -> dict[str, str]:
 
 def _spoken(value: Any) -> str:
     return str(value).replace("_", " ")
+
+
+
+def surprise_said(cell: Cell, before: Scene, after: Scene) -> str:
+    """What a surprise build will put where, said before it runs ("A surprise: bread, cheese
+    and bread on the right; meat on the fixture.")."""
+    placed = []
+    for zone in cell.zones():
+        new = after.stacks.get(zone, ())[len(before.stacks.get(zone, ())) :]
+        if new:
+            placed.append(f"{_listed(list(new))} on the {zone_said(cell, zone)}")
+    return f"A surprise: {'; '.join(placed)}." if placed else "A surprise."
+
+
+def zone_said(cell: Cell, zone: str) -> str:
+    """A zone as the operator names it: the alias that is a word of its name ("left" for
+    assembly_left), else its first one-word alias, else its name in words."""
+    words = zone.split("_")
+    aliases = [alias for alias, target in cell.zone_aliases.items() if target == zone]
+    named = [alias for alias in aliases if alias in words]
+    single = [alias for alias in aliases if " " not in alias]
+    return (named or single or [zone.replace("_", " ")])[0]
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

@@ -14,6 +14,7 @@ from tests.e2e.helpers import (
     parse_events,
     run_text,
     spawn_text_daemon,
+    spoken,
     voiced_env,
 )
 from tests.llm.messages_api import MessagesApi, Recorded, Reply, json_message
@@ -52,6 +53,15 @@ def test_a_creative_command_works_offline(tmp_path: Path) -> None:
     assert interp["creative_reasoning"].startswith("Axis 1:")
     zones = final_state(events)["zones"]
     assert sum(len(stack) for stack in zones.values()) >= 2
+    # The operator hears what the arm is about to build, place by place, before it moves.
+    named = {"assembly_left": "left", "assembly_fixture": "fixture", "assembly_right": "right"}
+    listed = {zone: ", ".join(stack[:-1]) + " and " + stack[-1] if len(stack) > 1 else stack[0]
+              for zone, stack in zones.items() if stack}  # fmt: skip
+    built = [f"{items} on the {named[zone]}" for zone, items in listed.items()]
+    surprise = [said for said in spoken(events) if said.startswith("A surprise")]
+    assert set(surprise[0][len("A surprise: ") : -1].split("; ")) == set(built), surprise
+    order = [e["event"] for e in events if e["event"] in ("feedback", "primitive")]
+    assert order[0] == "feedback", "said before the arm moves"
 
 
 def cheesy(request: Recorded) -> Reply:
