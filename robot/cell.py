@@ -155,6 +155,9 @@ class Routine:
     """How long it runs (the simulator waits this long)."""
     description: str
     """What it does."""
+    say: str = ""
+    """How a read-back says it, as a verb phrase ("inspect with the camera"); empty: its
+    name in words ("tack weld")."""
 
 
 @dataclass(frozen=True)

@@ -94,7 +94,7 @@ OBJECT_FIELDS = {"height_mm": "number", "width_mm": "number", "supply": "str", "
 SITE_FIELDS = {"kind": "str", "at": "xyz", "capacity": "int", "supports": "strs"}
 POSE_FIELDS = {"at": "xyz", "q": "quat", "role": "str"}
 TOOL_FIELDS = {"stand": "xyz", "q": "quat", "description": "str"}
-ROUTINE_FIELDS = {"tool": "str", "duration_ms": "int", "description": "str"}
+ROUTINE_FIELDS = {"tool": "str", "duration_ms": "int", "description": "str", "say": "str"}
 
 REACH_MAX_MM = 4000.0
 """The longest reach of any arm voiced may drive (IRB 6700 class), a sanity bound."""
@@ -414,7 +414,9 @@ def _routines(problems: Problems, data: object, cell: Cell) -> dict[str, Routine
         duration = good.get("duration_ms", 0)
         if duration < 0:
             problems.add(join(path, "duration_ms"), "must not be negative")
-        routines[name] = Routine(name, tool, duration, good.get("description", ""))
+        routines[name] = Routine(
+            name, tool, duration, good.get("description", ""), good.get("say", "")
+        )  # fmt: skip
     return routines
 
 

@@ -41,13 +41,17 @@ SANDWICH = load_cell("sandwich")
 @pytest.mark.parametrize(
     ("cell_name", "said", "expected"),
     [
-        ("weld", "what positions are available", "Home (home), Safe_Pos_1 (safe), Pos_1 (work)"),
+        (
+            "weld",
+            "what positions are available",
+            "The positions are Home, Safe_Pos_1, Pos_1, Pos_2 and Pos_3.",
+        ),
         ("weld", "show me the tools", "The tools are Camera and Welder."),
-        ("weld", "which routines are there", "tack_weld (needs the Welder)"),
+        ("weld", "which routines are there", "The routines are tack_weld and camera_inspection."),
         ("weld", "where is the robot", "I am at Home."),
         ("weld", "which tool are you holding", "I have no tool on."),
         ("sandwich", "what ingredients do you have", "bread, meat, cheese, lettuce and tomato"),
-        ("sandwich", "what is on the left stack", "Nothing is on assembly left."),
+        ("sandwich", "what is on the left stack", "Nothing is on the left."),
         ("sandwich", "are you holding anything", "I am holding nothing."),
     ],
 )
@@ -58,13 +62,24 @@ def test_answers(cell_name: str, said: str, expected: str) -> None:
     assert expected in answer.brief
 
 
+@pytest.mark.parametrize(("said", "full"), [
+    ("what positions are available",
+     "Home (home), Safe_Pos_1 (safe), Pos_1 (work), Pos_2 (work), Pos_3 (work)"),
+    ("which routines are there",
+     "tack_weld (needs the Welder), camera_inspection (needs the Camera)"),
+])  # fmt: skip
+def test_the_full_answer_keeps_the_details_the_spoken_one_leaves_out(said: str, full: str) -> None:
+    answer = Questions(WELD, None).answer(said, WELD.initial_scene)
+    assert answer is not None and answer.full == full
+
+
 def test_what_is_on_a_stack_after_building() -> None:
     steps = [SequenceStep("add_layer", {"item": i}) for i in ("bread", "cheese")]
     program = compile_sequence(SANDWICH, SANDWICH.initial_scene, steps).program
     assert program is not None
     answer = Questions(SANDWICH, None).answer("what's on the fixture", program.expected)
     assert answer is not None
-    assert answer.brief == "On assembly fixture, bottom to top: bread and cheese."
+    assert answer.brief == "On the fixture, bottom to top: bread and cheese."
 
 
 def test_history_questions_and_follow_ups(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from voiced.review import place_said
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
 from voiced.rules.normalize import normalize
@@ -172,7 +173,7 @@ def _site_count(cell: Cell, said: str) -> tuple[Counter, str] | None:
             return None
         spoken = where if any(normalize(a) == where for a in cell.zone_aliases) else None
         sites = [site]
-        place = f"on the {spoken}" if spoken else f"on {site.replace('_', ' ')}"
+        place = f"on the {spoken}" if spoken else f"on {place_said(cell, site)}"
 
     def counter(scene: Scene) -> int:
         return sum(1 for s in sites for obj in scene.stacks.get(s, ()) if kind in (None, obj))

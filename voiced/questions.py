@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from voiced.counting import count_question
 from voiced.history import History
 from voiced.plainwords import run_status
+from voiced.review import place_said
 from voiced.robot.cell import Cell
 from voiced.robot.physics import position_name
 from voiced.robot.scene import Scene
@@ -110,26 +111,28 @@ class Questions:
 
     # -- the cell ------------------------------------------------------------------------------
 
-    def _listing(self, topic: str, noun: str, names: Sequence[str]) -> Answer:
+    def _listing(
+        self, topic: str, noun: str, names: Sequence[str], details: Sequence[str] = ()
+    ) -> Answer:
+        """Spoken: the names; shown in full: each with its `details` (a role, a tool)."""
         self._cursor = _Cursor(topic, min(len(names), BRIEF_ITEMS))
         if not names:
             return Answer(f"There are no {noun}.", f"There are no {noun}.", topic)
-        return Answer(f"The {noun} are {_spoken_list(names)}.", ", ".join(names), topic)
+        full = ", ".join(details or names)
+        return Answer(f"The {noun} are {_spoken_list(names)}.", full, topic)
 
     def _positions(self, scene: Scene, said: str) -> Answer:
-        names = [f"{p.name} ({p.role})" if p.role != "other" else p.name
-                 for p in self.cell.poses.values()]  # fmt: skip
-        return self._listing("positions", "positions", names)
+        poses = list(self.cell.poses.values())
+        details = [f"{p.name} ({p.role})" if p.role != "other" else p.name for p in poses]
+        return self._listing("positions", "positions", [p.name for p in poses], details)
 
     def _tools(self, scene: Scene, said: str) -> Answer:
         return self._listing("tools", "tools", list(self.cell.tools))
 
     def _routines(self, scene: Scene, said: str) -> Answer:
-        names = [
-            f"{r.name} (needs the {r.tool})" if r.tool else r.name
-            for r in self.cell.routines.values()
-        ]
-        return self._listing("routines", "routines", names)
+        routines = list(self.cell.routines.values())
+        details = [f"{r.name} (needs the {r.tool})" if r.tool else r.name for r in routines]
+        return self._listing("routines", "routines", [r.name for r in routines], details)
 
     def _items(self, scene: Scene, said: str) -> Answer:
         noun = "ingredients" if self.cell.items() else "objects"
@@ -166,7 +169,7 @@ class Questions:
         if site is None:
             return self._everything_on(sites)
         objects = sites[site]
-        where = site.replace("_", " ")
+        where = place_said(self.cell, site)
         if not objects:
             return Answer(f"Nothing is on {where}.", f"{site}: empty", "stack")
         listed = _spoken_list(objects)
@@ -174,7 +177,8 @@ class Questions:
 
     def _everything_on(self, sites: dict[str, list[str]]) -> Answer:
         full = "; ".join(f"{site}: {', '.join(objs) or 'empty'}" for site, objs in sites.items())
-        busy = [f"{site.replace('_', ' ')} has {len(objs)}" for site, objs in sites.items() if objs]
+        busy = [f"{place_said(self.cell, site)} has {len(objs)}" for site, objs in sites.items()
+                if objs]  # fmt: skip
         brief = "Everything is empty." if not busy else _spoken_list(busy).capitalize() + "."
         return Answer(brief, full, "stack")
 

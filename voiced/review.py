@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from voiced.robot.cell import Cell
+from voiced.robot.program import Composite
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
 from voiced.rules.normalize import normalize
@@ -28,8 +29,8 @@ _USE = re.compile(r"^(?:revise |but )?(?:use|with) (?:the )?(?P<x>.+)$")
 
 def describe(cell: Cell, step: SequenceStep) -> str:
     """One step as it is read back: the composite's `say` template, else its name and values."""
-    params = {k: _spoken(v) for k, v in step.params.items()}
     composite = cell.composite(step.instruction)
+    params = {k: _said(cell, composite, k, v) for k, v in step.params.items()}
     if composite is not None and composite.say:
         try:
             return composite.say.format(**params)
@@ -141,6 +142,12 @@ def _spoken(value: Any) -> str:
     return str(value).replace("_", " ")
 
 
+def _said(cell: Cell, composite: Composite | None, name: str, value: Any) -> str:
+    """A step's value as read back: a routine by its `say`, anything else in words."""
+    spec = composite.param(name) if composite is not None else None
+    routine = cell.routines.get(str(value)) if spec is not None and spec.type == "routine" else None
+    return routine.say if routine is not None and routine.say else _spoken(value)
+
 
 def surprise_said(cell: Cell, before: Scene, after: Scene) -> str:
     """What a surprise build will put where, said before it runs ("A surprise: bread, cheese
@@ -149,7 +156,7 @@ def surprise_said(cell: Cell, before: Scene, after: Scene) -> str:
     for zone in cell.zones():
         new = after.stacks.get(zone, ())[len(before.stacks.get(zone, ())) :]
         if new:
-            placed.append(f"{_listed(list(new))} on the {zone_said(cell, zone)}")
+            placed.append(f"{_listed(list(new))} on {place_said(cell, zone)}")
     return f"A surprise: {'; '.join(placed)}." if placed else "A surprise."
 
 
@@ -161,6 +168,11 @@ def zone_said(cell: Cell, zone: str) -> str:
     named = [alias for alias in aliases if alias in words]
     single = [alias for alias in aliases if " " not in alias]
     return (named or single or [zone.replace("_", " ")])[0]
+
+
+def place_said(cell: Cell, site: str) -> str:
+    """A place as the operator names it: "the left" for a zone, a buffer's name ("B1")."""
+    return f"the {zone_said(cell, site)}" if site in cell.zones() else site.replace("_", " ")
 
 
 def _listed(names: list[str]) -> str:
