@@ -241,8 +241,9 @@ class SatelliteSource:
         if self.connected is False:
             log.debug("satellite still unreachable", uri=self.uri, error=reason, retry_s=pause)
             return
+        what = "satellite link lost" if self.connected else "satellite unreachable"
         self.connected = False
-        log.warning("satellite link lost; reconnecting", uri=self.uri, error=reason)
+        log.warning(f"{what}; reconnecting", uri=self.uri, error=reason)
         self._report(LinkChange(False, self.uri, reason=reason))
 
     def _report(self, change: LinkChange) -> None:

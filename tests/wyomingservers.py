@@ -116,9 +116,11 @@ class Satellite:
 
 
 @contextmanager
-def satellite(python: Path, tmp: Path, clip_raw: Path, speaker_rate: int) -> Iterator[Satellite]:
+def satellite(
+    python: Path, tmp: Path, clip_raw: Path, speaker_rate: int = 22050, port: int | None = None
+) -> Iterator[Satellite]:
     """wyoming-satellite streaming always (no wake word or VAD of its own): the daemon does."""
-    port = free_port()
+    port = port or free_port()
     trigger, speaker = tmp / "say-now", tmp / "speaker.raw"
     mic = f"{python} {PACED_MIC} {trigger} {clip_raw}"
     process = subprocess.Popen(

@@ -176,7 +176,7 @@ class AudioFrontEnd:
 
     def _satellite_link(self, change: LinkChange) -> None:
         self.events.emit(ev.SatelliteLink(change.connected, change.uri, change.reason, change.name))
-        self._trouble("satellite", None if change.connected else "satellite lost, reconnecting")
+        self._trouble("satellite", None if change.connected else "satellite not linked, reconnecting")
 
     @property
     def speaking(self) -> bool:

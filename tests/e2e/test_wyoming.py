@@ -21,7 +21,7 @@ from voiced.audio.tts import EspeakSpeaker
 from bench.spoken import speak
 from tests.audio.clips import HAVE_TOOLS
 from tests.e2e.helpers import final_state, kinds, parse_events, voiced, voiced_env
-from tests.wyomingservers import Satellite, SpeechServer, satellite, satellite_python
+from tests.wyomingservers import Satellite, SpeechServer, free_port, satellite, satellite_python
 
 pytestmark = [
     pytest.mark.slow,
@@ -210,3 +210,66 @@ def test_stop_said_to_the_satellite_stops_the_arm(tmp_path: Path, satellite_py: 
     assert "STOP" in sent
     final = final_state(events)
     assert final["zones"]["assembly_fixture"] == [], "the command ran to its end"
+
+
+def test_the_daemon_waits_for_its_satellite_and_says_so_once(
+    tmp_path: Path, satellite_py: Path
+) -> None:
+    port = free_port()
+    events_file = tmp_path / "events.jsonl"
+    raw = tmp_path / "mic.raw"
+    raw.write_bytes(pcm(0.1))
+    seen: list[str] = []
+
+    def links(n: int) -> Callable[[list[dict[str, Any]]], bool]:
+        return lambda events: len(kinds(events, "satellite")) >= n
+
+    with notify_socket(tmp_path) as sock:
+        uri = f"wyoming://127.0.0.1:{port}"
+        daemon = start(tmp_path, "", uri, NOTIFY_SOCKET=str(tmp_path / "notify.sock"))
+        try:
+            wait_for(events_file, links(1), daemon)
+            time.sleep(1.0)  # a few attempts more, none of them said again
+            with satellite(satellite_py, tmp_path, raw, port=port):
+                wait_for(events_file, links(2), daemon)
+                seen += statuses(sock)
+            wait_for(events_file, links(3), daemon)
+            seen += statuses(sock)
+            daemon.send_signal(signal.SIGTERM)
+            assert daemon.wait(timeout=30) == 0
+        finally:
+            daemon.kill()
+    events = read_events(events_file)
+    assert [e["connected"] for e in kinds(events, "satellite")] == [False, True, False]
+    down = "satellite not linked, reconnecting"
+    # Ready (the satellite is looked for once the daemon listens), not linked, linked, lost.
+    marks = [down in status for status in seen]
+    assert [mark for i, mark in enumerate(marks) if i == 0 or mark != marks[i - 1]] == [
+        False, True, False, True,
+    ], seen  # fmt: skip
+    log = (tmp_path / "stderr").read_text(encoding="utf-8")
+    assert log.count("satellite unreachable; reconnecting") == 1
+    assert log.count("satellite link lost; reconnecting") == 1
+
+
+@pytest.mark.parametrize(
+    ("config", "audio", "said"),
+    [
+        ('[stt]\nengine = "wyoming"\n', "-", 'stt.uri: engine "wyoming" needs the speech server'),
+        ('[stt]\nengine = "wyoming"\nuri = "http://x:1"\n', "-", 'is not "tcp://HOST:PORT"'),
+        ("", "wyoming://nohost", '--audio wyoming://nohost: expected "wyoming://HOST:PORT"'),
+    ],
+)
+def test_a_wyoming_address_that_is_not_one_is_named_before_anything_starts(
+    tmp_path: Path, config: str, audio: str, said: str
+) -> None:
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(config, encoding="utf-8")
+    proc = subprocess.run(
+        voiced("run", "--config", str(cfg), "--cell", "sandwich", "--audio", audio,
+               "--controller", "sim"),
+        capture_output=True, text=True, env=voiced_env(tmp_path), timeout=60, input="",
+    )  # fmt: skip
+    assert proc.returncode != 0
+    assert said in proc.stderr
+    assert "Traceback" not in proc.stderr
