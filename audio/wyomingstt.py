@@ -45,6 +45,9 @@ LANGUAGE = "en"
 """The language asked for (the cells and the local model are English)."""
 CHUNK_SAMPLES = 1024
 """Samples per `audio-chunk` (what wyoming-satellite and Home Assistant send)."""
+CONNECT_TIMEOUT_S = 2.0
+"""A server on the plant's network answers a connection in milliseconds; a machine that is off
+can take seconds to say so, and the operator's command waits on the retry meanwhile."""
 
 
 class ServerFailed(TranscriptionError):
@@ -133,8 +136,12 @@ class WyomingTranscriber:
             repaired=repaired,
         )
 
+    def _connected(self) -> AsyncTcpClient:
+        connect_s = min(CONNECT_TIMEOUT_S, self.settings.timeout_s)
+        return AsyncTcpClient(self.host, self.port, connect_timeout=connect_s)
+
     async def _describe(self) -> Info:
-        async with AsyncTcpClient(self.host, self.port) as client:
+        async with self._connected() as client:
             await client.write_event(Describe().event())
             while True:
                 event = await client.read_event()
@@ -145,7 +152,7 @@ class WyomingTranscriber:
 
     async def _remote(self, segment: Segment, bias: BiasVocabulary) -> str:
         """The server's text for `segment` (raises on any failure)."""
-        async with AsyncTcpClient(self.host, self.port) as client:
+        async with self._connected() as client:
             ask = Transcribe(
                 language=LANGUAGE,
                 transcript_names=list(bias.words) or None,
