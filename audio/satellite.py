@@ -45,7 +45,8 @@ log = structlog.get_logger(__name__)
 SCHEME = "wyoming://"
 """How `--audio` names a satellite."""
 DESCRIBE_TIMEOUT_S = 5.0
-"""A peer that does not describe itself in this time is not a satellite that works."""
+"""A satellite that does not accept the connection, or describe itself, in this time is not
+one that works (a machine that is off would otherwise hold each attempt for minutes)."""
 BACKOFF_S = (0.5, 10.0)
 """The first pause before reconnecting, and the longest; it doubles after each failure."""
 SILENCE_BLOCK_MS = 20
@@ -105,7 +106,7 @@ class SatelliteSource:
         self._queue: deque[Pcm | int] = deque()
         self._queued = 0
         self._ready = asyncio.Event()
-        self._failed: BaseException | None = None
+        self._failed: Exception | None = None
         self._head = 0
         self._speaking = False
 
@@ -143,7 +144,8 @@ class SatelliteSource:
             pause = self.backoff_s[0]
             while True:
                 try:
-                    async with AsyncTcpClient(self.host, self.port) as client:
+                    client = AsyncTcpClient(self.host, self.port, DESCRIBE_TIMEOUT_S)
+                    async with client:
                         name = await self._start(client)
                         self._linked(name)
                         pause = self.backoff_s[0]
@@ -156,7 +158,7 @@ class SatelliteSource:
                 pause = min(pause * 2, self.backoff_s[1])
         except asyncio.CancelledError:
             raise
-        except BaseException as exc:
+        except Exception as exc:
             # Not a link problem (a bug): the listener must hear of it, not wait for ever.
             self._failed = exc
             self._ready.set()
