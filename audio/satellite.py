@@ -9,8 +9,9 @@ server to act on; the daemon runs its own pipeline on the audio, so these are on
 Those chunks go into the same listener as a local microphone's (segmenter, wake gate, stop
 spotter, echo handling), on the audio clock of the samples received. The daemon's speech is
 the playback timeline (`voiced.audio.playback`): as each microphone chunk arrives, the timeline
-at the next positions is sent back as `audio-start` / `audio-chunk` (16 kHz mono; the satellite
-converts it to what its `--snd-command` plays) / `audio-stop` when the reply ends or is cut.
+at that chunk's positions is sent back as `audio-start` / `audio-chunk` (16 kHz mono; the
+satellite converts it to what its `--snd-command` plays) / `audio-stop` when the reply ends or
+is cut.
 So a barge-in or a stop cuts the reply within a chunk, as on the local sound card.
 
 The link dropping is not the end of input: the source reconnects with growing pauses and the
@@ -186,8 +187,9 @@ class SatelliteSource:
                 continue
             chunk = converter.convert(WyomingChunk.from_event(event))
             samples = np.frombuffer(chunk.audio, dtype="<i2").astype(np.int16)
+            start = self._head
             self._push(samples)
-            await self._play(client, len(samples))
+            await self._play(client, start, len(samples))
 
     def _push(self, samples: Pcm) -> None:
         """Enqueue; beyond `queue_seconds` the oldest audio becomes silence of its length, so
@@ -209,11 +211,12 @@ class SatelliteSource:
             self.dropped_samples += len(oldest)
         self._ready.set()
 
-    async def _play(self, client: AsyncTcpClient, n: int) -> None:
-        """Send the timeline's next `n` samples while a phrase plays; `audio-stop` after it."""
+    async def _play(self, client: AsyncTcpClient, start: int, n: int) -> None:
+        """Send the timeline at the positions of the chunk just received, as a sound card
+        plays while it records (`MicSource`): a phrase placed at the newest position goes out
+        whole with the next chunk. `audio-stop` once nothing plays."""
         if self.playback is None:
             return
-        start = self._head
         if self.playback.during(start, start + n):
             if not self._speaking:
                 await client.write_event(AudioStart(SAMPLE_RATE, 2, 1).event())

@@ -176,7 +176,8 @@ class AudioFrontEnd:
 
     def _satellite_link(self, change: LinkChange) -> None:
         self.events.emit(ev.SatelliteLink(change.connected, change.uri, change.reason, change.name))
-        self._trouble("satellite", None if change.connected else "satellite not linked, reconnecting")
+        words = None if change.connected else "satellite not linked, reconnecting"
+        self._trouble("satellite", words)
 
     @property
     def speaking(self) -> bool:

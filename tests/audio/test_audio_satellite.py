@@ -135,3 +135,29 @@ async def test_the_daemons_speech_goes_to_the_satellite_while_it_plays() -> None
 def test_only_a_wyoming_address_names_a_satellite(uri: str) -> None:
     with pytest.raises(AudioError):
         SatelliteSource(uri)
+
+
+async def test_a_reply_cut_off_stops_on_the_satellite_too() -> None:
+    # A barge-in or a stop cuts the timeline: the satellite gets no more of the reply after it.
+    peer = FakeSatellite()
+    playback = Playback()
+    reply = np.arange(1, 30001, dtype=np.int16)  # almost 2 s
+    playback.schedule("A long answer.", reply, 0)
+    cut_at: int | None = None
+    async with fake(peer) as uri:
+        source = SatelliteSource(uri, playback=playback)
+        async with contextlib.aclosing(source.chunks()) as chunks:
+            async for chunk in chunks:
+                if cut_at is None and chunk.end > 8000:
+                    cut_at = source.head_samples
+                    playback.cut(cut_at)
+                if chunk.end > 30000:
+                    break
+        await asyncio.sleep(0.05)
+    kinds = [e.type for e in peer.received]
+    stop = kinds.index("audio-stop")
+    played = b"".join(WyomingChunk.from_event(e).audio for e in peer.received[1:stop])
+    samples = np.frombuffer(played, dtype="<i2")
+    assert cut_at is not None and 8000 < cut_at < 20000
+    assert np.array_equal(samples[samples != 0], reply[:cut_at])
+    assert "audio-chunk" not in kinds[stop:], "the reply went on after the cut"
