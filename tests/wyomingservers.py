@@ -109,7 +109,7 @@ class Satellite:
     uri: str
     """`wyoming://127.0.0.1:PORT`, for `--audio`."""
     trigger: Path
-    """Create this file to have the microphone say its clip."""
+    """Create this file to have the microphone say its next clip."""
     speaker: Path
     """What the satellite played: raw s16le mono at `speaker_rate`."""
     speaker_rate: int
@@ -117,12 +117,13 @@ class Satellite:
 
 @contextmanager
 def satellite(
-    python: Path, tmp: Path, clip_raw: Path, speaker_rate: int = 22050, port: int | None = None
+    python: Path, tmp: Path, clips: list[Path], speaker_rate: int = 22050, port: int | None = None
 ) -> Iterator[Satellite]:
-    """wyoming-satellite streaming always (no wake word or VAD of its own): the daemon does."""
+    """wyoming-satellite streaming always (no wake word or VAD of its own): the daemon does.
+    Its microphone says the next of `clips` (raw s16le 16 kHz) each time `trigger` is made."""
     port = port or free_port()
     trigger, speaker = tmp / "say-now", tmp / "speaker.raw"
-    mic = f"{python} {PACED_MIC} {trigger} {clip_raw}"
+    mic = " ".join(map(str, [python, PACED_MIC, trigger, *clips]))
     process = subprocess.Popen(
         [str(python), "-m", "wyoming_satellite", "--uri", f"tcp://127.0.0.1:{port}",
          "--name", "test satellite", "--no-zeroconf", "--mic-command", mic,

@@ -147,19 +147,32 @@ def satellite_py() -> Path:
     return python
 
 
+Check = Callable[[list[dict[str, Any]]], bool]
+
+
+def linked(events: list[dict[str, Any]]) -> bool:
+    return bool(kinds(events, "satellite"))
+
+
+def moving(events: list[dict[str, Any]]) -> bool:
+    return bool(kinds(events, "primitive"))
+
+
 def run_with_satellite(
-    tmp: Path, python: Path, clip: bytes, done: Callable[[list[dict[str, Any]]], bool]
+    tmp: Path, python: Path, said: list[tuple[Check, bytes]], done: Check
 ) -> tuple[list[dict[str, Any]], Satellite]:
-    """The daemon listening to a satellite whose microphone says `clip` once the daemon is
-    linked; SIGTERM once `done` holds."""
-    raw = tmp / "mic.raw"
-    raw.write_bytes(clip)
+    """The daemon listening to a satellite whose microphone says each clip once its check
+    holds on the daemon's events; SIGTERM once `done` holds."""
+    raws = [tmp / f"mic-{i}.raw" for i in range(len(said))]
+    for raw, (_, clip) in zip(raws, said, strict=True):
+        raw.write_bytes(clip)
     events_file = tmp / "events.jsonl"
-    with satellite(python, tmp, raw, speaker_rate=22050) as sat:
+    with satellite(python, tmp, raws, speaker_rate=22050) as sat:
         daemon = start(tmp, "[simulator]\ntime_scale = 1.0\n", sat.uri)
         try:
-            wait_for(events_file, lambda events: bool(kinds(events, "satellite")), daemon)
-            sat.trigger.touch()
+            for check, _ in said:
+                wait_for(events_file, check, daemon)
+                sat.trigger.touch()
             wait_for(events_file, done, daemon)
             daemon.send_signal(signal.SIGTERM)
             assert daemon.wait(timeout=30) == 0
@@ -178,10 +191,10 @@ def test_a_satellite_is_the_operators_microphone_and_loudspeaker(
         # The reply was said, and the speaker has played it whole (its file stopped growing).
         return bool(kinds(events, "feedback")) and speaker.exists() and quiet_for(speaker, 0.5)
 
-    events, sat = run_with_satellite(tmp_path, satellite_py, clip, replied)
+    events, sat = run_with_satellite(tmp_path, satellite_py, [(linked, clip)], replied)
     assert sat.speaker == speaker
-    (linked,) = kinds(events, "satellite")
-    assert (linked["connected"], linked["name"]) == (True, "test satellite")
+    (link,) = kinds(events, "satellite")
+    assert (link["connected"], link["name"]) == (True, "test satellite")
     heard = [e["text"].lower() for e in kinds(events, "utterance")]
     assert "go home" in heard[0] and "where are you" in heard[1], heard
     assert kinds(events, "primitive")[0]["line"].split()[1] == "MOVEJ"
@@ -199,11 +212,11 @@ def quiet_for(path: Path, seconds: float) -> bool:
 
 
 def test_stop_said_to_the_satellite_stops_the_arm(tmp_path: Path, satellite_py: Path) -> None:
-    clip = pcm(0.5, "computer add bread", 2.0, "stop", 2.0)
+    # "stop" is said once the arm moves (a command takes about 6 s at real-time speed).
+    said = [(linked, pcm(0.5, "computer add bread", 1.0)), (moving, pcm(0.2, "stop", 2.0))]
     events, _ = run_with_satellite(
-        tmp_path, satellite_py, clip, lambda events: bool(kinds(events, "stopped"))
+        tmp_path, satellite_py, said, lambda events: bool(kinds(events, "stopped"))
     )
-    assert kinds(events, "primitive"), "the arm never moved"
     (stopped,) = kinds(events, "stopped")
     assert "stop" in stopped["reason"].lower()
     sent = [e["line"] for e in kinds(events, "controller") if e["direction"] == "tx"]
@@ -230,7 +243,7 @@ def test_the_daemon_waits_for_its_satellite_and_says_so_once(
         try:
             wait_for(events_file, links(1), daemon)
             time.sleep(1.0)  # a few attempts more, none of them said again
-            with satellite(satellite_py, tmp_path, raw, port=port):
+            with satellite(satellite_py, tmp_path, [raw], port=port):
                 wait_for(events_file, links(2), daemon)
                 seen += statuses(sock)
             wait_for(events_file, links(3), daemon)
