@@ -169,15 +169,16 @@ class AudioFrontEnd:
             self.troubles[link] = words
         self.on_status()
 
+    # STATUS= first, then the event: whoever reads the event can rely on STATUS= having moved.
     def _speech_server(self, switch: ServerSwitch) -> None:
-        self.events.emit(ev.SpeechServer(switch.up, switch.uri, switch.reason))
         words = None if switch.up else "speech server unusable, local model transcribes"
         self._trouble("speech server", words)
+        self.events.emit(ev.SpeechServer(switch.up, switch.uri, switch.reason))
 
     def _satellite_link(self, change: LinkChange) -> None:
-        self.events.emit(ev.SatelliteLink(change.connected, change.uri, change.reason, change.name))
         words = None if change.connected else "satellite not linked, reconnecting"
         self._trouble("satellite", words)
+        self.events.emit(ev.SatelliteLink(change.connected, change.uri, change.reason, change.name))
 
     @property
     def speaking(self) -> bool:
