@@ -164,13 +164,16 @@ class SatelliteSource:
             self._failed = exc
             self._ready.set()
 
-    async def _start(self, client: AsyncTcpClient) -> str | None:
+    async def _start(self, client: AsyncTcpClient) -> str:
         """Describe, then run: the satellite streams its microphone from here on."""
         await client.write_event(Describe().event())
         info = await asyncio.wait_for(self._info(client), DESCRIBE_TIMEOUT_S)
+        if info.satellite is None:
+            # A speech server or a wake-word service would take run-satellite and say nothing.
+            raise LinkLost(f"{self.uri} is not a satellite (it describes no satellite)")
         await client.write_event(RunSatellite().event())
         self._speaking = False
-        return info.satellite.name if info.satellite is not None else None
+        return info.satellite.name
 
     async def _info(self, client: AsyncTcpClient) -> Info:
         while (event := await client.read_event()) is not None:
@@ -237,7 +240,7 @@ class SatelliteSource:
             sent += block
             await asyncio.sleep(max(0.0, began + sent / SAMPLE_RATE - loop.time()))
 
-    def _linked(self, name: str | None) -> None:
+    def _linked(self, name: str) -> None:
         self.connected = True
         log.info("satellite linked", uri=self.uri, name=name)
         self._report(LinkChange(True, self.uri, name=name))

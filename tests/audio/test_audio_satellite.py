@@ -161,3 +161,24 @@ async def test_a_reply_cut_off_stops_on_the_satellite_too() -> None:
     assert cut_at is not None and 8000 < cut_at < 20000
     assert np.array_equal(samples[samples != 0], reply[:cut_at])
     assert "audio-chunk" not in kinds[stop:], "the reply went on after the cut"
+
+
+async def test_a_peer_that_is_no_satellite_is_named_as_such() -> None:
+    # E.g. --audio pointed at the speech server's port: it would take run-satellite and be silent.
+    async def speech_server(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await async_read_event(reader)
+        await async_write_event(Info().event(), writer)
+        await reader.read()
+        writer.close()
+
+    port = free_port()
+    links: list[LinkChange] = []
+    async with await asyncio.start_server(speech_server, "127.0.0.1", port):
+        source = SatelliteSource(f"wyoming://127.0.0.1:{port}", on_link=links.append)
+        async with contextlib.aclosing(source.chunks()) as chunks:
+            async for _ in chunks:
+                if links:
+                    break
+    assert [(c.connected, c.reason) for c in links] == [
+        (False, f"wyoming://127.0.0.1:{port} is not a satellite (it describes no satellite)")
+    ]
