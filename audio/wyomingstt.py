@@ -68,6 +68,9 @@ class ServerSwitch:
 
 SwitchSink = Callable[[ServerSwitch], None]
 
+SERVER_FAILURES = (OSError, TimeoutError, ValueError, ServerFailed)
+"""What makes the server unusable for now: refused, reset, timed out, malformed, or failed."""
+
 
 class WyomingTranscriber:
     """`Transcriber` on a Wyoming ASR server, falling back to `local`."""
@@ -104,10 +107,13 @@ class WyomingTranscriber:
         await self.local.load()
         try:
             info = await asyncio.wait_for(self._describe(), self.settings.timeout_s)
-        except (OSError, TimeoutError, ServerFailed) as exc:
+        except SERVER_FAILURES as exc:
             self._give_up(exc)
             return
         names = [program.name for program in info.asr]
+        if not names:
+            self._give_up(ServerFailed(f"{self.settings.uri} offers no speech-to-text"))
+            return
         log.info("speech server", uri=self.settings.uri, asr=names)
 
     async def transcribe(
@@ -118,7 +124,7 @@ class WyomingTranscriber:
         began = time.perf_counter()
         try:
             raw = await asyncio.wait_for(self._remote(segment, bias), self.settings.timeout_s)
-        except (OSError, TimeoutError, ServerFailed) as exc:
+        except SERVER_FAILURES as exc:
             self._give_up(exc)
             return await self.local.transcribe(segment, bias, choose)
         self._server_back()

@@ -21,6 +21,7 @@ from wyoming.asr import Transcribe
 from wyoming.asr import Transcript as WyomingTranscript
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.event import Event, async_read_event, async_write_event
+from wyoming.info import Info
 
 from tests.audio.clips import Clips
 from tests.wyomingservers import SpeechServer, free_port
@@ -182,3 +183,21 @@ async def test_a_server_that_never_answers_costs_one_timeout(command: Segment) -
         assert (await remote.transcribe(command, NO_BIAS)).text == "local words"
     assert [s.up for s in switches] == [False]
     assert switches[0].reason == "TimeoutError"
+
+
+async def test_a_peer_without_speech_to_text_is_given_up_at_start() -> None:
+    # E.g. [stt] uri pointed at a satellite: it describes itself, but transcribes nothing.
+    async def satellite(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await async_read_event(reader)
+        await async_write_event(Info().event(), writer)
+        writer.close()
+
+    port = free_port()
+    local, switches = LocalModel(), list[ServerSwitch]()
+    remote = WyomingTranscriber(settings(f"tcp://127.0.0.1:{port}"), local, switches.append)
+    async with await asyncio.start_server(satellite, "127.0.0.1", port):
+        await remote.load()
+    assert local.loaded and not remote.using_server
+    assert [(s.up, s.reason) for s in switches] == [
+        (False, f"tcp://127.0.0.1:{port} offers no speech-to-text")
+    ]
