@@ -1,8 +1,8 @@
 """The speech-to-text engine `[stt] engine` names, and transcribing a whole file with it.
 
 `voiced.audio.transcribe` holds only the `Transcriber` seam; the backends (`voiced.audio.whisper`,
-`voiced.audio.azure`) build on it, and this module, beside them rather than inside the seam,
-picks one.
+`voiced.audio.azure`, `voiced.audio.wyomingstt`) build on it, and this module, beside them
+rather than inside the seam, picks one.
 """
 
 from __future__ import annotations
@@ -16,12 +16,16 @@ from voiced.audio.segmenter import Segment, VadStats
 from voiced.audio.settings import SAMPLE_RATE, SttSettings
 from voiced.audio.transcribe import NO_BIAS, BiasVocabulary, Transcriber, Transcript
 from voiced.audio.whisper import WhisperTranscriber
+from voiced.audio.wyomingstt import SwitchSink, WyomingTranscriber
 
 
-def make_transcriber(settings: SttSettings) -> Transcriber:
-    """The engine `[stt] engine` names."""
+def make_transcriber(settings: SttSettings, on_switch: SwitchSink | None = None) -> Transcriber:
+    """The engine `[stt] engine` names. `on_switch` hears when a Wyoming speech server is given
+    up for the local model, or used again."""
     if settings.engine == "azure":
         return AzureTranscriber(settings)
+    if settings.engine == "wyoming":
+        return WyomingTranscriber(settings, WhisperTranscriber(settings), on_switch)
     return WhisperTranscriber(settings)
 
 

@@ -28,7 +28,7 @@ from voiced.audio.duplex import Duplex
 from voiced.audio.ownvoice import OwnVoice
 from voiced.audio.segmenter import Activity, Dropped, PauseWatch, Segment, Segmenter, SegmenterEvent
 from voiced.audio.settings import SAMPLE_RATE, AudioSettings
-from voiced.audio.source import AudioSource, MicSource
+from voiced.audio.source import AudioSource, LiveSource
 from voiced.audio.stopspot import Spotted, StopSpotter
 from voiced.audio.transcribe import (
     NO_BIAS,
@@ -195,8 +195,8 @@ class Listener:
     def play_position(self) -> int:
         """The input sample position that is playing now: where the listener is for a file;
         the newest captured sample for the microphone, which the listener may lag behind by a
-        transcription."""
-        if isinstance(self.source, MicSource):
+        transcription (a satellite's likewise)."""
+        if isinstance(self.source, LiveSource):
             return max(self._position, self.source.head_samples)
         return self._position
 

@@ -50,6 +50,22 @@ def _between(low: float, high: float) -> Callable[[Any], str | None]:
     return check
 
 
+def wyoming_address(uri: str) -> tuple[str, int] | None:
+    """(host, port) of a "tcp://HOST:PORT" (or "wyoming://HOST:PORT") address; None if it is
+    not one."""
+    scheme, _, rest = uri.partition("://")
+    host, _, port = rest.rpartition(":")
+    if scheme not in ("tcp", "wyoming") or not host or not port.isascii() or not port.isdigit():
+        return None
+    return (host.strip("[]"), int(port)) if 0 < int(port) < 65536 else None
+
+
+def _address_problem(value: str) -> str | None:
+    if not value or wyoming_address(value) is not None:
+        return None
+    return f'{describe(value)} is not "tcp://HOST:PORT"'
+
+
 def _not_empty_tuple(value: tuple[Any, ...]) -> str | None:
     return None if value else "expected at least one value, got []"
 
@@ -307,10 +323,34 @@ class SttSettings:
 
     engine: str = setting(
         "whisper",
-        '"whisper": local faster-whisper; "azure": Azure Speech (needs the azure extra).',
-        choices=("whisper", "azure"),
+        '"whisper": local faster-whisper; "azure": Azure Speech (needs the azure extra); '
+        '"wyoming": a Wyoming speech server at uri (e.g. wyoming-faster-whisper with a larger '
+        "model on a shared machine), with the local model while it cannot be reached.",
+        choices=("whisper", "azure", "wyoming"),
     )
-    """"whisper" (local faster-whisper) or "azure" (Azure Speech, the `azure` extra)."""
+    """"whisper" (local faster-whisper), "azure" (Azure Speech, the `azure` extra) or
+    "wyoming" (a Wyoming ASR server, `voiced.audio.wyomingstt`; the local model stands in)."""
+    uri: str = setting(
+        "",
+        'Wyoming only: the speech server, "tcp://HOST:PORT".',
+        check=_address_problem,
+    )
+    """The Wyoming ASR server (`engine = "wyoming"`)."""
+    timeout_s: float = setting(
+        10.0,
+        "Wyoming only: seconds a segment may take on the speech server (connecting, sending, "
+        "transcribing) before the local model transcribes it instead.",
+        check=_above(0.0),
+    )
+    """A server that hangs costs the operator at most this long once; then the local model
+    takes over until `retry_s` has passed."""
+    retry_s: float = setting(
+        30.0,
+        "Wyoming only: seconds the local model keeps transcribing after the speech server "
+        "failed before the server is tried again.",
+        check=_above(0.0),
+    )
+    """How often a lost speech server is tried again (on the next segment after this)."""
     model: str = setting(
         "",
         "Whisper only: a CTranslate2 Whisper model directory; empty = tiny.en from the "
@@ -414,6 +454,11 @@ class SttSettings:
 
     def __post_init__(self) -> None:
         _validate(self)
+
+    def cross_check(self) -> list[tuple[str, str]]:
+        if self.engine == "wyoming" and not self.uri:
+            return [("uri", 'engine "wyoming" needs the speech server\'s "tcp://HOST:PORT"')]
+        return []
 
 
 MICRO_MODELS = ("okay_nabu", "hey_jarvis", "alexa", "hey_mycroft")

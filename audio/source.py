@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import structlog
@@ -54,6 +54,17 @@ class AudioSource(Protocol):
 
     def chunks(self) -> AsyncGenerator[AudioChunk, None]:
         """Chunks in order, without gaps, until the source ends."""
+        ...
+
+
+@runtime_checkable
+class LiveSource(Protocol):
+    """A source on a clock of its own (the sound card, a satellite): it keeps receiving while
+    the listener is busy, so it can be ahead of the listener."""
+
+    @property
+    def head_samples(self) -> int:
+        """Audio-clock position of the newest sample received: where its speaker plays now."""
         ...
 
 

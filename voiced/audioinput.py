@@ -1,4 +1,4 @@
-"""`voiced run --audio mic|FILE|-`: the audio front end, owned by the daemon.
+"""`voiced run --audio mic|FILE|-|wyoming://HOST:PORT`: the audio front end, owned by the daemon.
 
 Builds the listener (source, segmenter, wake gate, transcriber), the speaker, the playback
 timeline the daemon's speech goes on (played by the microphone's device, and heard past by the
@@ -25,13 +25,16 @@ from voiced.audio.feedback import SpokenFeedback
 from voiced.audio.listener import BargeIn, Heard, Listener, ListenerEvent, Rejected, Tick
 from voiced.audio.playback import Playback
 from voiced.audio.room import RoomEcho, RoomSettings
+from voiced.audio.satellite import LinkChange, SatelliteSource, is_satellite
 from voiced.audio.segmenter import Activity, Segment
-from voiced.audio.source import MicSource, open_source
+from voiced.audio.settings import AudioSettings
+from voiced.audio.source import AudioSource, MicSource, open_source
 from voiced.audio.stopspot import Spotted, StopSpotter
 from voiced.audio.transcribe import BiasVocabulary, Transcript
 from voiced.audio.tts import NullSpeaker, Speaker, make_speaker
 from voiced.audio.viewer import AudioViewer
 from voiced.audio.wake import make_wake_gate
+from voiced.audio.wyomingstt import ServerSwitch
 from voiced.config import Config
 from voiced.events import EventLog
 from voiced.robot.cell import Cell
@@ -105,15 +108,21 @@ class AudioFrontEnd:
         is_stop: Callable[[str], bool] | None = None,
         moving: Callable[[], bool] = lambda: False,
         room_echo_db: float | None = None,
+        on_status: Callable[[], None] = lambda: None,
     ) -> None:
         self.config = config
         self.events = events
         self.spec = "stdin" if source == "-" else source
+        self.on_status = on_status
+        """Called when `status` changes (the daemon's STATUS= line)."""
+        self.troubles: dict[str, str] = {}
+        """What is wrong with the front end's links now, by link (see `status`)."""
         audio = replace(config.audio, source=self.spec, realtime=not fast)
-        self.transcriber = make_transcriber(config.stt)
+        self.transcriber = make_transcriber(config.stt, self._speech_server)
         self.viewer = AudioViewer(config.debug_viewer) if config.debug_viewer.enabled else None
         # A file or a pipe runs on its own clock: its speech is timed on that clock, not played.
-        self.speaker: Speaker = make_speaker(config.tts, audible=self.spec == "mic")
+        live = self.spec == "mic" or is_satellite(self.spec)
+        self.speaker: Speaker = make_speaker(config.tts, audible=live)
         self.playback = Playback()
         room = RoomEcho(RoomSettings(gain_db=room_echo_db)) if room_echo_db is not None else None
         speaks = not isinstance(self.speaker, NullSpeaker)
@@ -121,9 +130,7 @@ class AudioFrontEnd:
         gate = EchoGate(residual_db=audio.echo_residual_db)
         self.duplex = Duplex(self.playback, config.tts.tail_ms / 1000.0, room, canceller, gate)
         self.listener = Listener(
-            open_source(self.spec, device=audio.device, realtime=audio.realtime,
-                        block_ms=audio.block_ms, queue_seconds=audio.queue_seconds,
-                        playback=self.playback if self.speaker.audible else None),
+            self._source(audio),
             self.transcriber,
             audio,
             bias=bias,
@@ -140,6 +147,38 @@ class AudioFrontEnd:
             self.speaker, self.playback, self.listener.hold,
             lambda: self.listener.play_position, config.tts.lead_ms / 1000,
         )  # fmt: skip
+
+    def _source(self, audio: AudioSettings) -> AudioSource:
+        playback = self.playback if self.speaker.audible else None
+        if is_satellite(self.spec):
+            return SatelliteSource(self.spec, playback=playback, queue_seconds=audio.queue_seconds,
+                                   on_link=self._satellite_link)  # fmt: skip
+        return open_source(self.spec, device=audio.device, realtime=audio.realtime,
+                           block_ms=audio.block_ms, queue_seconds=audio.queue_seconds,
+                           playback=playback)  # fmt: skip
+
+    @property
+    def status(self) -> str | None:
+        """What STATUS= says of the audio links while one is in trouble; None when all is well."""
+        return "; ".join(self.troubles.values()) or None
+
+    def _trouble(self, link: str, words: str | None) -> None:
+        if words is None:
+            self.troubles.pop(link, None)
+        else:
+            self.troubles[link] = words
+        self.on_status()
+
+    # STATUS= first, then the event: whoever reads the event can rely on STATUS= having moved.
+    def _speech_server(self, switch: ServerSwitch) -> None:
+        words = None if switch.up else "speech server unusable, local model transcribes"
+        self._trouble("speech server", words)
+        self.events.emit(ev.SpeechServer(switch.up, switch.uri, switch.reason))
+
+    def _satellite_link(self, change: LinkChange) -> None:
+        words = None if change.connected else "satellite not linked, reconnecting"
+        self._trouble("satellite", words)
+        self.events.emit(ev.SatelliteLink(change.connected, change.uri, change.reason, change.name))
 
     @property
     def speaking(self) -> bool:

@@ -267,7 +267,11 @@ _RUN_OPTIONS = (
     ("--data-dir", "PATH", "where history, notes and state live"),
     ("--cell", "NAME|PATH", "cell to drive (overrides [cell] name)"),
     ("--scene", "PATH", "initial scene JSON (state-view schema)"),
-    ("--audio", "mic|PATH|-", "listen: the microphone, an audio file, or raw PCM on stdin"),
+    (
+        "--audio",
+        "mic|PATH|-|wyoming://HOST:PORT",
+        "listen: the microphone, an audio file, raw PCM on stdin, or a Wyoming satellite",
+    ),
     ("--text", "PATH|-", "typed utterances, one per line"),
     ("--controller", "sim|HOST:PORT", "controller address"),
     ("--events", "PATH|-", "write JSON-lines events here"),
@@ -339,7 +343,7 @@ def _cmd_run(
     if args.text is None and audio is None and not queue and replay is None:
         audio = "mic"
     room_echo = getattr(args, "room_echo", None)
-    if room_echo is not None and audio in (None, "mic"):
+    if room_echo is not None and (audio in (None, "mic") or _satellite(audio)):
         why = "a microphone hears the real room" if audio == "mic" else "typed lines have no sound"
         raise UsageError("--room-echo", f"needs --audio FILE or - ({why})")
     cell = load_cell(cell_ref)
@@ -365,7 +369,9 @@ def _check_inputs(text: str | None, audio: str | None, data: DataDir) -> None:
 
     if text not in (None, "-"):
         read_text_file(text)
-    if audio not in (None, "mic", "-"):
+    if _satellite(audio):
+        _check_satellite(audio)
+    elif audio not in (None, "mic", "-"):
         _check_audio_file(audio)
     History(data.history)  # a damaged history is named here, and left as it is
 
@@ -380,6 +386,17 @@ def _check_audio_file(audio: str) -> None:
         probe_audio(audio)
     except AudioFileError as error:
         raise InputError(f"--audio {audio}", str(error)) from None
+
+
+def _satellite(audio: str | None) -> bool:
+    return audio is not None and audio.startswith("wyoming://")
+
+
+def _check_satellite(audio: str | None) -> None:
+    from voiced.audio.settings import wyoming_address
+
+    if audio is None or wyoming_address(audio) is None:
+        raise InputError(f"--audio {audio}", 'expected "wyoming://HOST:PORT"')
 
 
 def _cmd_queue_run(args: argparse.Namespace) -> int:

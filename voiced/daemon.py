@@ -132,6 +132,8 @@ class Daemon:
         self._link: str | None = None
         self.inbox = RemoteInbox()
         """Words from outside (the cell page's STOP, MQTT), taken between what is heard."""
+        self._audio_status: Callable[[], str | None] = lambda: None
+        """The audio front end's word for STATUS= (a speech server or satellite lost)."""
 
     async def run(self) -> int:
         loop = asyncio.get_running_loop()
@@ -241,7 +243,9 @@ class Daemon:
             is_stop=lambda text: router.is_global(rules.Utterance(text, router.now)),
             moving=lambda: pipeline.workload.busy,
             room_echo_db=self.session.room_echo_db,
+            on_status=lambda: self._announce_status(self._mode),
         )  # fmt: skip
+        self._audio_status = lambda: front.status
         if self.config.stt.hypotheses > 1 or self.config.stt.repair:
             front.listener.choose = GrammarChooser(
                 pipeline.interpreter, pipeline.belief, router, self.config.daemon.wake_word,
@@ -316,7 +320,8 @@ class Daemon:
     def _announce_status(self, mode: str) -> None:
         self._mode = mode
         link = f"; controller {self._link}" if self._link else ""
-        self.notifier.status(f"listening: {mode} mode, cell {self.session.cell.name}{link}")
+        audio = f"; {words}" if (words := self._audio_status()) else ""
+        self.notifier.status(f"listening: {mode} mode, cell {self.session.cell.name}{link}{audio}")
 
     def _link_status(self, text: str | None) -> None:
         """The link keeper's word for STATUS= ("link lost, reconnecting"); None: it is up."""

@@ -157,6 +157,28 @@ class ViewerUp(Event):
     url: str
 
 
+@dataclass(frozen=True)
+class SpeechServer(Event):
+    """The Wyoming speech server was given up for the local model (`up` false), or
+    transcribes again (`up` true)."""
+
+    KIND = "speech_server"
+    up: bool
+    uri: str
+    reason: str | None = optional()
+
+
+@dataclass(frozen=True)
+class SatelliteLink(Event):
+    """The link to a Wyoming satellite (`--audio wyoming://`) came up, or was lost."""
+
+    KIND = "satellite"
+    connected: bool
+    uri: str
+    reason: str | None = optional()
+    name: str | None = optional()
+
+
 # -- frames and dispatch -----------------------------------------------------------------------
 
 
