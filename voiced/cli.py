@@ -389,7 +389,9 @@ def _check_audio_file(audio: str) -> None:
 
 
 def _satellite(audio: str | None) -> bool:
-    return audio is not None and audio.startswith("wyoming://")
+    from voiced.audio.satellite import is_satellite
+
+    return audio is not None and is_satellite(audio)
 
 
 def _check_satellite(audio: str | None) -> None:
