@@ -112,3 +112,14 @@ def test_repetition_needs_something_to_repeat() -> None:
     assert again.sequence == last
     more = grammar("sandwich").parse("two more", last_sequence=last)
     assert more.sequence == last * 2
+
+
+@pytest.mark.parametrize(("said", "message"), [
+    ("add", "Put what, and where?"),
+    ("put", "Put what, and where?"),
+    ("put it", "Put it where?"),
+])  # fmt: skip
+def test_a_bare_put_in_the_blocks_cell_asks_for_what_is_missing(said: str, message: str) -> None:
+    error = grammar("blocks").parse(said, scene=scene("blocks")).error
+    assert error is not None and error.message == message
+    assert error.suggestion.startswith("Try: " if "what" in message else "Say where")

@@ -167,6 +167,10 @@ _PICKS = frozenset({"pick_up", "pick"})
 
 def _put_objects(c: Clause, ctx: Context) -> Steps:
     if not c.objects():
+        if not c.targets() and not c.pronoun:
+            # A bare "add" or "put": nothing is named to put anywhere.
+            raise Unparsed("syntax_error", c.verb_token or c.tokens[0], "Put what, and where?",
+                           example_hint(ctx.cell), "none")  # fmt: skip
         if not c.targets():
             raise Unparsed("syntax_error", c.verb_token or c.tokens[0], "Put it where?",
                            sites_hint(ctx.cell), "none")  # fmt: skip
