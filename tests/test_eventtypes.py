@@ -38,7 +38,7 @@ EXAMPLES: list[Any] = [
     ev.Ignored("longer than 2000 characters", 10_000_013, "computer add xxx"),
     ev.BargeIn(4.5, ["Adding bread."]),
     ev.RemoteSaid("stop", "page"),
-    ev.ViewerUp("http://127.0.0.1:8765/"),
+    ev.PageUp("http://127.0.0.1:8765/"),
     StackChange("push", "query"),
     StackChange("mode", "base", "always"),
     ev.Submitted("robot", "add bread", "query"),

@@ -24,7 +24,7 @@ from voiced import rules
 from voiced.audioinput import FRAME_WORDS, AudioFrontEnd, bias_for
 from voiced.cellhelp import help_examples
 from voiced.cellstatus import RemoteInbox, RemoteWords, StatusBoard
-from voiced.config import Config
+from voiced.config import Config, resolve_config_path
 from voiced.controller import Controller, open_controller
 from voiced.errors import VoicedError
 from voiced.events import EventLog
@@ -52,6 +52,7 @@ from voiced.linkkeeper import LinkKeeper
 from voiced.llm.classifier import AnthropicClassifier
 from voiced.llm.client import LlmClient
 from voiced.logs import correlation
+from voiced.page.server import CellPage, read_token
 from voiced.paths import DataDir, offline
 from voiced.pending import Withdraw
 from voiced.pipeline import RobotPipeline
@@ -132,6 +133,8 @@ class Daemon:
         self._link: str | None = None
         self.inbox = RemoteInbox()
         """Words from outside (the cell page's STOP, MQTT), taken between what is heard."""
+        self.page = self._page()
+        """The cell's page (`[page] enabled`), following events from the start."""
 
     async def run(self) -> int:
         loop = asyncio.get_running_loop()
@@ -241,6 +244,7 @@ class Daemon:
             is_stop=lambda text: router.is_global(rules.Utterance(text, router.now)),
             moving=lambda: pipeline.workload.busy,
             room_echo_db=self.session.room_echo_db,
+            segments=self.page.exchanges.publish if self.page else None,
         )  # fmt: skip
         if self.config.stt.hypotheses > 1 or self.config.stt.repair:
             front.listener.choose = GrammarChooser(
@@ -255,8 +259,20 @@ class Daemon:
     def _outside(self, parts: Parts) -> list[tuple[str, Coroutine[Any, Any, None]]]:
         """What shows the cell to the outside and takes its words (`parts.board`,
         `self.inbox`), each a task of the run that ends with it."""
-        del parts  # each service takes what it needs of the parts
-        return []
+        outside: list[tuple[str, Coroutine[Any, Any, None]]] = []
+        if self.page is not None:
+            belief = parts.pipeline
+            outside.append(
+                ("cell-page", self.page.serve(parts.board, lambda: belief.belief, self.inbox))
+            )
+        return outside
+
+    def _page(self) -> CellPage | None:
+        settings = self.config.page
+        if not settings.enabled:
+            return None
+        token = read_token(settings, lambda path: resolve_config_path(self.config, path))
+        return CellPage(settings, self.events, token)
 
     def _input(self, front: AudioFrontEnd | None) -> Input:
         """What this session listens to: the queue, a replay, audio, typed text, or nothing."""
