@@ -52,7 +52,7 @@ from voiced.linkkeeper import LinkKeeper
 from voiced.llm.classifier import AnthropicClassifier
 from voiced.llm.client import LlmClient
 from voiced.logs import correlation
-from voiced.page.server import CellPage, read_token
+from voiced.page.server import CellPage, drawing_of, read_token
 from voiced.paths import DataDir, offline
 from voiced.pending import Withdraw
 from voiced.pipeline import RobotPipeline
@@ -261,9 +261,9 @@ class Daemon:
         `self.inbox`), each a task of the run that ends with it."""
         outside: list[tuple[str, Coroutine[Any, Any, None]]] = []
         if self.page is not None:
-            belief = parts.pipeline
+            drawing = drawing_of(lambda: parts.pipeline.belief)
             outside.append(
-                ("cell-page", self.page.serve(parts.board, lambda: belief.belief, self.inbox))
+                ("cell-page", self.page.serve(parts.board.snapshot, drawing, self.inbox))
             )
         return outside
 

@@ -22,7 +22,7 @@ import structlog
 
 from voiced import eventtypes as ev
 from voiced.belief import Belief
-from voiced.cellstatus import RemoteInbox, StatusBoard
+from voiced.cellstatus import CellStatus, RemoteInbox
 from voiced.errors import ConfigError, Problem
 from voiced.events import EventLog
 from voiced.eventtypes import Record
@@ -67,6 +67,16 @@ def read_token(settings: PageSettings, resolve: Callable[[str], Path]) -> str | 
     return token
 
 
+def drawing_of(belief: Callable[[], Belief]) -> Callable[[], str]:
+    """The drawing of the confirmed scene (the one the status shows), read when called."""
+
+    def draw() -> str:
+        now = belief()
+        return cell_svg(now.cell, now.scene)
+
+    return draw
+
+
 class CellPage:
     """The page's state and its HTTP server. Built before the run (so no utterance is missed),
     served by `serve` as a task of the run."""
@@ -79,8 +89,10 @@ class CellPage:
         self._dirty = asyncio.Event()
         self._subscribers: set[asyncio.Queue[str | None]] = set()
         self._server: asyncio.Server | None = None
-        self._board: StatusBoard | None = None
-        self._belief: Callable[[], Belief] | None = None
+        self.bound = asyncio.Event()
+        """Set once the port is bound (`url` is known)."""
+        self._status: Callable[[], CellStatus] | None = None
+        self._drawing: Callable[[], str] | None = None
         self._inbox: RemoteInbox | None = None
         self._html = importlib.resources.files("voiced.page").joinpath("page.html").read_bytes()
         self._unsubscribe = events.subscribe(self._on_record)
@@ -97,13 +109,15 @@ class CellPage:
         return f"http://{f'[{host}]' if ':' in host else host}:{self.port}/"
 
     async def serve(
-        self, board: StatusBoard, belief: Callable[[], Belief], inbox: RemoteInbox
+        self, status: Callable[[], CellStatus], drawing: Callable[[], str], inbox: RemoteInbox
     ) -> None:
-        """Serve until cancelled (the end of the run)."""
-        self._board, self._belief, self._inbox = board, belief, inbox
+        """Serve until cancelled (the end of the run): `status` reads the cell now (a
+        `StatusBoard.snapshot`), `drawing` draws it (`drawing_of`), STOP goes to `inbox`."""
+        self._status, self._drawing, self._inbox = status, drawing, inbox
         self._server = await asyncio.start_server(
             self._handle, self.settings.host, self.settings.port, limit=MAX_LINE
         )
+        self.bound.set()
         log.info("cell page", url=self.url, stop_token=self._token is not None)
         self.events.emit(ev.PageUp(self.url))
         try:
@@ -119,13 +133,12 @@ class CellPage:
 
     def state(self) -> dict[str, Any]:
         """What the page shows, read now."""
-        assert self._board is not None and self._belief is not None
-        status = self._board.snapshot()
+        assert self._status is not None and self._drawing is not None
+        status = self._status()
         self.exchanges.apply_outcomes(status.commands)
-        belief = self._belief()
         return {
             "status": status.to_dict(),
-            "drawing": cell_svg(belief.cell, belief.scene),
+            "drawing": self._drawing(),
             "exchanges": [story.to_dict() for story in self.exchanges.stories()],
         }
 
