@@ -12,9 +12,11 @@ import wave
 
 import numpy as np
 import pytest
+import structlog
 
-from tests.page.served import exchange, served, tone_segment
+from tests.page.served import STATUS, exchange, served, tone_segment
 from voiced import eventtypes as ev
+from voiced.cellstatus import CellStatus
 from voiced.page.settings import PageSettings
 
 TOKEN = "s3cret-token-of-the-cell-0123"
@@ -158,3 +160,28 @@ async def test_stop_from_another_address_needs_the_token() -> None:
         said = await asyncio.wait_for(page.inbox.next(), 1)
     assert refused == (403, b"STOP from another machine needs the token (Authorization: Bearer)\n")
     assert accepted == (200, b"stopping\n") and said.source == "page"
+
+
+async def test_a_failing_snapshot_is_logged_and_the_stream_goes_on() -> None:
+    fail, failed = asyncio.Event(), asyncio.Event()
+
+    def status() -> CellStatus:
+        if fail.is_set():
+            fail.clear()
+            failed.set()
+            raise OSError("database is locked")
+        return STATUS
+
+    async with served(status=status) as page:
+        reader, writer = await asyncio.open_connection("127.0.0.1", page.port)
+        writer.write(b"GET /events HTTP/1.1\r\n\r\n")
+        await asyncio.wait_for(_event(reader), 5)
+        fail.set()
+        with structlog.testing.capture_logs() as logs:
+            page.events.emit(ev.Utterance("add meat"), correlation_id="c3")
+            await asyncio.wait_for(failed.wait(), 5)  # the push that fails
+            page.events.emit(ev.Utterance("add tomato"), correlation_id="c4")
+            later = await asyncio.wait_for(_event(reader), 5)
+        writer.close()
+    assert [x["said"] for x in later["exchanges"]] == ["add meat", "add tomato"]
+    assert [e["event"] for e in logs if e["log_level"] == "error"] == ["cell page state failed"]

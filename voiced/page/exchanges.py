@@ -158,7 +158,7 @@ class Exchanges:
         by_cid = {c.correlation_id: c for c in commands if c.correlation_id}
         changed = False
         for story in self.stories():
-            known = by_cid.get(story.correlation_id)
+            known = by_cid.get(story.correlation_id or "")
             if known is None or story.outcome == "dropped":
                 continue
             said_back = story.said_back

@@ -151,9 +151,13 @@ class CellPage:
             await self._dirty.wait()
             self._dirty.clear()
             if self._subscribers:
-                body = json.dumps(self.state(), default=str)
-                for queue in self._subscribers:
-                    _offer(queue, body)
+                try:
+                    body = json.dumps(self.state(), default=str)
+                except Exception as error:  # the page must never take the daemon down
+                    log.error("cell page state failed", error=f"{type(error).__name__}: {error}")
+                else:
+                    for queue in self._subscribers:
+                        _offer(queue, body)
             await asyncio.sleep(MIN_INTERVAL_S)
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
