@@ -55,3 +55,14 @@ def test_a_name_without_a_colour_word_gets_a_stable_one() -> None:
     assert colour_of("mystery part").startswith("hsl(")
     assert colour_of("mystery part") == colour_of("mystery part")
     assert colour_of("green_cube") == COLOURS["green"]
+
+
+def test_the_top_of_a_pyramid_is_drawn_above_its_supports() -> None:
+    cell = load_cell("blocks")
+    stacks = {**cell.initial_scene.stacks, "S1": (), "S2": (), "S3": (),
+              "pyramid_left": ("red cube",), "pyramid_right": ("green cube",),
+              "pyramid_top": ("blue cube",)}  # fmt: skip
+    root = ET.fromstring(cell_svg(cell, cell.initial_scene.with_changes(stacks=stacks)))
+    top = {r.get("data-object"): float(r.get("y", "0")) for r in root.iter(f"{SVG}rect")
+           if r.get("data-object")}  # fmt: skip
+    assert top["blue cube"] < top["red cube"] == top["green cube"]

@@ -75,19 +75,29 @@ def cell_svg(cell: Cell, scene: Scene) -> str:
 
 def _sites(cell: Cell, scene: Scene, plan: _Plan) -> list[str]:
     out: list[str] = []
+    labels: list[tuple[float, float, int]] = []
     for site in cell.sites.values():
         x, y = plan(site.x, site.y)
         kind = SITE_KINDS.get(site.kind, "#9e9e9e")
         active = " active" if site.name == scene.active_zone else ""
         out.append(
-            f'<g class="site{active}" data-site="{escape(site.name)}">'
-            f'<rect x="{x - BLOCK_W / 2 - 3}" y="{y - 2}" width="{BLOCK_W + 6}" height="5" '
-            f'fill="{kind}"/>'
-            f'<text x="{x}" y="{y + 14}" font-size="10" text-anchor="middle" fill="#455a64">'
-            f"{escape(site.name)}</text>"
+            f'<g class="site{active}" data-site="{escape(site.name)}"><title>{escape(site.name)}'
+            f'</title><rect x="{x - BLOCK_W / 2 - 3}" y="{y - 2}" width="{BLOCK_W + 6}" '
+            f'height="5" fill="{kind}"/>'
         )
+        # Sites close together (a pyramid's three) would write over each other: the first
+        # is named, the others keep their name as a tooltip.
+        size = len(site.name)
+        if all(abs(x - lx) > 3 * (size + n) or abs(y - ly) > 10 for lx, ly, n in labels):
+            labels.append((x, y, size))
+            out.append(
+                f'<text x="{x}" y="{y + 14}" font-size="10" text-anchor="middle" '
+                f'fill="#455a64">{escape(site.name)}</text>'
+            )
         stack = scene.stacks.get(site.name, ())
-        for level, obj in enumerate(stack):
+        # A site resting on others (the top of a pyramid) starts above their stacks.
+        below = max((len(scene.stacks.get(s, ())) for s in site.supports), default=0)
+        for level, obj in enumerate(stack, start=below):
             top = y - 2 - (level + 1) * BLOCK_H
             out.append(
                 f'<rect class="object" data-object="{escape(obj)}" x="{x - BLOCK_W / 2}" '
