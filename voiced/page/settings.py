@@ -31,7 +31,8 @@ class PageSettings:
     """Utterances kept, with their audio."""
     token_file: str = setting(
         "",
-        "File holding the token that lets STOP be pressed from another machine (sent as "
-        "'Authorization: Bearer TOKEN'); empty = STOP only from this machine.",
+        "File holding the token (at least 16 characters) that lets STOP be pressed from another "
+        "machine (sent as 'Authorization: Bearer TOKEN'); relative to this file; empty = STOP "
+        "only from this machine.",
     )
     """Relative paths are relative to the config file."""
