@@ -17,7 +17,9 @@ import pytest
 
 from tests.cdp import CHROMIUM, Browser
 from tests.e2e.helpers import spawn_text_daemon, voiced_env
+from tests.page.served import served, tone_segment
 from tests.pngpixels import read_png
+from voiced import eventtypes as ev
 from voiced.page.drawing import COLOURS
 
 pytestmark = pytest.mark.skipif(
@@ -146,3 +148,44 @@ async def test_the_live_cell_and_its_stop_button(tmp_path: Path) -> None:
     assert next(r for r in records if r["event"] == "remote")["source"] == "page"
     after = records[records.index(stopped) :]
     assert not [r for r in after if r["event"] == "primitive"], "nothing moved after the stop"
+
+
+async def settled(browser: Browser, promise: str) -> Any:
+    """The value a JavaScript promise settles to."""
+    reply = await browser.send("Runtime.evaluate", {"expression": promise, "awaitPromise": True,
+                                                    "returnByValue": True}, page=True)  # fmt: skip
+    return reply["result"].get("value")
+
+
+async def test_a_heard_segment_plays_in_the_browser(tmp_path: Path) -> None:
+    segment = tone_segment(speech_end=2.5, seconds=0.75, preroll=4800)
+    async with served() as page, Browser(tmp_path / "profile") as browser:
+        page.page.exchanges.publish(segment, None, None)
+        page.events.emit(ev.Utterance("add bread", audio_t=2.6, speech_end=2.5), "c1")
+        page.page.exchanges.publish(tone_segment(speech_end=5.0), None, "no wake word")
+        page.events.emit(ev.Rejected("no wake word", "", 5.3))
+        await browser.goto(page.url)
+        await browser.wait_for("document.querySelectorAll('.exchange audio').length === 2")
+        # Chromium decodes the WAV itself: its duration is the segment's.
+        duration = await settled(
+            browser,
+            'new Promise(done => { const a = document.querySelector(\'.exchange[data-id="1"] '
+            "audio'); a.onloadedmetadata = () => done(a.duration);"
+            " a.preload = 'auto'; a.load(); })",
+        )
+        # The waveform is drawn from the same WAV, the pre-roll shaded.
+        drawn = await browser.wait_for(
+            "(() => { const c = document.querySelector('.exchange[data-id=\"1\"] canvas');"
+            " const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+            " let blue = 0, shade = 0; for (let i = 0; i < d.length; i += 4) {"
+            " if (d[i + 2] > 150 && d[i] < 60) blue++;"
+            " if (d[i] === 0xec && d[i + 1] === 0xef && d[i + 2] === 0xf1) shade++; }"
+            " return blue > 100 && shade > 100 && {blue, shade, width: c.width}; })()"
+        )
+        await browser.screenshot(tmp_path / "heard.png")
+        rejected = await browser.evaluate(
+            "document.querySelector('.exchange[data-id=\"2\"] .outcome').textContent"
+        )
+    assert duration == pytest.approx(len(segment.samples) / 16000, abs=0.01)
+    assert drawn["width"] == 256
+    assert rejected == "rejected (no wake word)"

@@ -88,7 +88,7 @@ def _sites(cell: Cell, scene: Scene, plan: _Plan) -> list[str]:
         # Sites close together (a pyramid's three) would write over each other: the first
         # is named, the others keep their name as a tooltip.
         size = len(site.name)
-        if all(abs(x - lx) > 3 * (size + n) or abs(y - ly) > 10 for lx, ly, n in labels):
+        if all(abs(x - lx) > 2.5 * (size + n) + 2 or abs(y - ly) > 10 for lx, ly, n in labels):
             labels.append((x, y, size))
             out.append(
                 f'<text x="{x}" y="{y + 14}" font-size="10" text-anchor="middle" '
