@@ -16,7 +16,9 @@ import structlog
 
 from tests.page.served import STATUS, exchange, served, tone_segment
 from voiced import eventtypes as ev
-from voiced.cellstatus import CellStatus
+from voiced.cellstatus import CellStatus, RemoteInbox
+from voiced.events import EventLog
+from voiced.page.server import CellPage
 from voiced.page.settings import PageSettings
 
 TOKEN = "s3cret-token-of-the-cell-0123"
@@ -185,3 +187,13 @@ async def test_a_failing_snapshot_is_logged_and_the_stream_goes_on() -> None:
         writer.close()
     assert [x["said"] for x in later["exchanges"]] == ["add meat", "add tomato"]
     assert [e["event"] for e in logs if e["log_level"] == "error"] == ["cell page state failed"]
+
+
+async def test_a_port_in_use_is_a_warning_and_the_run_goes_on() -> None:
+    async with served() as first:
+        second = CellPage(PageSettings(enabled=True, port=first.port), EventLog(), None)
+        with structlog.testing.capture_logs() as logs:
+            await asyncio.wait_for(second.serve(lambda: STATUS, lambda: "", RemoteInbox()), 5)
+    assert not second.bound.is_set()
+    (warning,) = [e for e in logs if e["log_level"] == "warning"]
+    assert warning["event"] == "cell page not served" and warning["port"] == first.port

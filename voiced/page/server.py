@@ -114,9 +114,17 @@ class CellPage:
         """Serve until cancelled (the end of the run): `status` reads the cell now (a
         `StatusBoard.snapshot`), `drawing` draws it (`drawing_of`), STOP goes to `inbox`."""
         self._status, self._drawing, self._inbox = status, drawing, inbox
-        self._server = await asyncio.start_server(
-            self._handle, self.settings.host, self.settings.port, limit=MAX_LINE
-        )
+        try:
+            self._server = await asyncio.start_server(
+                self._handle, self.settings.host, self.settings.port, limit=MAX_LINE
+            )
+        except OSError as error:
+            # The page shows the cell; it must not stop the cell being run (a `voiced replay`
+            # beside the running service finds the port taken).
+            self._unsubscribe()
+            log.warning("cell page not served", host=self.settings.host,
+                        port=self.settings.port, error=str(error))  # fmt: skip
+            return
         self.bound.set()
         log.info("cell page", url=self.url, stop_token=self._token is not None)
         self.events.emit(ev.PageUp(self.url))
