@@ -82,3 +82,14 @@ def test_only_the_last_keep_stories_are_kept() -> None:
     for n in range(5):
         stories.on_record(Record(ev.Utterance(f"say {n}"), float(n), f"c{n}"))
     assert [s.said for s in stories.stories()] == ["say 2", "say 3", "say 4"]
+
+
+def test_where_words_came_from() -> None:
+    stories = tell(
+        Record(ev.Utterance("add bread", queued=4), 1.0, "c1"),
+        Record(ev.Utterance("run task ab12", replay="ab12"), 2.0, "c2"),
+        Record(ev.RemoteSaid("add meat", "mqtt"), 3.0, None),
+        Record(ev.Utterance("add meat"), 3.0, "c3"),
+        Record(ev.Utterance("add cheese"), 4.0, "c4"),
+    )
+    assert [s.source for s in stories.stories()] == ["queue", "replay", "mqtt", "typed"]

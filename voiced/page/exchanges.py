@@ -67,7 +67,7 @@ class Exchange:
     said: str
     """What entered the frames ("" for rejected audio)."""
     source: str
-    """typed, heard, rejected, or who sent it from outside (page, mqtt)."""
+    """typed, heard, queue, replay, rejected, or who sent it from outside (page, mqtt)."""
     correlation_id: str | None
     t: float
     """Seconds since the daemon started (the event stream's clock)."""
@@ -177,6 +177,8 @@ class Exchanges:
                 self._pending.remove(clip)
         if self._remote is not None:
             source, self._remote = self._remote, None
+        elif event.queued is not None or event.replay is not None:
+            source = "queue" if event.queued is not None else "replay"
         else:
             source = "heard" if event.audio_t is not None else "typed"
         story = self._open(event.text, source, cid, t)
