@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from voiced.audio.segmenter import Segment, VadStats
@@ -34,7 +34,6 @@ class Served:
     inbox: RemoteInbox
     url: str
     port: int
-    stops: list[str] = field(default_factory=list)
 
 
 @contextlib.asynccontextmanager
