@@ -1,5 +1,6 @@
 """Audio: capture, pre-roll ring buffer, VAD segmenter, wake word, speech-to-text, TTS and the
-audio debug viewer. See audio/README.md for the pipeline, the public API and measured figures.
+segments for the cell's page. See audio/README.md for the pipeline, the public API and the
+measured figures.
 
 Knows nothing of frames or of the robot.
 """

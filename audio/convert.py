@@ -89,7 +89,7 @@ def unreadable(exc: OSError | av.FFmpegError) -> str:
 
 
 def to_float(samples: Pcm) -> npt.NDArray[np.float32]:
-    """int16 -> float32 in [-1, 1), the form Whisper, Silero and the viewer take."""
+    """int16 -> float32 in [-1, 1), the form Whisper, and Silero take."""
     return samples.astype(np.float32) / 32768.0
 
 

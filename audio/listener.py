@@ -121,7 +121,7 @@ class Rejected:
 ListenerEvent = Heard | Activity | Tick | Rejected | Spotted | BargeIn
 SegmentSink = Callable[[Segment, Transcript | None, str | None], None]
 """Receives every segment with its transcript (None if never transcribed) and the rejection
-reason (None if heard); the debug viewer's `publish` fits."""
+reason (None if heard); the cell page's `Exchanges.publish` fits."""
 
 
 class SpeechHold:
@@ -401,5 +401,5 @@ class Listener:
         try:
             self.sink(segment, transcript, reason)
         except Exception as exc:
-            # The viewer is a debugging aid; it must never stop the operator being heard.
+            # The page is a window on the cell; it must never stop the operator being heard.
             log.warning("segment sink failed", error=str(exc))

@@ -1,6 +1,6 @@
 """Tunables of the audio front end, one frozen dataclass per config section.
 
-The daemon's config maps `[audio]`, `[stt]`, `[wake]`, `[tts]` and `[debug_viewer]` onto these,
+The daemon's config maps `[audio]`, `[stt]`, `[wake]` and `[tts]` onto these,
 in the form `voiced.configschema` reads (as `voiced.llm.settings` does for `[llm]`): each field is
 declared with `setting(default, doc, ...)` and its constraints, and rules spanning several fields
 are in `cross_check`. The defaults are what the tests and `bench/audio_latency.py` measure; each
@@ -561,32 +561,6 @@ class TtsSettings:
 
 
 @dataclass(frozen=True)
-class ViewerSettings:
-    """[debug_viewer]: the audio debug viewer (a local web page)."""
-
-    enabled: bool = setting(
-        False, "Serve the audio debug viewer (a local web page) and show every segment on it."
-    )
-    """Serve the viewer and publish every segment to it."""
-    host: str = setting(
-        "127.0.0.1",
-        "Address the viewer binds to; keep it on loopback unless the cell's audio may be heard "
-        "on the network.",
-        nonempty=True,
-    )
-    """Bind address; loopback unless you mean to show audio of the cell to the network."""
-    port: int = setting(
-        8765, "TCP port of the viewer; 0 = any free port (logged).", min=0, max=65535
-    )
-    """TCP port; 0 = any free port (logged)."""
-    keep: int = setting(50, "Recent segments kept for a page opened later.", min=1)
-    """Segments kept for a page opened later."""
-
-    def __post_init__(self) -> None:
-        _validate(self)
-
-
-@dataclass(frozen=True)
 class FrontEndSettings:
     """All sections together, for callers that want one object."""
 
@@ -598,5 +572,3 @@ class FrontEndSettings:
     """[wake]"""
     tts: TtsSettings = field(default_factory=TtsSettings)
     """[tts]"""
-    viewer: ViewerSettings = field(default_factory=ViewerSettings)
-    """[debug_viewer]"""

@@ -29,7 +29,7 @@ class Transcript:
     text: str
     """Cleaned text: special tokens stripped; empty when rejected for being blank."""
     raw: str
-    """The engine's text as produced, special tokens included (for the debug viewer)."""
+    """The engine's text as produced, special tokens included (for the cell's page)."""
     no_speech_prob: float
     """Whisper's probability that the window holds no speech (0 for engines without one)."""
     avg_logprob: float
@@ -126,7 +126,7 @@ class Transcriber(Protocol):
     """Turns a segment into text, off the event loop."""
 
     name: str
-    """Engine name for logs and the viewer."""
+    """Engine name for logs and the cell's page."""
 
     async def load(self) -> None:
         """Load the model / open the connection now rather than on the first segment."""

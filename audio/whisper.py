@@ -3,7 +3,7 @@
 Options chosen for short spoken commands (FIELD-NOTES): greedy decoding, a bounded temperature
 fallback, no conditioning on previous text (repetition loops), no timestamps, and the cell's
 vocabulary as an initial prompt. faster-whisper's own no-speech skip is turned off so the raw
-text of a rejected segment still reaches the debug viewer; `voiced.audio.guards` decides instead.
+text of a rejected segment still reaches the cell's page; `voiced.audio.guards` decides instead.
 """
 
 from __future__ import annotations

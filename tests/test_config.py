@@ -153,7 +153,7 @@ CONTROLLER_KEYS = (
         pytest.param(
             "[controler]\nwindow = 2",
             "controler: unknown section (known sections: daemon, cell, query, controller, "
-            "simulator, logging, targets, interpreter, llm, audio, stt, wake, tts, debug_viewer, "
+            "simulator, logging, targets, interpreter, llm, audio, stt, wake, tts, page, "
             "review); did you mean controller?",
             id="unknown-section",
         ),

@@ -77,7 +77,7 @@ def test_the_wheel_has_one_top_level_name(wheel: Path) -> None:
     for data in [
         "voiced/robot/cells/sandwich.toml",
         "voiced/robot/rapid/VoicedMotion.mod",
-        "voiced/audio/viewer_page.html",
+        "voiced/page/page.html",
         "voiced/demo/sandwich.flac",
         "voiced/systemd/voiced.service",
         "voiced/systemd/voiced.sysusers.conf",

@@ -2,7 +2,8 @@
 
 Builds the listener (source, segmenter, wake gate, transcriber), the speaker, the playback
 timeline the daemon's speech goes on (played by the microphone's device, and heard past by the
-listener: full duplex), and the optional debug viewer, from the configuration. The vocabulary
+listener: full duplex), from the configuration; every segment goes to `segments` (the cell's
+page) when given. The vocabulary
 bias comes from the live cell: its words, the phrase bank, the frame keywords and the wake word.
 Utterances enter the frame router exactly as typed lines do; every timer runs on the audio
 clock.
@@ -22,17 +23,24 @@ from voiced.audio.aec import make_canceller
 from voiced.audio.duplex import Duplex, EchoGate
 from voiced.audio.engines import make_transcriber
 from voiced.audio.feedback import SpokenFeedback
-from voiced.audio.listener import BargeIn, Heard, Listener, ListenerEvent, Rejected, Tick
+from voiced.audio.listener import (
+    BargeIn,
+    Heard,
+    Listener,
+    ListenerEvent,
+    Rejected,
+    SegmentSink,
+    Tick,
+)
 from voiced.audio.playback import Playback
 from voiced.audio.room import RoomEcho, RoomSettings
 from voiced.audio.satellite import LinkChange, SatelliteSource, is_satellite
-from voiced.audio.segmenter import Activity, Segment
+from voiced.audio.segmenter import Activity
 from voiced.audio.settings import AudioSettings
 from voiced.audio.source import AudioSource, MicSource, open_source
 from voiced.audio.stopspot import Spotted, StopSpotter
-from voiced.audio.transcribe import BiasVocabulary, Transcript
+from voiced.audio.transcribe import BiasVocabulary
 from voiced.audio.tts import NullSpeaker, Speaker, make_speaker
-from voiced.audio.viewer import AudioViewer
 from voiced.audio.wake import make_wake_gate
 from voiced.audio.wyomingstt import ServerSwitch
 from voiced.config import Config
@@ -109,6 +117,7 @@ class AudioFrontEnd:
         moving: Callable[[], bool] = lambda: False,
         room_echo_db: float | None = None,
         on_status: Callable[[], None] = lambda: None,
+        segments: SegmentSink | None = None,
     ) -> None:
         self.config = config
         self.events = events
@@ -119,7 +128,6 @@ class AudioFrontEnd:
         """What is wrong with the front end's links now, by link (see `status`)."""
         audio = replace(config.audio, source=self.spec, realtime=not fast)
         self.transcriber = make_transcriber(config.stt, self._speech_server)
-        self.viewer = AudioViewer(config.debug_viewer) if config.debug_viewer.enabled else None
         # A file or a pipe runs on its own clock: its speech is timed on that clock, not played.
         live = self.spec == "mic" or is_satellite(self.spec)
         self.speaker: Speaker = make_speaker(config.tts, audible=live)
@@ -136,7 +144,7 @@ class AudioFrontEnd:
             bias=bias,
             wake_gate=make_wake_gate(config.wake, config.daemon.wake_word),
             wake_required=wake_required,
-            sink=self._publish if self.viewer else None,
+            sink=segments,
             spotter=StopSpotter(audio, config.stt, is_stop,
                                 lambda: audio.stop_spotter_always or moving() or self.speaking)
             if is_stop is not None and audio.stop_spotter else None,
@@ -190,18 +198,11 @@ class AudioFrontEnd:
         return self.feedback.interrupt(self.listener.play_position, why)
 
     async def start(self, stack: AsyncExitStack) -> None:
-        """Check the microphone and load the model (so READY=1 means ready), start the viewer."""
+        """Check the microphone and load the model (so READY=1 means ready)."""
+        del stack  # nothing of the front end outlives the run yet
         if isinstance(self.listener.source, MicSource):
             self.listener.source.check()
         await self.transcriber.load()
-        if self.viewer is not None:
-            await stack.enter_async_context(self.viewer)
-            log.info("audio debug viewer", url=self.viewer.url)
-            self.events.emit(ev.ViewerUp(self.viewer.url))
-
-    def _publish(self, segment: Segment, transcript: Transcript | None, reason: str | None) -> None:
-        if self.viewer is not None:
-            self.viewer.publish(segment, transcript, reason)
 
     def say(self, text: str) -> None:
         self.feedback.say(text)

@@ -45,6 +45,8 @@ class CommandOutcome:
     at: str
     """When it was said (ISO 8601, UTC)."""
     run_id: str
+    correlation_id: str | None = None
+    """The utterance's correlation id, as on its events (the cell page ties them together)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -54,6 +56,7 @@ class CommandOutcome:
             "feedback": self.feedback,
             "at": self.at,
             "run_id": self.run_id,
+            "correlation_id": self.correlation_id,
         }
 
 
@@ -138,8 +141,9 @@ class StatusBoard:
 
 def _outcome(run: Run) -> CommandOutcome:
     return CommandOutcome(
-        run.operator_input, run.status, run.intent, run.feedback, run.created_at, run.run_id
-    )
+        run.operator_input, run.status, run.intent, run.feedback, run.created_at, run.run_id,
+        run.correlation_id,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -25,13 +25,13 @@ from voiced.audio.settings import (
     AudioSettings,
     SttSettings,
     TtsSettings,
-    ViewerSettings,
     WakeSettings,
 )
 from voiced.configschema import INTERNAL, describe, doc, merge, parse, render_toml, setting
 from voiced.configschema import to_dict as _to_dict
 from voiced.errors import ConfigError, Problem
 from voiced.llm.settings import LlmSettings
+from voiced.page.settings import PageSettings
 
 DEFAULT_CONFIG_PATH = Path("/etc/voiced/config.toml")
 """The system-wide file, read when neither --config nor $VOICED_CONFIG names one."""
@@ -550,11 +550,14 @@ class Config:
         default_factory=TtsSettings, metadata=doc("Spoken feedback: the engine and the voices.")
     )
     """[tts]"""
-    debug_viewer: ViewerSettings = field(
-        default_factory=ViewerSettings,
-        metadata=doc("The audio debug viewer: a local web page showing every segment."),
+    page: PageSettings = field(
+        default_factory=PageSettings,
+        metadata=doc(
+            "The cell's page: a local web page with the cell live, every utterance from "
+            "transcript to outcome (with its audio) and a STOP button."
+        ),
     )
-    """[debug_viewer]"""
+    """[page]"""
     review: ReviewConfig = field(
         default_factory=ReviewConfig, metadata=doc("Human review of plans before they run.")
     )
@@ -600,8 +603,21 @@ def load_config(
     file = find_config_file(path, environ, default_path)
     if file is None:
         return Config()
-    config = parse(Config, _read_toml(file), str(file))
+    data = _read_toml(file)
+    _refuse_renamed(data, str(file))
+    config = parse(Config, data, str(file))
     return dataclasses.replace(config, source=str(file))
+
+
+RENAMED = {"debug_viewer": "renamed [page]: the segments are shown on the cell's page (same "
+                           "keys: enabled, host, port, keep)"}  # fmt: skip
+"""Sections an older config.toml may still have, and what to write instead."""
+
+
+def _refuse_renamed(data: Mapping[str, Any], source: str) -> None:
+    problems = [Problem(source, key, why) for key, why in RENAMED.items() if key in data]
+    if problems:
+        raise ConfigError(problems)
 
 
 def _read_toml(file: Path) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from voiced import rules
 from voiced.audioinput import FRAME_WORDS, AudioFrontEnd, bias_for
 from voiced.cellhelp import help_examples
 from voiced.cellstatus import RemoteInbox, RemoteWords, StatusBoard
-from voiced.config import Config
+from voiced.config import Config, resolve_config_path
 from voiced.controller import Controller, open_controller
 from voiced.errors import VoicedError
 from voiced.events import EventLog
@@ -52,6 +52,7 @@ from voiced.linkkeeper import LinkKeeper
 from voiced.llm.classifier import AnthropicClassifier
 from voiced.llm.client import LlmClient
 from voiced.logs import correlation
+from voiced.page.server import CellPage, drawing_of, read_token
 from voiced.paths import DataDir, offline
 from voiced.pending import Withdraw
 from voiced.pipeline import RobotPipeline
@@ -134,6 +135,8 @@ class Daemon:
         """Words from outside (the cell page's STOP, MQTT), taken between what is heard."""
         self._audio_status: Callable[[], str | None] = lambda: None
         """The audio front end's word for STATUS= (a speech server or satellite lost)."""
+        self.page = self._page()
+        """The cell's page (`[page] enabled`), following events from the start."""
 
     async def run(self) -> int:
         loop = asyncio.get_running_loop()
@@ -244,6 +247,7 @@ class Daemon:
             moving=lambda: pipeline.workload.busy,
             room_echo_db=self.session.room_echo_db,
             on_status=lambda: self._announce_status(self._mode),
+            segments=self.page.exchanges.publish if self.page else None,
         )  # fmt: skip
         self._audio_status = lambda: front.status
         if self.config.stt.hypotheses > 1 or self.config.stt.repair:
@@ -259,8 +263,20 @@ class Daemon:
     def _outside(self, parts: Parts) -> list[tuple[str, Coroutine[Any, Any, None]]]:
         """What shows the cell to the outside and takes its words (`parts.board`,
         `self.inbox`), each a task of the run that ends with it."""
-        del parts  # each service takes what it needs of the parts
-        return []
+        outside: list[tuple[str, Coroutine[Any, Any, None]]] = []
+        if self.page is not None:
+            drawing = drawing_of(lambda: parts.pipeline.belief)
+            outside.append(
+                ("cell-page", self.page.serve(parts.board.snapshot, drawing, self.inbox))
+            )
+        return outside
+
+    def _page(self) -> CellPage | None:
+        settings = self.config.page
+        if not settings.enabled:
+            return None
+        token = read_token(settings, lambda path: resolve_config_path(self.config, path))
+        return CellPage(settings, self.events, token)
 
     def _input(self, front: AudioFrontEnd | None) -> Input:
         """What this session listens to: the queue, a replay, audio, typed text, or nothing."""

@@ -152,8 +152,10 @@ class BargeIn(Event):
 
 
 @dataclass(frozen=True)
-class ViewerUp(Event):
-    KIND = "viewer"
+class PageUp(Event):
+    """The cell's page is served at `url`."""
+
+    KIND = "page"
     url: str
 
 

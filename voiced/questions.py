@@ -37,7 +37,7 @@ class Answer:
     brief: str
     """Short enough to say."""
     full: str
-    """Everything (shown in events, the debug viewer, logs)."""
+    """Everything (shown in events, the cell's page, logs)."""
     topic: str
     """What was asked about, for follow-ups."""
 

@@ -14,14 +14,13 @@ from voiced.audio.settings import (
     FrontEndSettings,
     SttSettings,
     TtsSettings,
-    ViewerSettings,
     WakeSettings,
 )
 
 from voiced import configschema
 from voiced.errors import ConfigError
 
-SECTIONS = [AudioSettings, SttSettings, WakeSettings, TtsSettings, ViewerSettings]
+SECTIONS = [AudioSettings, SttSettings, WakeSettings, TtsSettings]
 
 BAD_VALUES: list[tuple[Any, dict[str, Any], str]] = [
     (AudioSettings, {"frame_ms": 25}, "frame_ms"),
@@ -46,15 +45,12 @@ BAD_VALUES: list[tuple[Any, dict[str, Any], str]] = [
     (TtsSettings, {"voice": "Hal"}, "voice"),
     (TtsSettings, {"engine": "festival"}, "engine"),
     (TtsSettings, {"rate": 500}, "rate"),
-    (ViewerSettings, {"port": 70000}, "port"),
-    (ViewerSettings, {"keep": 0}, "keep"),
 ]
 
 
 def test_defaults_are_valid() -> None:
     settings = FrontEndSettings()
     assert settings.audio.frame_ms == 30 and settings.stt.beam_size == 1
-    assert settings.viewer.host == "127.0.0.1" and not settings.viewer.enabled
     assert settings.audio.device == ""
 
 

@@ -1,7 +1,7 @@
 """A minimal Chrome DevTools Protocol client over `--remote-debugging-pipe` (stdlib only).
 
 Chromium reads NUL-terminated JSON commands on fd 3 and writes replies and events on fd 4, so no
-WebSocket library is needed. `--dump-dom --virtual-time-budget` cannot be used for the viewer:
+WebSocket library is needed. `--dump-dom --virtual-time-budget` cannot be used for the cell page:
 its open server-sent-events stream keeps virtual time from advancing.
 """
 
