@@ -52,6 +52,7 @@ from voiced.linkkeeper import LinkKeeper
 from voiced.llm.classifier import AnthropicClassifier
 from voiced.llm.client import LlmClient
 from voiced.logs import correlation
+from voiced.mqttservice import mqtt_service
 from voiced.paths import DataDir, offline
 from voiced.pending import Withdraw
 from voiced.pipeline import RobotPipeline
@@ -255,8 +256,13 @@ class Daemon:
     def _outside(self, parts: Parts) -> list[tuple[str, Coroutine[Any, Any, None]]]:
         """What shows the cell to the outside and takes its words (`parts.board`,
         `self.inbox`), each a task of the run that ends with it."""
-        del parts  # each service takes what it needs of the parts
-        return []
+        outside: list[tuple[str, Coroutine[Any, Any, None]]] = []
+        mqtt = mqtt_service(
+            self.config, self.session.cell.name, parts.board, self.inbox, self.events
+        )
+        if mqtt is not None:
+            outside.append(("mqtt", mqtt.run()))
+        return outside
 
     def _input(self, front: AudioFrontEnd | None) -> Input:
         """What this session listens to: the queue, a replay, audio, typed text, or nothing."""
