@@ -3,6 +3,7 @@ daemon's MQTT service and `voiced status --mqtt`."""
 
 from __future__ import annotations
 
+import logging
 import os
 import ssl
 from dataclasses import dataclass, field
@@ -13,6 +14,11 @@ import aiomqtt
 from voiced.config import Config, resolve_config_path
 from voiced.errors import VoicedError
 from voiced.mqttsettings import BrokerAddress, MqttSettings
+
+_PAHO_LOG = logging.getLogger("voiced.mqtt.paho")
+# paho logs a lost socket as an error at every attempt; the service says it once, in its own
+# words (lost, back, refused), so paho's lines are for debugging only.
+_PAHO_LOG.setLevel(logging.CRITICAL)
 
 CREDENTIAL = "mqtt-credentials"
 """The credential's name in the unit's LoadCredential= line."""
@@ -49,6 +55,7 @@ class Broker:
             keepalive=keepalive,
             timeout=10.0,
             tls_context=self._tls_context(),
+            logger=_PAHO_LOG,
         )
 
     def _tls_context(self) -> ssl.SSLContext | None:

@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 import aiomqtt
 import structlog
+from aiomqtt.exceptions import MqttConnectError
 from paho.mqtt.reasoncodes import ReasonCode
 
 from voiced import __version__
@@ -148,20 +149,27 @@ class MqttService:
             self._was_up = True
             self._report_connected()
             try:
-                await self._announce(client)
                 await self._serve(client)
             except asyncio.CancelledError:
                 await self._farewell(client)
                 raise
 
     async def _serve(self, client: aiomqtt.Client) -> None:
+        """Listening from the first moment: a broker that goes away ends the message iteration
+        at once, and with it whatever waits for the broker's answer (a publication at QoS 1
+        would wait for its own timeout)."""
         try:
             async with asyncio.TaskGroup() as group:
                 group.create_task(self._listen(client), name="mqtt-listen")
-                group.create_task(self._publish_events(client), name="mqtt-events")
-                group.create_task(self._publish_state(client), name="mqtt-state")
+                group.create_task(self._publish(client), name="mqtt-publish")
         except* aiomqtt.MqttError as lost:
             raise lost.exceptions[0] from None
+
+    async def _publish(self, client: aiomqtt.Client) -> None:
+        await self._announce(client)
+        async with asyncio.TaskGroup() as group:
+            group.create_task(self._publish_events(client), name="mqtt-events")
+            group.create_task(self._publish_state(client), name="mqtt-state")
 
     async def _announce(self, client: aiomqtt.Client) -> None:
         """What a (new or restarted) broker must have at once: availability, discovery, the
@@ -277,9 +285,12 @@ class MqttService:
 
 
 def _is_refusal(exc: Exception) -> bool:
-    rc = getattr(exc, "rc", None)
-    value = rc.value if isinstance(rc, ReasonCode) else rc
-    return isinstance(exc, aiomqtt.MqttCodeError) and value in _REFUSED_CODES
+    """The broker answered the connection with "bad user name or password" or "not
+    authorised" (MQTT 3.1.1 codes 4 and 5, MQTT 5 reason codes 134 and 135)."""
+    if not isinstance(exc, MqttConnectError):
+        return False
+    rc = exc.rc
+    return (rc.value if isinstance(rc, ReasonCode) else rc) in _REFUSED_CODES
 
 
 def mqtt_service(
