@@ -39,6 +39,8 @@ class Mosquitto:
     directory: Path
     port: int
     password_file: Path | None = None
+    tls: tuple[Path, Path] | None = None
+    """The server's certificate and key: the listener speaks TLS only."""
     process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
     @property
@@ -58,6 +60,8 @@ class Mosquitto:
             if self.password_file is not None
             else "allow_anonymous true\n"
         )
+        if self.tls is not None:
+            auth += f"certfile {self.tls[0]}\nkeyfile {self.tls[1]}\n"
         conf.write_text(
             # Run as root, mosquitto would switch to its own user, who cannot read this directory.
             f"user {getpass.getuser()}\nlistener {self.port} 127.0.0.1\n{auth}persistence false\n"
@@ -87,10 +91,13 @@ class Mosquitto:
 
 
 @contextmanager
-def mosquitto(directory: Path, users: dict[str, str] | None = None) -> Iterator[Mosquitto]:
-    """A broker for one test; with `users`, only they may connect (a password file)."""
+def mosquitto(
+    directory: Path, users: dict[str, str] | None = None, tls: tuple[Path, Path] | None = None
+) -> Iterator[Mosquitto]:
+    """A broker for one test; with `users`, only they may connect (a password file); with
+    `tls` (certificate, key), over TLS only."""
     directory.mkdir(parents=True, exist_ok=True)
-    broker = Mosquitto(directory, free_port())
+    broker = Mosquitto(directory, free_port(), tls=tls)
     if users:
         assert MOSQUITTO_PASSWD is not None, "mosquitto_passwd comes with mosquitto"
         broker.password_file = directory / "passwords"
@@ -133,3 +140,26 @@ async def wait_for(
                 assert isinstance(payload, bytes)
                 return payload
     raise AssertionError(f"nothing on {topic}")
+
+
+def make_certificates(directory: Path) -> tuple[Path, Path, Path]:
+    """A throwaway CA and a server certificate for 127.0.0.1 signed by it (openssl):
+    (ca.pem, server.pem, server.key)."""
+    ca, ca_key = directory / "ca.pem", directory / "ca.key"
+    cert, key, request = (
+        directory / "server.pem",
+        directory / "server.key",
+        directory / "server.csr",
+    )
+    ext = directory / "server.ext"
+    ext.write_text("subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n"
+                   "keyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n")  # fmt: skip
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    for command in (
+        ["req", "-x509", *ec, "-keyout", ca_key, "-out", ca, "-days", "2", "-subj", "/CN=test CA"],
+        ["req", *ec, "-keyout", key, "-out", request, "-subj", "/CN=127.0.0.1"],
+        ["x509", "-req", "-in", request, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial",
+         "-out", cert, "-days", "2", "-extfile", ext],
+    ):  # fmt: skip
+        subprocess.run(["openssl", *map(str, command)], check=True, capture_output=True)
+    return ca, cert, key

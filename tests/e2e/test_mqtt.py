@@ -13,7 +13,7 @@ from typing import Any
 import aiomqtt
 
 from tests.e2e.helpers import after, kinds, parse_events, spawn_text_daemon, voiced, voiced_env
-from tests.mqttbroker import mosquitto, needs_mosquitto, retained, wait_for
+from tests.mqttbroker import make_certificates, mosquitto, needs_mosquitto, retained, wait_for
 
 pytestmark = needs_mosquitto
 
@@ -202,3 +202,14 @@ async def test_refused_credentials_are_named_and_the_cell_runs_on(tmp_path: Path
     assert code == 1 and message.count("\n") == 1, message
     assert f"{broker.url} as 'cell'" in message and "right" not in message
     assert allowed[:2] == (0, f"no cell on {broker.url} under voiced/\n")
+
+
+async def test_status_over_tls_checks_the_broker_against_the_ca_file(tmp_path: Path) -> None:
+    ca, cert, key = make_certificates(tmp_path)
+    with mosquitto(tmp_path / "broker", tls=(cert, key)) as broker:
+        url = f"mqtts://127.0.0.1:{broker.port}"
+        trusted = await status(url, "--ca-file", str(ca))
+        untrusted = await status(url)
+    assert trusted[:2] == (0, f"no cell on {url} under voiced/\n")
+    code, _, message = untrusted
+    assert code == 1 and "CERTIFICATE_VERIFY_FAILED" in message, message
