@@ -45,7 +45,7 @@ _REFUSED_CODES = {4, 5, 134, 135}
 def backoff(failures: int, low: float, high: float) -> float:
     """Seconds to wait after `failures` failed attempts in a row (1, 2, ...): doubling from
     `low`, never more than `high`."""
-    return min(high, low * 2 ** min(max(failures - 1, 0), 30))
+    return min(high, low * 2.0 ** min(max(failures - 1, 0), 30))
 
 
 def read_say(payload: bytes, max_chars: int) -> tuple[str | None, str | None]:
@@ -172,9 +172,12 @@ class MqttService:
             group.create_task(self._publish_state(client), name="mqtt-state")
 
     async def _announce(self, client: aiomqtt.Client) -> None:
-        """What a (new or restarted) broker must have at once: availability, discovery, the
-        subscriptions; the state follows from `_publish_state`."""
+        """What a (new or restarted) broker must have at once: the subscriptions, availability,
+        discovery; the state follows from `_publish_state`."""
         topics, settings = self._topics, self._settings
+        # Subscribed before `online`: a cell that says it is there takes a stop at once.
+        await client.subscribe(topics.stop, qos=1)
+        await client.subscribe(topics.say, qos=1)
         await client.publish(topics.availability, ONLINE, qos=1, retain=True)
         if settings.discovery:
             for config in discovery_configs(
@@ -183,8 +186,6 @@ class MqttService:
             ):  # fmt: skip
                 payload = "" if config.payload is None else json.dumps(config.payload)
                 await client.publish(config.topic, payload, qos=1, retain=True)
-        await client.subscribe(topics.stop, qos=1)
-        await client.subscribe(topics.say, qos=1)
         self._changed.set()
 
     async def _farewell(self, client: aiomqtt.Client) -> None:

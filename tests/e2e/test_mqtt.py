@@ -139,8 +139,11 @@ async def test_the_daemon_outlives_its_broker_and_status_lists_every_cell(tmp_pa
             async with aiomqtt.Client("127.0.0.1", broker.port) as watcher:
                 await watcher.subscribe(f"{CELL}/#")
                 await wait_for(watcher, f"{CELL}/availability", b"online")
+                await watcher.publish(f"{CELL}/say", b"computer add bread", qos=1)  # refused
+                await watcher.publish(f"{CELL}/stop", b"", qos=1)  # always obeyed
+                stop = await next_event(watcher, "remote")  # so the say was taken before it
             broker.stop()
-            daemon.stdin.write(b"computer add cheese\n\n")
+            daemon.stdin.write(b"computer add cheese\n\n")  # clears the halt, while it is away
             await read_until(daemon, "primitive", seen)
             broker.start()
             async with aiomqtt.Client("127.0.0.1", broker.port) as watcher:
@@ -154,11 +157,6 @@ async def test_the_daemon_outlives_its_broker_and_status_lists_every_cell(tmp_pa
                 await watcher.publish("voiced/weld2/state", json.dumps(other), retain=True)
             code, listing, _ = await status(broker.url)
             json_code, as_json, _ = await status(broker.url, "--json")
-            async with aiomqtt.Client("127.0.0.1", broker.port) as watcher:
-                await watcher.subscribe(f"{CELL}/event")
-                await watcher.publish(f"{CELL}/say", b"computer add bread", qos=1)  # refused
-                await watcher.publish(f"{CELL}/stop", b"", qos=1)  # always obeyed
-                stop = await next_event(watcher, "remote")
             daemon.stdin.close()  # end of input: a clean shutdown
             out, err = await asyncio.wait_for(daemon.communicate(), 30)
             after_exit = await retained(broker.port, [f"{CELL}/availability"])
