@@ -174,3 +174,14 @@ def test_status_lines() -> None:
     assert (
         SeenCell("b", None, None).line() == "b  unknown  mode ?  link ?  halted ?  no command yet"
     )
+
+
+def test_check_config_names_a_missing_credentials_file(tmp_path: Path) -> None:
+    from voiced.filecheck import check_config_file
+
+    path = write(tmp_path, '[mqtt]\nurl = "mqtt://b"\ncredentials_file = "gone"\n')
+    report = check_config_file(str(path))
+    assert [str(p) for p in report.problems] == [
+        f"{path}:1: mqtt: {tmp_path / 'gone'}: cannot read the MQTT credentials: "
+        "No such file or directory"
+    ]

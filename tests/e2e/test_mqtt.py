@@ -13,7 +13,14 @@ from typing import Any
 import aiomqtt
 
 from tests.e2e.helpers import after, kinds, parse_events, spawn_text_daemon, voiced, voiced_env
-from tests.mqttbroker import make_certificates, mosquitto, needs_mosquitto, retained, wait_for
+from tests.mqttbroker import (
+    free_port,
+    make_certificates,
+    mosquitto,
+    needs_mosquitto,
+    retained,
+    wait_for,
+)
 
 pytestmark = needs_mosquitto
 
@@ -211,3 +218,10 @@ async def test_status_over_tls_checks_the_broker_against_the_ca_file(tmp_path: P
     assert trusted[:2] == (0, f"no cell on {url} under voiced/\n")
     code, _, message = untrusted
     assert code == 1 and "CERTIFICATE_VERIFY_FAILED" in message, message
+
+
+async def test_status_without_a_broker_is_one_line_and_exit_1() -> None:
+    url = f"mqtt://127.0.0.1:{free_port()}"
+    code, out, err = await status(url)
+    assert (code, out) == (1, "")
+    assert err == f"voiced: MQTT broker {url} (anonymous): [Errno 111] Connection refused\n"
