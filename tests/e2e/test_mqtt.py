@@ -128,9 +128,7 @@ async def status(url: str, *args: str) -> tuple[int, str, str]:
 
 async def test_the_daemon_outlives_its_broker_and_status_lists_every_cell(tmp_path: Path) -> None:
     with mosquitto(tmp_path / "broker") as broker:
-        # A slower reconnection than the first test's: the test's own reader is in place on the
-        # restarted broker before the daemon is back.
-        config = cell_config(tmp_path, broker.url, time_scale=0.02, reconnect=0.8)
+        config = cell_config(tmp_path, broker.url, time_scale=0.02)
         daemon = await spawn_text_daemon(config, voiced_env(tmp_path))
         assert daemon.stdin is not None
         seen: list[str] = []
@@ -144,9 +142,13 @@ async def test_the_daemon_outlives_its_broker_and_status_lists_every_cell(tmp_pa
             broker.stop()
             daemon.stdin.write(b"computer add cheese\n\n")  # clears the halt, while it is away
             await read_until(daemon, "primitive", seen)
+            # The daemon is held while the broker restarts, so that this reader is subscribed
+            # before the daemon is back and sees what it kept.
+            daemon.send_signal(signal.SIGSTOP)
             broker.start()
             async with aiomqtt.Client("127.0.0.1", broker.port) as watcher:
                 await watcher.subscribe(f"{CELL}/#")
+                daemon.send_signal(signal.SIGCONT)
                 await wait_for(watcher, f"{CELL}/availability", b"online")
                 utterance = await next_event(watcher, "utterance")  # kept while it was away
                 state = await next_state(watcher, lambda s: s["last_command"] is not None)
