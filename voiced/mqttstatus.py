@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import aiomqtt
@@ -102,7 +103,13 @@ def status_command(
 ) -> int:
     """`voiced status`: the broker from `--mqtt URL` (else `[mqtt] url`), options over the
     configuration's `[mqtt]`; one line per cell, or one JSON document."""
-    mqtt: dict[str, Any] = {key: value for key, value in overrides.items() if value is not None}
+    # Files named on the command line are relative to the working directory, not to the
+    # configuration file's directory as in [mqtt].
+    mqtt: dict[str, Any] = {
+        key: value if key == "topic_prefix" else str(Path(value).absolute())
+        for key, value in overrides.items()
+        if value is not None
+    }
     if url is not None:
         mqtt["url"] = url
     config = with_overrides(config, {"mqtt": mqtt})
