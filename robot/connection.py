@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import structlog
@@ -34,6 +34,7 @@ from voiced.robot.protocol import (
     Ping,
     Pong,
     PoseReport,
+    Resumed,
     StatusReport,
     format_line,
 )
@@ -342,6 +343,12 @@ class Connection:
                 if self._pose is not None:
                     self._resolve(StatusReport, self.state)
                 self._halt = None
+            case Resumed():
+                # The controller says it is no longer halted: the last report must not go on
+                # saying it is until the next one (a run may end before any is pushed).
+                if self.state is not None and self.state.status == "halted":
+                    self.state = replace(self.state, status="idle", halt_reason=None)
+                self._resolve(Resumed, item)
             case LineError() | ControlErr():
                 log.error(
                     "controller sent an error or unreadable line on the control channel",

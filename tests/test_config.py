@@ -154,7 +154,7 @@ CONTROLLER_KEYS = (
             "[controler]\nwindow = 2",
             "controler: unknown section (known sections: daemon, cell, query, controller, "
             "simulator, logging, targets, interpreter, llm, audio, stt, wake, tts, page, "
-            "review); did you mean controller?",
+            "review, mqtt); did you mean controller?",
             id="unknown-section",
         ),
         pytest.param(

@@ -189,6 +189,20 @@ def _parser() -> argparse.ArgumentParser:
                      help="on exit (SIGTERM or SIGINT) write the world here as JSON")  # fmt: skip
     sim.set_defaults(handler=_cmd_sim)
 
+    status = sub.add_parser("status", help="every cell on an MQTT broker, one line each")
+    status.add_argument("--mqtt", metavar="URL", help="mqtt://HOST[:PORT] or mqtts://... "
+                        "(default: [mqtt] url of the configuration)")  # fmt: skip
+    status.add_argument("--config", metavar="PATH")
+    for option in ("--credentials-file", "--ca-file", "--cert-file", "--key-file"):
+        status.add_argument(
+            option, metavar="PATH", help="as [mqtt] " + option[2:].replace("-", "_")
+        )
+    status.add_argument("--topic-prefix", metavar="PREFIX", help="as [mqtt] topic_prefix")
+    status.add_argument("--settle", type=float, default=1.0, metavar="SECONDS",
+                        help="how long to collect the retained topics (default 1)")  # fmt: skip
+    status.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    status.set_defaults(handler=_cmd_status)
+
     keygen = sub.add_parser("keygen", help="write a new controller key (for [controller] key_file)")
     keygen.add_argument("path", type=Path)
     keygen.set_defaults(handler=_cmd_keygen)
@@ -645,6 +659,14 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 
     print(json.dumps(plan_command(args.current, args.target, args.cell), indent=2))
     return 0
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    from voiced.mqttstatus import status_command
+
+    options = ("credentials_file", "ca_file", "cert_file", "key_file", "topic_prefix")
+    overrides = {key: getattr(args, key) for key in options}
+    return status_command(load_config(args.config), args.mqtt, overrides, args.settle, args.json)
 
 
 def _cmd_keygen(args: argparse.Namespace) -> int:

@@ -31,6 +31,7 @@ from voiced.configschema import INTERNAL, describe, doc, merge, parse, render_to
 from voiced.configschema import to_dict as _to_dict
 from voiced.errors import ConfigError, Problem
 from voiced.llm.settings import LlmSettings
+from voiced.mqttsettings import MqttSettings
 from voiced.page.settings import PageSettings
 
 DEFAULT_CONFIG_PATH = Path("/etc/voiced/config.toml")
@@ -562,6 +563,11 @@ class Config:
         default_factory=ReviewConfig, metadata=doc("Human review of plans before they run.")
     )
     """[review]"""
+    mqtt: MqttSettings = field(
+        default_factory=MqttSettings,
+        metadata=doc("The cell on an MQTT broker: state, events, stop and say; Home Assistant."),
+    )
+    """[mqtt]"""
     source: str | None = field(default=None, compare=False, metadata={INTERNAL: True})
     """The file the configuration was read from; None when only defaults apply.
 

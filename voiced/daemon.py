@@ -52,6 +52,7 @@ from voiced.linkkeeper import LinkKeeper
 from voiced.llm.classifier import AnthropicClassifier
 from voiced.llm.client import LlmClient
 from voiced.logs import correlation
+from voiced.mqttservice import mqtt_service
 from voiced.page.server import CellPage, drawing_of, read_token
 from voiced.paths import DataDir, offline
 from voiced.pending import Withdraw
@@ -269,6 +270,11 @@ class Daemon:
             outside.append(
                 ("cell-page", self.page.serve(parts.board.snapshot, drawing, self.inbox))
             )
+        mqtt = mqtt_service(
+            self.config, self.session.cell.name, parts.board, self.inbox, self.events
+        )
+        if mqtt is not None:
+            outside.append(("mqtt", mqtt.run()))
         return outside
 
     def _page(self) -> CellPage | None:

@@ -104,6 +104,7 @@ def check_config_file(path: str | None) -> CheckReport:
         controller_key(config)  # a key file that is named must be there and usable
     except VoicedError as exc:
         problems.append(Problem(config.source or "defaults", "controller.key_file", str(exc)))
+    problems += _mqtt_problems(config)
     cell_ref = config_relative(config, config.cell.name, bare_names=True)
     checked.append(str(cell_path(cell_ref)))
     cell_found = _cell_problems(cell_ref)
@@ -118,6 +119,17 @@ def check_config_file(path: str | None) -> CheckReport:
         if not cell_found:
             problems += _scene_problems(cell_ref, scene_ref)
     return CheckReport(tuple(checked), tuple(located(problems)))
+
+
+def _mqtt_problems(config: Config) -> list[Problem]:
+    """The broker's credentials and certificate files must be there and readable."""
+    from voiced.mqttconnect import broker_for
+
+    try:
+        broker_for(config.mqtt, config)
+    except VoicedError as exc:
+        return [Problem(config.source or "defaults", "mqtt", str(exc))]
+    return []
 
 
 def _cell_problems(ref: str) -> list[Problem]:
