@@ -399,7 +399,7 @@ class Daemon:
                 if isinstance(event, RemoteWords):
                     self.events.emit(ev.RemoteSaid(event.text, event.source))
                     log.info("words from outside", text=event.text, source=event.source)
-                    await self._hear(Utterance(event.text, router.now), parts)
+                    await self._from_outside(event, parts)
                 elif isinstance(event, Tick):
                     await router.tick(event.t)
                 elif isinstance(event, Activity):
@@ -411,6 +411,16 @@ class Daemon:
         await _run_out(router, parts.pipeline, router.now)
         if parts.front is not None:
             await parts.front.feedback.drain()
+
+    async def _from_outside(self, words: RemoteWords, parts: Parts) -> None:
+        """Words from outside are a whole utterance. Audio's clock runs by itself, so the
+        frames' timers send them on; typed text and no input have no clock of their own, so
+        it moves on by a pause, as after a typed line and a blank one (else a command would
+        wait in the query frame for the next line that may never come)."""
+        router = parts.router
+        await self._hear(Utterance(words.text, router.now), parts)
+        if not isinstance(parts.source, AudioInput):
+            await router.tick(router.now + self.config.query.silence_timeout + 0.1)
 
     async def _hear(self, said: Utterance, parts: Parts) -> None:
         router, pipeline = parts.router, parts.pipeline
