@@ -134,6 +134,7 @@ class Daemon:
         self._link: str | None = None
         self.inbox = RemoteInbox()
         """Words from outside (the cell page's STOP, MQTT), taken between what is heard."""
+        self._broker: str | None = None
         self._audio_status: Callable[[], str | None] = lambda: None
         """The audio front end's word for STATUS= (a speech server or satellite lost)."""
         self.page = self._page()
@@ -271,8 +272,9 @@ class Daemon:
                 ("cell-page", self.page.serve(parts.board.snapshot, drawing, self.inbox))
             )
         mqtt = mqtt_service(
-            self.config, self.session.cell.name, parts.board, self.inbox, self.events
-        )
+            self.config, self.session.cell.name, parts.board, self.inbox, self.events,
+            self._broker_status,
+        )  # fmt: skip
         if mqtt is not None:
             outside.append(("mqtt", mqtt.run()))
         return outside
@@ -343,7 +345,14 @@ class Daemon:
         self._mode = mode
         link = f"; controller {self._link}" if self._link else ""
         audio = f"; {words}" if (words := self._audio_status()) else ""
-        self.notifier.status(f"listening: {mode} mode, cell {self.session.cell.name}{link}{audio}")
+        broker = f"; {self._broker}" if self._broker else ""
+        cell = self.session.cell.name
+        self.notifier.status(f"listening: {mode} mode, cell {cell}{link}{audio}{broker}")
+
+    def _broker_status(self, words: str | None) -> None:
+        """The MQTT service's word for STATUS= ("mqtt broker away, retrying"); None: up."""
+        self._broker = words
+        self._announce_status(self._mode)
 
     def _link_status(self, text: str | None) -> None:
         """The link keeper's word for STATUS= ("link lost, reconnecting"); None: it is up."""

@@ -103,6 +103,7 @@ class MqttService:
         inbox: RemoteInbox,
         events: EventLog,
         max_chars: int,
+        status: Callable[[str | None], None] = lambda words: None,
     ) -> None:
         self._settings = settings
         self._broker = broker
@@ -111,6 +112,8 @@ class MqttService:
         self._inbox = inbox
         self._events = events
         self._max_chars = max_chars
+        self._status = status
+        """Told the broker's word for STATUS= ("mqtt broker away, reconnecting"); None: up."""
         self._buffer = EventBuffer(settings.buffer_events)
         self._changed = asyncio.Event()
         self._connected_before = False
@@ -264,6 +267,7 @@ class MqttService:
         else:
             log.info("mqtt: connected", url=self._broker.describe(), events_dropped=dropped)
         self._connected_before = True
+        self._status(None)
 
     def _report_failure(self, exc: Exception) -> None:
         """Once when the broker is lost (or cannot be reached, or refuses), not at every
@@ -273,6 +277,7 @@ class MqttService:
         if problem == self._last_problem:
             return
         self._last_problem = problem
+        self._status(f"mqtt broker {'refuses the credentials' if refused else 'away'}, retrying")
         if refused:
             log.error("mqtt: the broker refused the credentials; retrying",
                       url=self._broker.address.url, user=self._broker.username,
@@ -295,7 +300,12 @@ def _is_refusal(exc: Exception) -> bool:
 
 
 def mqtt_service(
-    config: Config, cell: str, board: StatusBoard, inbox: RemoteInbox, events: EventLog
+    config: Config,
+    cell: str,
+    board: StatusBoard,
+    inbox: RemoteInbox,
+    events: EventLog,
+    status: Callable[[str | None], None] = lambda words: None,
 ) -> MqttService | None:
     """The service `[mqtt]` asks for; None when its url is empty. Raises BrokerError naming a
     credentials or certificate file that cannot be used: a wrong file is found at start, not
@@ -305,5 +315,5 @@ def mqtt_service(
         return None
     return MqttService(
         config.mqtt, broker, cell, board.snapshot, inbox, events,
-        max_chars=config.daemon.max_utterance_chars,
+        max_chars=config.daemon.max_utterance_chars, status=status,
     )  # fmt: skip

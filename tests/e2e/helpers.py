@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -172,3 +173,26 @@ def after(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
 def spoken(events: list[dict[str, Any]]) -> list[str]:
     """What the daemon said (its `feedback` events)."""
     return [e["text"] for e in kinds(events, "feedback")]
+
+
+@contextmanager
+def notify_socket(tmp: Path) -> Iterator[socket.socket]:
+    """A systemd notify socket at `tmp`/notify.sock (give the daemon NOTIFY_SOCKET)."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(tmp / "notify.sock"))
+    sock.setblocking(False)
+    try:
+        yield sock
+    finally:
+        sock.close()
+
+
+def statuses(sock: socket.socket) -> list[str]:
+    """The STATUS= lines sent to `sock` since the last call."""
+    found: list[str] = []
+    while True:
+        try:
+            message = sock.recv(4096).decode()
+        except BlockingIOError:
+            return found
+        found += [line for line in message.splitlines() if line.startswith("STATUS=")]

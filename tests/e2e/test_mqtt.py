@@ -4,6 +4,7 @@ and that a broker going away never stops the daemon."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import signal
 from collections.abc import Callable
@@ -12,7 +13,16 @@ from typing import Any
 
 import aiomqtt
 
-from tests.e2e.helpers import after, kinds, parse_events, spawn_text_daemon, voiced, voiced_env
+from tests.e2e.helpers import (
+    after,
+    kinds,
+    notify_socket,
+    parse_events,
+    spawn_text_daemon,
+    statuses,
+    voiced,
+    voiced_env,
+)
 from tests.mqttbroker import (
     free_port,
     make_certificates,
@@ -128,7 +138,10 @@ async def status(url: str, *args: str) -> tuple[int, str, str]:
 async def test_the_daemon_outlives_its_broker_and_status_lists_every_cell(tmp_path: Path) -> None:
     with mosquitto(tmp_path / "broker") as broker:
         config = cell_config(tmp_path, broker.url, time_scale=0.02)
-        daemon = await spawn_text_daemon(config, voiced_env(tmp_path))
+        notify = contextlib.ExitStack()
+        sock = notify.enter_context(notify_socket(tmp_path))
+        env = voiced_env(tmp_path, NOTIFY_SOCKET=str(tmp_path / "notify.sock"))
+        daemon = await spawn_text_daemon(config, env)
         assert daemon.stdin is not None
         seen: list[str] = []
         try:
@@ -141,6 +154,7 @@ async def test_the_daemon_outlives_its_broker_and_status_lists_every_cell(tmp_pa
             broker.stop()
             daemon.stdin.write(b"computer add cheese\n\n")  # clears the halt, while it is away
             await read_until(daemon, "primitive", seen)
+            away = statuses(sock)
             # The daemon is held while the broker restarts, so that this reader is subscribed
             # before the daemon is back and sees what it kept.
             daemon.send_signal(signal.SIGSTOP)
@@ -160,7 +174,9 @@ async def test_the_daemon_outlives_its_broker_and_status_lists_every_cell(tmp_pa
             daemon.stdin.close()  # end of input: a clean shutdown
             out, err = await asyncio.wait_for(daemon.communicate(), 30)
             after_exit = await retained(broker.port, [f"{CELL}/availability"])
+            back = statuses(sock)
         finally:
+            notify.close()
             if daemon.returncode is None:
                 daemon.kill()
                 await daemon.communicate()
@@ -177,6 +193,8 @@ async def test_the_daemon_outlives_its_broker_and_status_lists_every_cell(tmp_pa
     ]
     assert [cell["cell"] for cell in json.loads(as_json)] == ["sandwich", "weld2"]
     assert after_exit == {f"{CELL}/availability": b"offline"}
+    assert away[-1].endswith("; mqtt broker away, retrying"), away
+    assert not back[-1].endswith("retrying"), back
     log = err.decode()
     assert log.count("mqtt: broker lost") == 1, log
     assert log.count("mqtt: broker back") == 1, log

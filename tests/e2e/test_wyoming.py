@@ -5,11 +5,9 @@ operator's microphone and loudspeaker."""
 from __future__ import annotations
 
 import signal
-import socket
 import subprocess
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +18,15 @@ from voiced.audio.tts import EspeakSpeaker
 
 from bench.spoken import speak
 from tests.audio.clips import HAVE_TOOLS
-from tests.e2e.helpers import final_state, kinds, parse_events, voiced, voiced_env
+from tests.e2e.helpers import (
+    final_state,
+    kinds,
+    notify_socket,
+    parse_events,
+    statuses,
+    voiced,
+    voiced_env,
+)
 from tests.wyomingservers import Satellite, SpeechServer, free_port, satellite, satellite_python
 
 pytestmark = [
@@ -71,27 +77,6 @@ def start(tmp: Path, config: str, audio: str, **env: str) -> subprocess.Popen[by
         cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=(tmp / "stderr").open("wb"),
         env=voiced_env(tmp, **env),
     )  # fmt: skip
-
-
-@contextmanager
-def notify_socket(tmp: Path) -> Iterator[socket.socket]:
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    sock.bind(str(tmp / "notify.sock"))
-    sock.setblocking(False)
-    try:
-        yield sock
-    finally:
-        sock.close()
-
-
-def statuses(sock: socket.socket) -> list[str]:
-    found: list[str] = []
-    while True:
-        try:
-            message = sock.recv(4096).decode()
-        except BlockingIOError:
-            return found
-        found += [line for line in message.splitlines() if line.startswith("STATUS=")]
 
 
 def utterances(n: int) -> Callable[[list[dict[str, Any]]], bool]:
