@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from voiced.cellstatus import RemoteInbox
 from voiced.config import Config, load_config
 from voiced.errors import ConfigError
+from voiced.events import EventLog
 from voiced.mqttconnect import BrokerError, broker_for, read_credentials
-from voiced.mqttservice import EventBuffer, backoff, read_say
+from voiced.mqttservice import EventBuffer, MqttService, read_say
 from voiced.mqttsettings import BrokerAddress, parse_broker_url
 from voiced.mqttstatus import SeenCell
 from voiced.mqtttopics import CellTopics, discovery_configs, node_id
@@ -99,11 +101,18 @@ def test_a_missing_certificate_is_named(tmp_path: Path) -> None:
         broker_for(config.mqtt, config)
 
 
-@pytest.mark.parametrize(
-    ("failures", "seconds"), [(1, 0.5), (2, 1.0), (3, 2.0), (6, 16.0), (7, 30.0), (500, 30.0)]
-)
-def test_backoff_doubles_up_to_its_bound(failures: int, seconds: float) -> None:
-    assert backoff(failures, 0.5, 30.0) == seconds
+def test_backoff_doubles_up_to_its_bound_with_jitter(tmp_path: Path) -> None:
+    config = load_config(str(write(tmp_path, '[mqtt]\nurl = "mqtt://b"\n')))
+    broker = broker_for(config.mqtt, config)
+    assert broker is not None
+    service = MqttService(config.mqtt, broker, "sandwich", lambda: None, RemoteInbox(), EventLog(),
+                          max_chars=100)  # type: ignore[arg-type]  # fmt: skip
+    delays = [next(service._delays()) for _ in range(200)]
+    assert 0.45 <= min(delays) < max(delays) <= 0.55, "jittered around reconnect_min"
+    later = service._delays()
+    waits = [next(later) for _ in range(12)]
+    assert waits[5] > 4 * waits[2], "doubling"
+    assert max(waits) <= 30.0, "never over reconnect_max"
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import aiomqtt
 import structlog
@@ -31,6 +31,7 @@ from voiced.eventtypes import Record
 from voiced.mqttconnect import Broker, broker_for
 from voiced.mqttsettings import MqttSettings
 from voiced.mqtttopics import OFFLINE, ONLINE, CellTopics, discovery_configs
+from voiced.robot.link import backoff_delays
 
 log = structlog.get_logger(__name__)
 
@@ -40,12 +41,6 @@ FAREWELL_TIMEOUT = 2.0
 """Seconds a clean shutdown may spend publishing the last state and `offline`."""
 _REFUSED_CODES = {4, 5, 134, 135}
 """CONNACK: bad username or password / not authorised (MQTT 3.1.1 and 5)."""
-
-
-def backoff(failures: int, low: float, high: float) -> float:
-    """Seconds to wait after `failures` failed attempts in a row (1, 2, ...): doubling from
-    `low`, never more than `high`."""
-    return min(high, low * 2.0 ** min(max(failures - 1, 0), 30))
 
 
 def read_say(payload: bytes, max_chars: int) -> tuple[str | None, str | None]:
@@ -123,20 +118,24 @@ class MqttService:
 
     async def run(self) -> None:
         unsubscribe = self._events.subscribe(self._on_record)
-        failures = 0
+        delays = self._delays()
         try:
             while True:
                 try:
                     await self._connection()
                 except (aiomqtt.MqttError, OSError) as exc:  # OSError: TLS files unusable
-                    failures = 0 if self._was_up else failures
+                    if self._was_up:
+                        delays = self._delays()  # lost after it worked: start short again
                     self._report_failure(exc)
-                failures += 1
-                await asyncio.sleep(
-                    backoff(failures, self._settings.reconnect_min, self._settings.reconnect_max)
-                )
+                await asyncio.sleep(next(delays))
         finally:
             unsubscribe()
+
+    def _delays(self) -> Iterator[float]:
+        """Doubling from `reconnect_min` to `reconnect_max`, with the controller link's jitter,
+        so that the cells of a plant do not all knock at a restarted broker at once."""
+        low, high = self._settings.reconnect_min, self._settings.reconnect_max
+        return backoff_delays(base=low, cap=high)
 
     def _on_record(self, record: Record) -> None:
         self._buffer.add(json.dumps(record.to_dict(), default=str))
