@@ -86,6 +86,11 @@ def command_failure(error: VoicedError) -> str:
     return f"That failed: {error}"
 
 
+def as_words(text: str) -> str:
+    """Names written as identifiers (`Safe_Pos_1`, `assembly_fixture`) as words, for people."""
+    return _IDENTIFIER.sub(" ", text)
+
+
 def spoken(text: str) -> str:
     """The last step before speech: a file's path is left to the log ("Could not save the
     note in /var/lib/voiced/notes.jsonl: ..."), a compiler finding loses the composite it names
@@ -98,4 +103,4 @@ def spoken(text: str) -> str:
     if found is not None and found.end() < len(text):
         rest = text[found.end() :]
         text = rest[0].upper() + rest[1:]
-    return _IDENTIFIER.sub(" ", text)
+    return as_words(text)

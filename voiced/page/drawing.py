@@ -92,7 +92,7 @@ def _sites(cell: Cell, scene: Scene, plan: _Plan) -> list[str]:
             labels.append((x, y, size))
             out.append(
                 f'<text x="{x}" y="{y + 14}" font-size="10" text-anchor="middle" '
-                f'fill="#455a64">{escape(site.name)}</text>'
+                f'fill="#455a64">{escape(site.name.replace("_", " "))}</text>'
             )
         stack = scene.stacks.get(site.name, ())
         # A site resting on others (the top of a pyramid) starts above their stacks.

@@ -27,6 +27,7 @@ from voiced.audio.transcribe import Transcript
 from voiced.cellstatus import CommandOutcome
 from voiced.eventtypes import Record
 from voiced.page.wav import wav_bytes
+from voiced.plainwords import as_words
 
 PENDING_CLIPS = 8
 """Heard segments kept while waiting for their utterance (a wake word alone has none)."""
@@ -141,7 +142,7 @@ class Exchanges:
         elif isinstance(event, ev.Utterance):
             self._heard(event, cid, record.t)
         elif isinstance(event, ev.Interpreted):
-            self._update(cid, interpretation=event.interpretation, tier=event.source)
+            self._update(cid, interpretation=as_words(event.interpretation), tier=event.source)
         elif isinstance(event, ev.Answered):
             self._update(cid, interpretation=f"question: {event.question}", tier="questions")
         elif isinstance(event, ev.Feedback):
