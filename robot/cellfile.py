@@ -244,9 +244,14 @@ def _motion(problems: Problems, data: object, limits: Limits) -> MotionParams:
     good = table(problems, data or {}, "motion", MOTION_FIELDS, ("speeds", "default_speed"))
     speeds = {k: float(v) for k, v in good.get("speeds", {}).items()}
     for name, speed in speeds.items():
-        if not 0 < speed <= limits.max_speed:
+        if speed <= 0:
+            problems.add(join("motion.speeds", name), "must be above 0")
+        elif limits.max_speed > 0 and speed > limits.max_speed:
+            # A max_speed that is itself wrong is reported once, at its own line, not again
+            # at every speed measured against it.
             problems.add(
-                join("motion.speeds", name), "must be above 0 and at most limits.max_speed"
+                join("motion.speeds", name),
+                f"{speed:g} mm/s is above limits.max_speed ({limits.max_speed:g})",
             )
     distances = {k: float(v) for k, v in good.get("distances", {}).items()}
     for name, distance in distances.items():

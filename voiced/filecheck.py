@@ -84,7 +84,10 @@ def located(problems: Iterable[Problem]) -> list[FileProblem]:
                 texts[file] = _text(file)
             line = line_of_path(texts[file], problem.path)
         found.append(FileProblem(file, line, problem.path, problem.message))
-    return found
+    # Each file's problems top to bottom, as an editor walks them (whole-file ones first);
+    # the files in the order they were checked.
+    order = {file: i for i, file in enumerate(dict.fromkeys(p.file for p in found))}
+    return sorted(found, key=lambda p: (order[p.file], p.line or 0))
 
 
 def check_cell_file(ref: str) -> CheckReport:

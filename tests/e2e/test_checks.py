@@ -140,6 +140,30 @@ def test_check_cell_checks_the_sentences_table(tmp_path: Path) -> None:
     assert proc.stdout.startswith(f"{cell}:{WELD.count(chr(10)) + 2}: "), proc.stdout
 
 
+def test_check_cell_lists_problems_top_to_bottom_each_once(tmp_path: Path) -> None:
+    """A wrong max_speed is said once, at its line, not again at every speed measured against
+    it (they were fine); and the problems come in the order of the file's lines."""
+    text = WELD.replace(
+        'tool = "Welder"\nduration_ms = 1500', 'tool = "Hammer"\nduration_ms = 1500'
+    )
+    text = text.replace('say = "go to {position}"', 'say = "go to {position}"\nbogus_key = 1')
+    lines = text.splitlines()
+    speed_line = next(i for i, line in enumerate(lines) if line.startswith("max_speed ="))
+    lines[speed_line] = "max_speed = -5"
+    cell = tmp_path / "weld.toml"
+    cell.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    proc = run(tmp_path, "check-cell", str(cell))
+    assert proc.returncode == 1
+    found = [line.split(": ")[1] for line in proc.stdout.splitlines()]
+    assert found == [
+        "limits.max_speed",
+        "routines.tack_weld.tool",
+        "composites.move_to_position.bogus_key",
+    ], proc.stdout
+    numbers = [int(line.split(":")[1]) for line in proc.stdout.splitlines()]
+    assert numbers == sorted(numbers) and numbers[0] == speed_line + 1
+
+
 def test_check_cell_of_a_missing_file(tmp_path: Path) -> None:
     proc = run(tmp_path, "check-cell", str(tmp_path / "nope.toml"))
     assert proc.returncode == 1
