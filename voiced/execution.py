@@ -18,6 +18,7 @@ from voiced.behaviours import RESUME, UNDO
 from voiced.belief import scene_after_partial_run
 from voiced.faults import Faults
 from voiced.hold import Held, Hold
+from voiced.intent import REPLAY
 from voiced.interpreter.check import program_from
 from voiced.interpreter.tiers import Interpreter
 from voiced.logs import correlation
@@ -80,7 +81,10 @@ class Execution(PipelinePart):
             belief.last_goals = job.goals
             if job.interpretation.is_creative:
                 # Made up at random: the operator hears what the arm is about to build.
-                self.speak(surprise_said(belief.cell, belief.planned, job.program.expected))
+                again = repeat or job.interpretation.source == REPLAY
+                lead = "Again" if again else "A surprise"
+                said = surprise_said(belief.cell, belief.planned, job.program.expected, lead)
+                self.speak(said)
         self.belief.planned = job.program.expected
         undoing = job.interpretation.source == UNDO
         moves = placements(self.belief.cell, job.program)

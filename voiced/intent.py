@@ -10,9 +10,12 @@ import re
 from dataclasses import dataclass
 
 from voiced.history import History, Run
-from voiced.interpreter.result import Interpretation, unknown
+from voiced.interpreter.result import CREATIVE, Interpretation, unknown
 from voiced.robot.sequence import StepFormatError, steps_from_json
 from voiced.rules.normalize import words
+
+REPLAY = "replay"
+"""The source of a plan loaded from the history ("do that again", "run task <id>")."""
 
 _RUN_TASK = re.compile(r"\b(?:run|replay|repeat) (?:task|run) ([0-9a-f]{8}(?:-[0-9a-f-]{1,28})?)\b")
 _AGAIN = frozenset(
@@ -53,16 +56,18 @@ def replay_of(
         return None
     found = _find(history, cell, request)
     if isinstance(found, str):
-        return unknown(text, found, source="replay").with_changes(correlation_id=correlation_id)
+        return unknown(text, found, source=REPLAY).with_changes(correlation_id=correlation_id)
     try:
         plan = steps_from_json(found.plan)
     except StepFormatError as error:
         feedback = f"I cannot read the plan of run {found.run_id[:8]}: {error}"
-        return unknown(text, feedback, source="replay").with_changes(correlation_id=correlation_id)
+        return unknown(text, feedback, source=REPLAY).with_changes(correlation_id=correlation_id)
     return Interpretation(
         interpretation=f"Replay of {found.operator_input!r} ({found.run_id[:8]}).",
         sequence=plan, pass1_sequence=plan, confidence=0.95, validated=True,
-        source="replay", correlation_id=correlation_id,
+        source=REPLAY, correlation_id=correlation_id,
+        # A surprise build stays one when repeated, in any later session: never learned.
+        is_creative=CREATIVE in found.source.split("+"),
     )  # fmt: skip
 
 

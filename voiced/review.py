@@ -149,15 +149,15 @@ def _said(cell: Cell, composite: Composite | None, name: str, value: Any) -> str
     return routine.say if routine is not None and routine.say else _spoken(value)
 
 
-def surprise_said(cell: Cell, before: Scene, after: Scene) -> str:
+def surprise_said(cell: Cell, before: Scene, after: Scene, lead: str = "A surprise") -> str:
     """What a surprise build will put where, said before it runs ("A surprise: bread, cheese
-    and bread on the right; meat on the fixture.")."""
+    and bread on the right; meat on the fixture."; "Again: ..." for a repeat of one)."""
     placed = []
     for zone in cell.zones():
         new = after.stacks.get(zone, ())[len(before.stacks.get(zone, ())) :]
         if new:
             placed.append(f"{_listed(list(new))} on {place_said(cell, zone)}")
-    return f"A surprise: {'; '.join(placed)}." if placed else "A surprise."
+    return f"{lead}: {'; '.join(placed)}." if placed else f"{lead}."
 
 
 def zone_said(cell: Cell, zone: str) -> str:

@@ -11,7 +11,7 @@ from voiced import eventtypes as ev
 from voiced.errors import VoicedError
 from voiced.events import EventLog
 from voiced.history import History
-from voiced.interpreter.result import Interpretation
+from voiced.interpreter.result import CREATIVE, Interpretation
 from voiced.pending import PendingWork, Ticket
 from voiced.plainwords import command_failure
 from voiced.robot.sequence import steps_to_json
@@ -47,8 +47,11 @@ class RunLog:
         if self.history is None:
             return
         plan = steps_to_json(result.sequence)
+        source = result.source
+        if result.is_creative and CREATIVE not in source.split("+"):
+            source += f"+{CREATIVE}"  # a repeat of one: "do that again" later must know it
         ticket.run_id = self.history.record(
-            ticket.text, plan, cell=self.cell_name(), status=status, source=result.source,
+            ticket.text, plan, cell=self.cell_name(), status=status, source=source,
             correlation_id=result.correlation_id, feedback=feedback, intent=intent,
         )  # fmt: skip
 

@@ -203,8 +203,28 @@ def test_a_surprise_build_is_never_learned_and_its_name_never_starts_another(
     assert not kinds(events, "learned")
     assert not (tmp_path / "data" / "learned_composites.json").exists()
     assert not (tmp_path / "data" / "phrase_bank.json").exists()
-    creative = [e["is_creative"] for e in kinds(events, "interpretation")]
-    assert creative == [True, False], "'call that fancy' built nothing; the repeat is a replay"
+    creative = [(e["is_creative"], e["source"]) for e in kinds(events, "interpretation")]
+    assert creative == [(True, "creative"), (True, "replay")], (
+        "'call that fancy' built nothing; the repeat is a replay of a surprise build"
+    )
+
+
+def test_a_surprise_build_repeated_in_a_later_session_is_never_learned(tmp_path: Path) -> None:
+    """The history knows a plan was made up ("replay+creative" for its repeats), so a later
+    session's "do that again" cannot be named either, however often it is repeated."""
+    first, proc = run_text(tmp_path, "sandwich", "computer surprise me\n\n")
+    assert proc.returncode == 0, proc.stderr
+    for _ in range(2):  # a repeat of a repeat, each in a session of its own
+        events, proc = run_text(
+            tmp_path, "sandwich", "computer do that again\n\ncomputer call that brunch\n\nyes\n"
+        )
+        assert proc.returncode == 0, proc.stderr
+        said = [e["text"] for e in kinds(events, "feedback")]
+        assert any(s.startswith('I will not remember that as "brunch"') for s in said), said
+        assert any(s.startswith("Again: ") for s in said), "what it builds, before it moves"
+        assert not kinds(events, "learned")
+    built = final_state(first)["zones"]
+    assert final_state(events)["zones"] != {zone: [] for zone in built}, "it did run"
 
 
 def test_an_ordinary_command_can_still_be_named(tmp_path: Path) -> None:

@@ -7,6 +7,10 @@ from typing import Any
 
 from voiced.robot.sequence import SequenceStep, steps_to_json
 
+CREATIVE = "creative"
+"""The source of a surprise build made offline; in the history, also the mark of any plan that
+is one ("replay+creative"), so that it is never learned however it is repeated."""
+
 
 @dataclass(frozen=True)
 class Interpretation:

@@ -12,7 +12,7 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from voiced.interpreter.result import Interpretation
+from voiced.interpreter.result import CREATIVE, Interpretation
 from voiced.llm.creative import (
     CATEGORIES,
     CATEGORY_RANK,
@@ -236,7 +236,7 @@ def offline_interpretation(
             confidence=0.1,
             user_feedback=f"I can't build that creatively: {error}.",
             is_creative=True,
-            source="creative",
+            source=CREATIVE,
             correlation_id=correlation_id,
         )
     problems = check(axes, sequence, named)
@@ -251,7 +251,7 @@ def offline_interpretation(
         validation_issues=issues,
         is_creative=True,
         creative_reasoning=axes.reasoning(describe(sequence) + " (built offline)"),
-        source="creative",
+        source=CREATIVE,
         correlation_id=correlation_id,
     )
 
