@@ -51,6 +51,7 @@ from voiced.interpreter.tiers import LEARNED_VERBS, Interpreter
 from voiced.linkkeeper import LinkKeeper
 from voiced.llm.classifier import AnthropicClassifier
 from voiced.llm.client import LlmClient
+from voiced.llm.sequence import usage_event
 from voiced.logs import correlation
 from voiced.mqttservice import mqtt_service
 from voiced.page.server import CellPage, drawing_of, read_token
@@ -331,7 +332,13 @@ class Daemon:
             answered("yes")
             return lambda: None
         timeout = self.config.query.confirm_timeout
-        classifier = AnthropicClassifier(llm) if llm else None
+        classifier = (
+            AnthropicClassifier(
+                llm, lambda reply, error: self.events.emit(usage_event(reply, error))
+            )
+            if llm
+            else None
+        )
         frame = ReviewFrame(question, answered, revised, timeout, classifier)
         router.push(frame)
 

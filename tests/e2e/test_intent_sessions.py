@@ -124,6 +124,8 @@ async def test_a_question_the_model_recognises_is_answered_and_stored_as_one(
     # Neither a question by its words nor a command the grammar reads.
     events, requests = await session(tmp_path, model(question), b"computer ingredients please\n\n")
     assert purposes(requests) == ["intent"], "no plan is asked for"
+    (used,) = kinds(events, "llm")
+    assert used["calls"] == 1 and used["input_tokens"] > 0 and used["error"] is None, used
     (answer,) = kinds(events, "answer")
     assert "bread" in answer["brief"]
     assert not kinds(events, "primitive")

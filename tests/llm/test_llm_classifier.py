@@ -97,3 +97,25 @@ async def test_intent_of_nothing_needs_no_call() -> None:
         await client.aclose()
     assert result == Intent("unknown", "empty input")
     assert len(api.messages) == 0
+
+
+async def test_every_call_is_told_with_its_tokens_or_its_error() -> None:
+    """So the `llm` event counts the classifiers' tokens like every other call's."""
+    told: list[tuple[int, str | None]] = []
+
+    def sink(reply: object, error: str | None) -> None:
+        told.append((getattr(reply, "input_tokens", 0), error))
+
+    answers = [json_message({"label": "yes", "reasoning": "ok"}), message("not json"),
+               json_message({"intent": "action", "reasoning": "do"})]  # fmt: skip
+    async with MessagesApi(answers) as api:
+        client = client_for(api)
+        await AnthropicClassifier(client, sink).classify("sure", ["yes", "no"], CONTEXT)
+        await AnthropicClassifier(client, sink).classify("hmm", ["yes", "no"], CONTEXT)
+        await IntentClassifier(client, sink).classify("add bread", load_cell("sandwich"))
+        await IntentClassifier(client, sink).classify("   ", load_cell("sandwich"))  # no call
+        await client.aclose()
+    assert len(told) == 3
+    assert told[0][0] > 0 and told[0][1] is None
+    assert told[1][0] > 0 and told[1][1] is not None, "an answer that is not JSON still cost"
+    assert told[2][0] > 0 and told[2][1] is None

@@ -34,11 +34,11 @@ from voiced.interpreter.semantic import VERB_PHRASES
 from voiced.interpreter.templates import Templates
 from voiced.llm import creative
 from voiced.llm.classifier import Intent, IntentClassifier
-from voiced.llm.client import LlmClient
+from voiced.llm.client import LlmClient, LlmReply
 from voiced.llm.creative_gen import offline_interpretation, supported
 from voiced.llm.rearrange import understand_target
 from voiced.llm.resolver import PhraseResolver
-from voiced.llm.sequence import SequenceInterpreter
+from voiced.llm.sequence import SequenceInterpreter, usage_event
 from voiced.llm.settings import LlmSettings
 from voiced.paths import DataDir
 from voiced.robot.cell import Cell
@@ -114,7 +114,11 @@ class Interpreter:
         self.llm = (
             SequenceInterpreter(client, settings, rng=self.rng, emit=emit) if client else None
         )
-        self.classifier = IntentClassifier(client) if client else None
+        self.classifier = (
+            IntentClassifier(client, lambda reply, error: self._counted(reply, error))
+            if client
+            else None
+        )
         self.resolver = (
             PhraseResolver(client, cache_path=data.root / "llm_resolutions.json")
             if client
@@ -408,3 +412,7 @@ class Interpreter:
 
     def _usage(self, usage: dict[str, Any], error: str | None) -> None:
         self.emit(LlmUsage(**usage, error=error))
+
+    def _counted(self, reply: LlmReply | None, error: str | None) -> None:
+        """The intent classifier's call, counted like every other (the `llm` event)."""
+        self.emit(usage_event(reply, error))

@@ -17,13 +17,14 @@ import asyncio
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import structlog
 
 from voiced.errors import LlmError
 from voiced.eventtypes import CorrectionRound, Event
+from voiced.eventtypes import LlmUsage as UsageEvent
 from voiced.interpreter.result import Interpretation
 from voiced.llm import prompts
 from voiced.llm.client import LlmClient, LlmReply, PromptBlock
@@ -75,6 +76,11 @@ class LlmUsage:
             sum(r.cache_read_tokens for r in replies),
             sum(r.cache_write_tokens for r in replies),
         )
+
+
+def usage_event(reply: LlmReply | None, error: str | None) -> UsageEvent:
+    """The `llm` event of one call: its tokens (none without a reply), and its error if any."""
+    return UsageEvent(**asdict(LlmUsage.of([reply] if reply is not None else [])), error=error)
 
 
 @dataclass(frozen=True)
