@@ -50,7 +50,7 @@ from voiced.inputs import (
 from voiced.interpreter.tiers import LEARNED_VERBS, Interpreter
 from voiced.linkkeeper import LinkKeeper
 from voiced.llm.classifier import AnthropicClassifier
-from voiced.llm.client import LlmClient
+from voiced.llm.client import LlmClient, LlmReply
 from voiced.llm.sequence import usage_event
 from voiced.logs import correlation
 from voiced.mqttservice import mqtt_service
@@ -332,13 +332,7 @@ class Daemon:
             answered("yes")
             return lambda: None
         timeout = self.config.query.confirm_timeout
-        classifier = (
-            AnthropicClassifier(
-                llm, lambda reply, error: self.events.emit(usage_event(reply, error))
-            )
-            if llm
-            else None
-        )
+        classifier = AnthropicClassifier(llm, self._counted) if llm else None
         frame = ReviewFrame(question, answered, revised, timeout, classifier)
         router.push(frame)
 
@@ -347,6 +341,10 @@ class Daemon:
                 router.pop(frame)
 
         return withdraw
+
+    def _counted(self, reply: LlmReply | None, error: str | None) -> None:
+        """The yes/no classifier's call, counted like every other (the `llm` event)."""
+        self.events.emit(usage_event(reply, error))
 
     def _announce_status(self, mode: str) -> None:
         self._mode = mode
