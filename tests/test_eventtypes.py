@@ -38,6 +38,8 @@ EXAMPLES: list[Any] = [
     ev.Ignored("longer than 2000 characters", 10_000_013, "computer add xxx"),
     ev.BargeIn(4.5, ["Adding bread."]),
     ev.RemoteSaid("stop", "page"),
+    ev.RunChanged("9b1c", "completed", "add bread", "Done."),
+    ev.RunChanged("9b1c", "running"),
     ev.PageUp("http://127.0.0.1:8765/"),
     ev.SpeechServer(False, "tcp://10.0.0.5:10300", "connection refused"),
     ev.SpeechServer(True, "tcp://10.0.0.5:10300"),

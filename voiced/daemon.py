@@ -432,9 +432,20 @@ class Daemon:
         it moves on by a pause, as after a typed line and a blank one (else a command would
         wait in the query frame for the next line that may never come)."""
         router = parts.router
-        await self._hear(Utterance(words.text, router.now), parts)
+        text = words.text
+        if router.mode == "wake" and router.top is router.stack[0] and not self._woken(text):
+            # Typed on a dashboard, a command is meant for the cell: nobody types the wake word.
+            text = f"{self.config.daemon.wake_word} {text}"
+        await self._hear(Utterance(text, router.now), parts)
         if not isinstance(parts.source, AudioInput):
             await router.tick(router.now + self.config.query.silence_timeout + 0.1)
+
+    def _woken(self, text: str) -> bool:
+        """Whether `text` starts with the wake word (or one of its variants)."""
+        said = rules.normalize(text)
+        daemon = self.config.daemon
+        words = (daemon.wake_word, *daemon.wake_variants)
+        return any(said.startswith(rules.normalize(word)) for word in words)
 
     async def _hear(self, said: Utterance, parts: Parts) -> None:
         router, pipeline = parts.router, parts.pipeline

@@ -415,6 +415,19 @@ class Dropped(Event):
     reason: str
 
 
+@dataclass(frozen=True)
+class RunChanged(Event):
+    """A command's row in the history changed: recorded, running, and how it ended."""
+
+    KIND = "run"
+    run_id: str
+    status: str
+    """The history's status (planned, running, completed, stopped, dropped, ...)."""
+    said: str | None = optional()
+    """What the operator said; left out when the row is one carried by another ("continue")."""
+    feedback: str | None = optional()
+
+
 # -- problems ----------------------------------------------------------------------------------
 
 

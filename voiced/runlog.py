@@ -54,6 +54,7 @@ class RunLog:
             ticket.text, plan, cell=self.cell_name(), status=status, source=source,
             correlation_id=result.correlation_id, feedback=feedback, intent=intent,
         )  # fmt: skip
+        self._changed(ticket.run_id, ticket.text, status, feedback)
 
     def question(self, ticket: Ticket, said: str, answer: str | None) -> None:
         """A question, stored as one: what was said, and the full answer when there was one
@@ -65,6 +66,7 @@ class RunLog:
             status="answered" if answer is not None else "rejected",
             correlation_id=ticket.correlation_id, feedback=said, answer=answer,
         )  # fmt: skip
+        self._changed(ticket.run_id, ticket.text, "answered" if answer else "rejected", said)
 
     def replan(self, ticket: Ticket, plan: list[dict[str, object]]) -> None:
         """The operator revised the plan before it ran."""
@@ -76,9 +78,11 @@ class RunLog:
             return
         if ticket.run_id is not None:
             self.history.update(ticket.run_id, status, feedback)
+            self._changed(ticket.run_id, ticket.text, status, feedback)
         for run_id in ticket.carries:
             said = f'{feedback} (by "{ticket.text}")' if feedback else None
             self.history.update(run_id, status, said)
+            self._changed(run_id, None, status, said)
 
     def hold_over(self, runs: tuple[str, ...], status: str, feedback: str) -> None:
         """A pause ended without "continue": the rows it held end as `status`."""
@@ -86,6 +90,12 @@ class RunLog:
             return
         for run_id in runs:
             self.history.update(run_id, status, feedback)
+            self._changed(run_id, None, status, feedback)
+
+    def _changed(self, run_id: str, said: str | None, status: str, feedback: str | None) -> None:
+        """A history row changed: the `run` event, so that what shows the cell (the page, MQTT)
+        is told the moment a command ends, not at the next event."""
+        self.events.emit(ev.RunChanged(run_id, status, said, feedback))
 
     def settle(self, ticket: Ticket, ok: bool, message: str) -> None:
         """`ticket` is no longer pending, and its outcome is known."""

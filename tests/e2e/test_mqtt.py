@@ -114,6 +114,31 @@ async def test_a_cell_publishes_itself_obeys_a_stop_and_its_will_says_offline(
     assert text["command_topic"] == f"{CELL}/say"
 
 
+async def test_the_state_says_a_command_ended_when_it_ends(tmp_path: Path) -> None:
+    """The history marks a command completed after its last line from the controller: the
+    retained state must say so then (it said "running" until some later event), and a
+    command without the wake word, typed on a dashboard, runs as if the word were said."""
+    with mosquitto(tmp_path / "broker") as broker:
+        # Published at once on every event: the last one before the history says
+        # "completed" is the controller's DONE.
+        extra = "accept_commands = true\nstate_interval = 0\n"
+        config = cell_config(tmp_path, broker.url, extra, time_scale=0.05)
+        async with aiomqtt.Client("127.0.0.1", broker.port) as watcher:
+            await watcher.subscribe(f"{CELL}/#")
+            daemon = await spawn_text_daemon(config, voiced_env(tmp_path))
+            try:
+                await wait_for(watcher, f"{CELL}/availability", b"online")
+                await watcher.publish(f"{CELL}/say", b"add bread")
+                done = await next_state(
+                    watcher, lambda s: (s["last_command"] or {}).get("status") == "completed"
+                )
+            finally:
+                daemon.kill()
+                await daemon.communicate()
+    assert done["last_command"]["said"] == "add bread"
+    assert done["state"]["zones"]["assembly_fixture"] == ["bread"]
+
+
 async def read_until(daemon: asyncio.subprocess.Process, kind: str, seen: list[str]) -> None:
     """The daemon's event lines up to the first `kind`, kept in `seen`."""
     assert daemon.stdout is not None
