@@ -3,6 +3,7 @@ it log a traceback or stop serving."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -13,6 +14,7 @@ import structlog
 from tests.page.served import STATUS, Served, served
 from tests.page.served import exchange as _exchange
 from voiced.cellstatus import CellStatus
+from voiced.page import server
 
 
 @pytest.fixture
@@ -85,3 +87,32 @@ async def test_a_handler_error_is_a_500_and_one_log_record() -> None:
     assert [e["event"] for e in errors] == ["page request failed"]
     assert errors[0]["error"] == "ValueError: the history is gone" and "exc_info" not in errors[0]
     assert again == 200
+
+
+async def test_a_half_sent_request_is_closed_with_408(
+    viewer: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(server, "REQUEST_TIMEOUT_S", 0.3)
+    reader, writer = await asyncio.open_connection("127.0.0.1", viewer.port)
+    writer.write(b"GET / HTTP/1.1\r\n")  # and never the rest
+    await writer.drain()
+    answer = await asyncio.wait_for(reader.read(), 5)
+    writer.close()
+    assert answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), answer
+    await still_serves(viewer)
+
+
+async def test_connections_beyond_the_cap_get_503_and_the_page_serves_on(
+    viewer: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Idle connections cannot use up the daemon's file descriptors: over the cap each new one
+    is answered and closed at once; when the idle ones go, the page serves again."""
+    monkeypatch.setattr(server, "MAX_CONNECTIONS", 5)
+    idle = [await asyncio.open_connection("127.0.0.1", viewer.port) for _ in range(5)]
+    await asyncio.sleep(0.1)
+    status, _, body = await exchange(viewer, b"GET /state HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert (status, body) == (503, b"more than 5 connections open\n")
+    for _, writer in idle:
+        writer.close()
+    await asyncio.sleep(0.2)
+    await still_serves(viewer)

@@ -45,6 +45,11 @@ log = structlog.get_logger(__name__)
 MIN_INTERVAL_S = 0.25
 """Least time between two pushed states."""
 HEARTBEAT_S = 15.0
+MAX_CONNECTIONS = 64
+"""Open connections at once (live pages included); one more is answered 503 and closed, so
+that no number of idle or half-sent requests can use up the daemon's file descriptors."""
+REQUEST_TIMEOUT_S = 10.0
+"""A request (line, headers and a STOP's body) must have arrived in this time (else 408)."""
 """SSE comment interval, so proxies and browsers keep the stream open."""
 _WAV = re.compile(r"^/segments/(\d{1,9})\.wav$")
 
@@ -89,6 +94,8 @@ class CellPage:
         self._dirty = asyncio.Event()
         self._subscribers: set[asyncio.Queue[str | None]] = set()
         self._server: asyncio.Server | None = None
+        self._open = 0
+        """Connections being served now."""
         self.bound = asyncio.Event()
         """Set once the port is bound (`url` is known)."""
         self._status: Callable[[], CellStatus] | None = None
@@ -169,7 +176,10 @@ class CellPage:
             await asyncio.sleep(MIN_INTERVAL_S)
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._open += 1
         try:
+            if self._open > MAX_CONNECTIONS:
+                raise HttpError(503, f"more than {MAX_CONNECTIONS} connections open")
             await self._serve(reader, writer)
         except HttpError as refused:
             log.info("page request refused", status=refused.status, why=refused.message)
@@ -182,16 +192,22 @@ class CellPage:
             with contextlib.suppress(ConnectionError, RuntimeError):
                 await respond(writer, 500, "text/plain", b"internal error\n")
         finally:
+            self._open -= 1
             writer.close()
             with contextlib.suppress(ConnectionError):
                 await writer.wait_closed()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        method, path, headers = await read_head(reader)
+        try:
+            async with asyncio.timeout(REQUEST_TIMEOUT_S):
+                method, path, headers = await read_head(reader)
+                if path == "/stop" and method == "POST":
+                    await read_body(reader, headers)
+        except TimeoutError:
+            raise HttpError(408, f"no whole request in {REQUEST_TIMEOUT_S:g} s") from None
         if path == "/stop":
             if method != "POST":
                 raise HttpError(405, "STOP is pressed with POST", allow=("POST",))
-            await read_body(reader, headers)
             await self._stop(writer, headers)
             return
         if method == "POST":
