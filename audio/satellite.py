@@ -78,6 +78,11 @@ class LinkLost(Exception):
     """The satellite closed the link or answered nothing usable."""
 
 
+class NotASatellite(AudioError):
+    """The address answers, but as another Wyoming service (a speech server, a wake-word
+    service): the configuration is wrong, and waiting will not mend it."""
+
+
 class SatelliteSource:
     """`AudioSource` on a wyoming-satellite; plays `playback` on its speaker."""
 
@@ -152,6 +157,10 @@ class SatelliteSource:
                         pause = self.backoff_s[0]
                         await self._stream(client)
                     reason = "the satellite closed the link"
+                except NotASatellite:
+                    if self.connected is None:
+                        raise  # the first answer: a wrong address, said once, and the end
+                    reason = "the address no longer answers as a satellite"
                 except (OSError, TimeoutError, ValueError, LinkLost) as exc:
                     reason = str(exc) or type(exc).__name__
                 self._lost(reason, pause)
@@ -160,7 +169,8 @@ class SatelliteSource:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            # Not a link problem (a bug): the listener must hear of it, not wait for ever.
+            # Not a link problem (a bug, a wrong address): the listener must hear of it, not
+            # wait for ever.
             self._failed = exc
             self._ready.set()
 
@@ -170,7 +180,8 @@ class SatelliteSource:
         info = await asyncio.wait_for(self._info(client), DESCRIBE_TIMEOUT_S)
         if info.satellite is None:
             # A speech server or a wake-word service would take run-satellite and say nothing.
-            raise LinkLost(f"{self.uri} is not a satellite (it describes no satellite)")
+            found = _services(info) or "nothing"
+            raise NotASatellite(f"--audio {self.uri}: not a satellite: it describes {found}")
         await client.write_event(RunSatellite().event())
         self._speaking = False
         return info.satellite.name
@@ -257,3 +268,15 @@ class SatelliteSource:
     def _report(self, change: LinkChange) -> None:
         if self.on_link is not None:
             self.on_link(change)
+
+
+def _services(info: Info) -> str:
+    """What a Wyoming peer says it offers ("speech-to-text (faster-whisper)")."""
+    kinds = {"asr": "speech-to-text", "tts": "text-to-speech", "wake": "wake-word detection",
+             "handle": "intent handling", "intent": "intent recognition", "mic": "a microphone",
+             "snd": "a speaker"}  # fmt: skip
+    offered = []
+    for attribute, kind in kinds.items():
+        for service in getattr(info, attribute, None) or ():
+            offered.append(f"{kind} ({service.name})")
+    return ", ".join(offered)

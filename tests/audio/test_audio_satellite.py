@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 import structlog
 from voiced.audio.playback import Playback
-from voiced.audio.satellite import LinkChange, SatelliteSource
+from voiced.audio.satellite import LinkChange, NotASatellite, SatelliteSource
 from voiced.audio.source import AudioChunk
 from wyoming.audio import AudioChunk as WyomingChunk
 from wyoming.audio import AudioStart, AudioStop
 from wyoming.event import Event, async_read_event, async_write_event
-from wyoming.info import Attribution, Describe, Info, Satellite
+from wyoming.info import AsrProgram, Attribution, Describe, Info, Satellite
 from wyoming.satellite import RunSatellite
 
 from tests.wyomingservers import free_port
@@ -163,11 +163,16 @@ async def test_a_reply_cut_off_stops_on_the_satellite_too() -> None:
     assert "audio-chunk" not in kinds[stop:], "the reply went on after the cut"
 
 
-async def test_a_peer_that_is_no_satellite_is_named_as_such() -> None:
-    # E.g. --audio pointed at the speech server's port: it would take run-satellite and be silent.
+async def test_a_peer_that_is_no_satellite_is_a_wrong_address_said_once() -> None:
+    """E.g. --audio pointed at the speech server's port: it would take run-satellite and be
+    silent. Waiting will not mend the address: the source ends with an error naming it, what
+    the peer offers instead, and the daemon exits with that line (it retried for ever)."""
+
     async def speech_server(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await async_read_event(reader)
-        await async_write_event(Info().event(), writer)
+        asr = AsrProgram(name="faster-whisper", description="", attribution=Attribution("", ""),
+                         installed=True, version="3", models=[])  # fmt: skip
+        await async_write_event(Info(asr=[asr]).event(), writer)
         await reader.read()
         writer.close()
 
@@ -175,10 +180,12 @@ async def test_a_peer_that_is_no_satellite_is_named_as_such() -> None:
     links: list[LinkChange] = []
     async with await asyncio.start_server(speech_server, "127.0.0.1", port):
         source = SatelliteSource(f"wyoming://127.0.0.1:{port}", on_link=links.append)
-        async with contextlib.aclosing(source.chunks()) as chunks:
-            async for _ in chunks:
-                if links:
-                    break
-    assert [(c.connected, c.reason) for c in links] == [
-        (False, f"wyoming://127.0.0.1:{port} is not a satellite (it describes no satellite)")
-    ]
+        with pytest.raises(NotASatellite) as raised:
+            async with contextlib.aclosing(source.chunks()) as chunks:
+                async for _ in chunks:
+                    pass
+    assert str(raised.value) == (
+        f"--audio wyoming://127.0.0.1:{port}: not a satellite: it describes "
+        "speech-to-text (faster-whisper)"
+    )
+    assert links == [], "not reported as a link that may come back"
