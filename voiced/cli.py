@@ -84,6 +84,8 @@ def _parser() -> argparse.ArgumentParser:
         "check-config", help="validate a configuration file and the cell it drives"
     )
     check.add_argument("path", nargs="?", help="the file (default: the one `run` would use)")
+    check.add_argument("--config", dest="config_path", metavar="PATH",
+                       help="the same, as `run` takes it")  # fmt: skip
     check.add_argument("--json", action="store_true", help="one JSON document on stdout")
     check.set_defaults(handler=_cmd_check_config)
 
@@ -543,7 +545,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 def _cmd_check_config(args: argparse.Namespace) -> int:
     from voiced.filecheck import check_config_file
 
-    return _report_check(check_config_file(args.path), args.json)
+    if args.path and args.config_path and args.path != args.config_path:
+        raise UsageError("check-config", "give the file once: PATH or --config PATH")
+    return _report_check(check_config_file(args.path or args.config_path), args.json)
 
 
 def _cmd_check_cell(args: argparse.Namespace) -> int:

@@ -108,6 +108,7 @@ def check_config_file(path: str | None) -> CheckReport:
     except VoicedError as exc:
         problems.append(Problem(config.source or "defaults", "controller.key_file", str(exc)))
     problems += _mqtt_problems(config)
+    problems += _page_problems(config)
     cell_ref = config_relative(config, config.cell.name, bare_names=True)
     checked.append(str(cell_path(cell_ref)))
     cell_found = _cell_problems(cell_ref)
@@ -132,6 +133,20 @@ def _mqtt_problems(config: Config) -> list[Problem]:
         broker_for(config.mqtt, config)
     except VoicedError as exc:
         return [Problem(config.source or "defaults", "mqtt", str(exc))]
+    return []
+
+
+def _page_problems(config: Config) -> list[Problem]:
+    """The STOP token file, read as the daemon reads it when the page is on."""
+    from voiced.page.server import read_token
+
+    if not config.page.enabled:
+        return []
+    try:
+        read_token(config.page, lambda path: resolve_config_path(config, path))
+    except ConfigError as error:
+        source = config.source or "defaults"
+        return [Problem(source, p.path, f"{p.source}: {p.message}") for p in error.problems]
     return []
 
 

@@ -164,6 +164,26 @@ def test_check_cell_lists_problems_top_to_bottom_each_once(tmp_path: Path) -> No
     assert numbers == sorted(numbers) and numbers[0] == speed_line + 1
 
 
+@pytest.mark.parametrize(("content", "why"), [
+    ("short", "token shorter than 16 characters"),
+    (None, "cannot read: No such file or directory"),
+])  # fmt: skip
+def test_check_config_reads_the_page_token_as_the_daemon_does(
+    tmp_path: Path, content: str | None, why: str
+) -> None:
+    """`run` refused a token file `check-config` said was fine."""
+    if content is not None:
+        (tmp_path / "stop.token").write_text(content, encoding="utf-8")
+    config = tmp_path / "config.toml"
+    config.write_text('[page]\nenabled = true\ntoken_file = "stop.token"\n', encoding="utf-8")
+    for args in ([str(config)], ["--config", str(config)]):  # as `run` takes it, too
+        proc = run(tmp_path, "check-config", *args)
+        assert proc.returncode == 1
+        assert proc.stdout.strip() == (
+            f"{config}:3: page.token_file: {tmp_path / 'stop.token'}: {why}"
+        ), proc.stdout
+
+
 def test_check_cell_of_a_missing_file(tmp_path: Path) -> None:
     proc = run(tmp_path, "check-cell", str(tmp_path / "nope.toml"))
     assert proc.returncode == 1

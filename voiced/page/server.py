@@ -23,7 +23,7 @@ import structlog
 from voiced import eventtypes as ev
 from voiced.belief import Belief
 from voiced.cellstatus import CellStatus, RemoteInbox
-from voiced.errors import ConfigError, Problem
+from voiced.errors import ConfigError, Problem, describe
 from voiced.events import EventLog
 from voiced.eventtypes import Record
 from voiced.page.drawing import cell_svg
@@ -62,9 +62,8 @@ def read_token(settings: PageSettings, resolve: Callable[[str], Path]) -> str | 
     try:
         token = path.read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(
-            [Problem(str(path), "page.token_file", f"cannot read: {error}")]
-        ) from None
+        why = describe(error) if isinstance(error, UnicodeDecodeError) else error.strerror
+        raise ConfigError([Problem(str(path), "page.token_file", f"cannot read: {why}")]) from None
     if len(token) < 16:
         raise ConfigError(
             [Problem(str(path), "page.token_file", "token shorter than 16 characters")]
