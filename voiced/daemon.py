@@ -433,7 +433,9 @@ class Daemon:
         wait in the query frame for the next line that may never come)."""
         router = parts.router
         text = words.text
-        if router.mode == "wake" and router.top is router.stack[0] and not self._woken(text):
+        waking = router.mode == "wake" and router.top is router.stack[0]
+        stop = router.is_global(rules.Utterance(text, router.now))
+        if waking and not stop and not self._woken(text):
             # Typed on a dashboard, a command is meant for the cell: nobody types the wake word.
             text = f"{self.config.daemon.wake_word} {text}"
         await self._hear(Utterance(text, router.now), parts)

@@ -39,6 +39,8 @@ class SeenCell:
         parts = [
             self.cell,
             self.availability or "unknown",
+            # An offline cell's retained state is what it was when it went: not now.
+            *(["last known:"] if self.availability == "offline" else []),
             f"mode {state.get('mode', '?')}",
             f"link {state.get('link', '?')}",
             "halted" if halted else "not halted" if halted is not None else "halted ?",

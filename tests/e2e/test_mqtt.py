@@ -214,7 +214,7 @@ async def test_the_daemon_outlives_its_broker_and_status_lists_every_cell(tmp_pa
     assert (code, json_code) == (0, 0)
     assert listing.splitlines() == [
         "sandwich  online  mode wake  link up  not halted  last: 'add cheese' completed",
-        "weld2  offline  mode always  link up  halted  last: 'weld seam 3' done",
+        "weld2  offline  last known:  mode always  link up  halted  last: 'weld seam 3' done",
     ]
     assert [cell["cell"] for cell in json.loads(as_json)] == ["sandwich", "weld2"]
     assert after_exit == {f"{CELL}/availability": b"offline"}

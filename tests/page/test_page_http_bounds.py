@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -15,6 +16,7 @@ from tests.page.served import STATUS, Served, served
 from tests.page.served import exchange as _exchange
 from voiced.cellstatus import CellStatus
 from voiced.page import server
+from voiced.page.settings import PageSettings
 
 
 @pytest.fixture
@@ -116,3 +118,12 @@ async def test_connections_beyond_the_cap_get_503_and_the_page_serves_on(
         writer.close()
     await asyncio.sleep(0.2)
     await still_serves(viewer)
+
+
+async def test_a_page_on_every_address_names_this_machine_and_warns() -> None:
+    with structlog.testing.capture_logs() as logs:
+        async with served(PageSettings(enabled=True, host="0.0.0.0", port=0)) as running:
+            assert running.url == f"http://{socket.gethostname()}:{running.port}/"
+    (warning,) = [e for e in logs if e["log_level"] == "warning"]
+    assert warning["event"].startswith("the cell page is open to the network")
+    assert warning["event"].endswith("STOP works only from this machine (no token)")

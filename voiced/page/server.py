@@ -12,8 +12,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.resources
+import ipaddress
 import json
 import re
+import socket
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -112,6 +114,8 @@ class CellPage:
     @property
     def url(self) -> str:
         host = self.settings.host
+        if host in ("0.0.0.0", "::", ""):
+            host = socket.gethostname()  # every address: this machine's name opens it
         return f"http://{f'[{host}]' if ':' in host else host}:{self.port}/"
 
     async def serve(
@@ -133,6 +137,10 @@ class CellPage:
             return
         self.bound.set()
         log.info("cell page", url=self.url, stop_token=self._token is not None)
+        if not _loopback(self.settings.host):
+            log.warning("the cell page is open to the network: it shows what is said at the cell"
+                        + ("" if self._token else "; STOP works only from this machine (no token)"),
+                        host=self.settings.host)  # fmt: skip
         self.events.emit(ev.PageUp(self.url))
         try:
             await self._push_changes()
@@ -269,6 +277,13 @@ class CellPage:
                 await writer.drain()
         finally:
             self._subscribers.discard(queue)
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
 
 
 def _offer(queue: asyncio.Queue[str | None], body: str | None) -> None:
