@@ -60,10 +60,24 @@ def wyoming_address(uri: str) -> tuple[str, int] | None:
     return (host.strip("[]"), int(port)) if 0 < int(port) < 65536 else None
 
 
+def address_problem(uri: str, scheme: str) -> str | None:
+    """What is wrong with `uri` as "SCHEME://HOST:PORT", in words; None when nothing is."""
+    given, _, rest = uri.partition("://")
+    host, _, port = rest.rpartition(":")
+    if given != scheme or not host or not port:
+        return f'expected "{scheme}://HOST:PORT"'
+    if not port.isascii() or not port.isdigit():
+        return f"the port {port!r} is not a number"
+    if not 0 < int(port) < 65536:
+        return f"the port {port} is out of range (1 to 65535)"
+    return None
+
+
 def _address_problem(value: str) -> str | None:
-    if not value or wyoming_address(value) is not None:
+    if not value:
         return None
-    return f'{describe(value)} is not "tcp://HOST:PORT"'
+    why = address_problem(value, "tcp")
+    return None if why is None else f"{describe(value)}: {why}"
 
 
 def _not_empty_tuple(value: tuple[Any, ...]) -> str | None:

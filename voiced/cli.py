@@ -411,10 +411,11 @@ def _satellite(audio: str | None) -> bool:
 
 
 def _check_satellite(audio: str | None) -> None:
-    from voiced.audio.settings import wyoming_address
+    from voiced.audio.settings import address_problem
 
-    if audio is None or wyoming_address(audio) is None:
-        raise InputError(f"--audio {audio}", 'expected "wyoming://HOST:PORT"')
+    why = address_problem(audio or "", "wyoming")
+    if why is not None:
+        raise InputError(f"--audio {audio}", why)
 
 
 def _cmd_queue_run(args: argparse.Namespace) -> int:

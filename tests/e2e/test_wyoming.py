@@ -254,8 +254,14 @@ def test_the_daemon_waits_for_its_satellite_and_says_so_once(
     ("config", "audio", "said"),
     [
         ('[stt]\nengine = "wyoming"\n', "-", 'stt.uri: engine "wyoming" needs the speech server'),
-        ('[stt]\nengine = "wyoming"\nuri = "http://x:1"\n', "-", 'is not "tcp://HOST:PORT"'),
+        ('[stt]\nengine = "wyoming"\nuri = "http://x:1"\n', "-", 'expected "tcp://HOST:PORT"'),
+        (
+            '[stt]\nengine = "wyoming"\nuri = "tcp://x:99999"\n',
+            "-",
+            "the port 99999 is out of range (1 to 65535)",
+        ),
         ("", "wyoming://nohost", '--audio wyoming://nohost: expected "wyoming://HOST:PORT"'),
+        ("", "wyoming://h:70000", "--audio wyoming://h:70000: the port 70000 is out of range"),
     ],
 )
 def test_a_wyoming_address_that_is_not_one_is_named_before_anything_starts(
