@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +41,7 @@ from voiced.inputs import (
     Input,
     NoInput,
     QueueInput,
+    ReadAhead,
     ReplayInput,
     TextInput,
     Tick,
@@ -138,6 +139,8 @@ class Daemon:
         self._broker: str | None = None
         self._audio_status: Callable[[], str | None] = lambda: None
         """The audio front end's word for STATUS= (a speech server or satellite lost)."""
+        self._reader: ReadAhead | None = None
+        """How the input loop reads (`_listen`): it reads ahead for a stop while it waits."""
         self.page = self._page()
         """The cell's page (`[page] enabled`), following events from the start."""
 
@@ -245,7 +248,11 @@ class Daemon:
         base = router.stack[0]
         front = AudioFrontEnd(
             self.config, self.session.audio, self.session.fast, self.events, bias,
-            wake_required=lambda: router.mode == "wake" and router.top is base,
+            # Read ahead of a command still waiting for the interpreter, a segment is judged
+            # before that command reaches the frames: its wake word may be what opens the
+            # query, so the frames, not the gate, judge it (they drop what has no wake word).
+            wake_required=lambda: router.mode == "wake" and router.top is base
+            and not (self._reader is not None and self._reader.ahead),
             is_stop=lambda text: router.is_global(rules.Utterance(text, router.now)),
             moving=lambda: pipeline.workload.busy,
             room_echo_db=self.session.room_echo_db,
@@ -409,22 +416,34 @@ class Daemon:
         timers, until the input ends; then every timer runs out and the last words are said."""
         router = parts.router
         async with contextlib.aclosing(with_remote(parts.source, self.inbox)) as events:
-            async for event in events:
-                if isinstance(event, RemoteWords):
-                    self.events.emit(ev.RemoteSaid(event.text, event.source))
-                    log.info("words from outside", text=event.text, source=event.source)
-                    await self._from_outside(event, parts)
-                elif isinstance(event, Tick):
-                    await router.tick(event.t)
-                elif isinstance(event, Activity):
-                    router.activity(event.t, event.voiced)
-                elif isinstance(event, Unusable):
-                    parts.services.ignore(event)
-                else:
-                    await self._hear(event, parts)
+            self._reader = reader = ReadAhead(events)
+            try:
+                await self._take_all(reader, parts)
+            finally:
+                await reader.close()
         await _run_out(router, parts.pipeline, router.now)
         if parts.front is not None:
             await parts.front.feedback.drain()
+
+    async def _take_all(self, reader: ReadAhead, parts: Parts) -> None:
+        router = parts.router
+        while True:
+            try:
+                event = await reader.next()
+            except StopAsyncIteration:
+                return
+            if isinstance(event, RemoteWords):
+                self.events.emit(ev.RemoteSaid(event.text, event.source))
+                log.info("words from outside", text=event.text, source=event.source)
+                await self._from_outside(event, parts)
+            elif isinstance(event, Tick):
+                await router.tick(event.t)
+            elif isinstance(event, Activity):
+                router.activity(event.t, event.voiced)
+            elif isinstance(event, Unusable):
+                parts.services.ignore(event)
+            else:
+                await self._hear(event, parts)
 
     async def _from_outside(self, words: RemoteWords, parts: Parts) -> None:
         """Words from outside are a whole utterance. Audio's clock runs by itself, so the
@@ -450,7 +469,7 @@ class Daemon:
         return any(said.startswith(rules.normalize(word)) for word in words)
 
     async def _hear(self, said: Utterance, parts: Parts) -> None:
-        router, pipeline = parts.router, parts.pipeline
+        router = parts.router
         with correlation(said.correlation_id) as cid:
             utterance = rules.Utterance(said.text, said.t, cid)
             if said.result is not None:
@@ -461,13 +480,40 @@ class Daemon:
                 parts.services.ignore(too_long(said.text, len(said.text), limit))
                 return
             stop = router.is_global(utterance)
-            if not stop:
-                # What is said waits for the interpreter (never for the robot), so a question
-                # it asks is in place before the next line arrives. A stop waits for nothing.
-                await pipeline.wait_accepted()
+            if not stop and await self._stopped_while_accepting(parts):
+                self._dropped_before_stop([said])
+                return
             self.events.emit(said.announce or ev.Utterance(said.text))
             if not (stop and said.spotted):  # the spotter has stopped the arm
                 await router.dispatch(utterance)
+
+    async def _stopped_while_accepting(self, parts: Parts) -> bool:
+        """What is said waits for the interpreter (never for the robot), so a question it asks
+        is in place before the next line arrives. A stop waits for nothing: while this waits,
+        the input is read on, and a stop read meanwhile ends the wait (True) and is taken
+        next; what was read before it was said before it, and is dropped."""
+        pipeline, router = parts.pipeline, parts.router
+        if pipeline.workload.accepted or self._reader is None:
+            return False
+
+        def is_stop(event: object) -> bool:
+            text = event.text if isinstance(event, (Utterance, RemoteWords)) else None
+            return text is not None and router.is_global(rules.Utterance(text, router.now))
+
+        found = await self._reader.until_stop(pipeline.wait_accepted(), is_stop)
+        if found is None:
+            return False
+        before, stop = found
+        log.warning("a stop was said while a command waited for the interpreter",
+                    stop=stop.text)  # fmt: skip
+        self._dropped_before_stop([e for e in before if isinstance(e, (Utterance, RemoteWords))])
+        return True
+
+    def _dropped_before_stop(self, said: Sequence[Utterance | RemoteWords]) -> None:
+        """Words said before a stop that had not reached the frames yet: they never will."""
+        for words in said:
+            self.events.emit(ev.Utterance(words.text))
+            self.events.emit(ev.Dropped(words.text, "said before a stop"))
 
     async def _run_as_routed(
         self, said: Utterance, result: asyncio.Future[TargetResult], cid: str, parts: Parts

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator
+from collections import deque
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from voiced import eventtypes as ev
 from voiced.audio.listener import BargeIn, Heard
@@ -252,3 +253,83 @@ class _End:
     """The source ended, by itself (None) or with an error."""
 
     error: Exception | None
+
+
+class ReadAhead:
+    """The daemon's input loop reads its events through this. Normally one at a time, as they
+    are handled; but while an utterance waits for the interpreter (a model may take seconds),
+    `until_stop` reads on, holding what it reads in order, so that a stop said meanwhile is
+    acted on at once instead of after the wait. What was held is given back by `next` after.
+    """
+
+    def __init__(self, events: AsyncIterator[Any]) -> None:
+        self._events = events
+        self._held: deque[Any] = deque()
+        self._next: asyncio.Future[Any] | None = None
+        self.ahead = False
+        """True while reading ahead (what is read is judged before the wait ends)."""
+
+    async def next(self) -> Any:
+        """The next event; raises StopAsyncIteration at the end of input."""
+        if self._held:
+            return self._held.popleft()
+        fetch = self._fetch()
+        try:
+            return await fetch
+        finally:
+            if fetch.done():
+                self._next = None if not _ended(fetch) else fetch
+
+    async def until_stop(
+        self, waiting: Awaitable[None], is_stop: Callable[[Any], bool]
+    ) -> tuple[list[Any], Any] | None:
+        """Read ahead until `waiting` is done. None when it was done first (what was read is
+        held for `next`); when a stop came first: what was read before it (taken out), and the
+        stop (held, so `next` gives it first)."""
+        done = asyncio.ensure_future(waiting)
+        self.ahead = True
+        try:
+            while not done.done():
+                fetch = self._fetch()
+                if _ended(fetch):
+                    await done
+                    break
+                await asyncio.wait({done, fetch}, return_when=asyncio.FIRST_COMPLETED)
+                if not fetch.done() or _ended(fetch):
+                    continue
+                self._next = None
+                event = fetch.result()
+                if is_stop(event):
+                    before = list(self._held)
+                    self._held.clear()
+                    self._held.append(event)
+                    return before, event
+                self._held.append(event)
+            return None
+        finally:
+            self.ahead = False
+            if not done.done():
+                done.cancel()
+
+    async def close(self) -> None:
+        """Cancel a read in progress (the end of the run)."""
+        if self._next is not None and not self._next.done():
+            self._next.cancel()
+            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                await self._next
+
+    def _fetch(self) -> asyncio.Future[Any]:
+        if self._next is None:
+            self._next = asyncio.ensure_future(_anext(self._events))
+        return self._next
+
+
+async def _anext(events: AsyncIterator[Any]) -> Any:
+    return await anext(events)
+
+
+def _ended(fetch: asyncio.Future[Any]) -> bool:
+    """The read finished with the end of input."""
+    return (
+        fetch.done() and not fetch.cancelled() and isinstance(fetch.exception(), StopAsyncIteration)
+    )

@@ -157,6 +157,41 @@ async def test_stop_during_a_model_request_cancels_it(tmp_path: Path) -> None:
     assert len(requests) == 1 and hung_up == requests, "the model request was cancelled"
 
 
+async def test_a_stop_does_not_wait_behind_a_command_waiting_for_the_model(
+    tmp_path: Path,
+) -> None:
+    """The arm runs a command; the model thinks about a second; a third waits for it (what is
+    said waits for the interpreter); then "stop". The stop used to wait behind the third for
+    the model's whole answer (measured: 4 s, the arm moving all the while); it is read ahead
+    and acted on at once: the model request is cancelled, the third is dropped unheard."""
+    async with MessagesApi(responder=_slow_resolver) as api:
+        config = tmp_path / "config.toml"  # the arm at real speed: it moves while the model thinks
+        config.write_text('[daemon]\nmode = "always"\n[controller]\nheartbeat_interval = 0.2\n',
+                          encoding="utf-8")  # fmt: skip
+        env = voiced_env(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=api.url)
+        proc = await spawn_text_daemon(config, env)
+        assert proc.stdin is not None
+        proc.stdin.write(f"{FIVE}\n\n".encode())
+        proc.stdin.write(b"slap cheese on the bread\n\n")
+        await proc.stdin.drain()
+        await asyncio.wait_for(api.received.wait(), 60)
+        proc.stdin.write(b"add tomato\n\nstop\n\n")
+        await proc.stdin.drain()
+        await asyncio.sleep(3.5)  # longer than the model's answer takes
+        stdout, stderr = await asyncio.wait_for(proc.communicate(b""), 60)
+        hung_up, requests = list(api.hung_up), api.messages
+    assert proc.returncode == 0, stderr.decode()
+    events = parse_events(stdout.decode())
+    assert len(requests) == 1 and hung_up == requests, "the stop came while the model thought"
+    (stopped,) = kinds(events, "stopped")
+    assert stopped["dropped"] == ["slap cheese on the bread"]
+    assert {"text": "add tomato", "reason": "said before a stop"} in [
+        {k: e[k] for k in ("text", "reason")} for e in kinds(events, "dropped")
+    ]
+    assert not kinds(after(events, "stopped"), "primitive")
+    assert "tomato" not in final_state(events)["zones"]["assembly_fixture"][-1:]
+
+
 def test_a_lost_link_drops_what_was_said_before_it(tmp_path: Path) -> None:
     with standalone_sim(tmp_path, 1.0) as sim:
         daemon = subprocess.Popen(
