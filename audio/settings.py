@@ -52,12 +52,12 @@ def _between(low: float, high: float) -> Callable[[Any], str | None]:
 
 def wyoming_address(uri: str) -> tuple[str, int] | None:
     """(host, port) of a "tcp://HOST:PORT" (or "wyoming://HOST:PORT") address; None if it is
-    not one."""
+    not one (`address_problem` says why)."""
     scheme, _, rest = uri.partition("://")
-    host, _, port = rest.rpartition(":")
-    if scheme not in ("tcp", "wyoming") or not host or not port.isascii() or not port.isdigit():
+    if scheme not in ("tcp", "wyoming") or address_problem(uri, scheme) is not None:
         return None
-    return (host.strip("[]"), int(port)) if 0 < int(port) < 65536 else None
+    host, _, port = rest.rpartition(":")
+    return host.strip("[]"), int(port)
 
 
 def address_problem(uri: str, scheme: str) -> str | None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.resources
-import ipaddress
 import json
 import re
 import socket
@@ -40,7 +39,7 @@ from voiced.page.http import (
     respond,
 )
 from voiced.page.settings import PageSettings
-from voiced.page.stopcheck import refusal
+from voiced.page.stopcheck import is_loopback_name, refusal
 
 log = structlog.get_logger(__name__)
 
@@ -137,7 +136,7 @@ class CellPage:
             return
         self.bound.set()
         log.info("cell page", url=self.url, stop_token=self._token is not None)
-        if not _loopback(self.settings.host):
+        if not is_loopback_name(self.settings.host):
             log.warning("the cell page is open to the network: it shows what is said at the cell"
                         + ("" if self._token else "; STOP works only from this machine (no token)"),
                         host=self.settings.host)  # fmt: skip
@@ -277,13 +276,6 @@ class CellPage:
                 await writer.drain()
         finally:
             self._subscribers.discard(queue)
-
-
-def _loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host == "localhost"
 
 
 def _offer(queue: asyncio.Queue[str | None], body: str | None) -> None:

@@ -62,4 +62,9 @@ def _names_loopback(host: str) -> bool:
     name = host.strip().lower()
     # "[::1]:8765" keeps its brackets (as LOOPBACK_HOSTS has it); "localhost:8765" loses the port.
     name = name[: name.find("]") + 1] if name.startswith("[") else name.rsplit(":", 1)[0]
-    return name in LOOPBACK_HOSTS or _is_loopback(name)
+    return is_loopback_name(name)
+
+
+def is_loopback_name(name: str) -> bool:
+    """A host name or address (no port) that is this machine only."""
+    return name.lower() in LOOPBACK_HOSTS or _is_loopback(name)
