@@ -183,6 +183,10 @@ class CommandRouter:
         """True when a global rule (the stop) will handle this utterance."""
         return any(isinstance(rule.match(utterance), Handled) for rule in self.global_rules)
 
+    def stops(self, text: str) -> bool:
+        """True when `text`, said now, is a stop (a global rule handles it)."""
+        return self.is_global(Utterance(text, self.now))
+
     async def dispatch(self, utterance: Utterance) -> DispatchOutcome:
         """Route one utterance; returns where it went."""
         self.now = max(self.now, utterance.t)

@@ -253,7 +253,7 @@ class Daemon:
             # query, so the frames, not the gate, judge it (they drop what has no wake word).
             wake_required=lambda: router.mode == "wake" and router.top is base
             and not (self._reader is not None and self._reader.ahead),
-            is_stop=lambda text: router.is_global(rules.Utterance(text, router.now)),
+            is_stop=router.stops,
             moving=lambda: pipeline.workload.busy,
             room_echo_db=self.session.room_echo_db,
             on_status=lambda: self._announce_status(self._mode),
@@ -263,7 +263,7 @@ class Daemon:
         if self.config.stt.hypotheses > 1 or self.config.stt.repair:
             front.listener.choose = GrammarChooser(
                 pipeline.interpreter, pipeline.belief, router, self.config.daemon.wake_word,
-                FRAME_WORDS, lambda text: router.is_global(rules.Utterance(text, router.now)),
+                FRAME_WORDS, router.stops,
                 repair=self.config.stt.repair,
             )  # fmt: skip
         await front.start(stack)
@@ -453,7 +453,7 @@ class Daemon:
         router = parts.router
         text = words.text
         waking = router.mode == "wake" and router.top is router.stack[0]
-        stop = router.is_global(rules.Utterance(text, router.now))
+        stop = router.stops(text)
         if waking and not stop and not self._woken(text):
             # Typed on a dashboard, a command is meant for the cell: nobody types the wake word.
             text = f"{self.config.daemon.wake_word} {text}"
@@ -498,7 +498,7 @@ class Daemon:
 
         def is_stop(event: object) -> bool:
             text = event.text if isinstance(event, (Utterance, RemoteWords)) else None
-            return text is not None and router.is_global(rules.Utterance(text, router.now))
+            return text is not None and router.stops(text)
 
         found = await self._reader.until_stop(pipeline.wait_accepted(), is_stop)
         if found is None:
