@@ -18,18 +18,13 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
+from tests.ports import free_port
+
 MOSQUITTO = shutil.which("mosquitto") or (
     "/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None
 )
 MOSQUITTO_PASSWD = shutil.which("mosquitto_passwd")
 needs_mosquitto = pytest.mark.skipif(MOSQUITTO is None, reason="mosquitto is not installed")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @dataclass

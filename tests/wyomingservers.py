@@ -18,18 +18,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.ports import free_port
+
 REPO = Path(__file__).resolve().parents[1]
 SATELLITE_VENV = REPO / ".venv-satellite"
 PACED_MIC = REPO / "tests" / "e2e" / "pacedmic.py"
 START_TIMEOUT_S = 60.0
 """Loading the model on a busy two-core machine can take several seconds."""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float) -> None:

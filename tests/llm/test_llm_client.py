@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-import socket
 
 import pytest
 from structlog.testing import capture_logs
 
 from tests.llm.llmfakes import FAST, SleepRecorder, client_for
 from tests.llm.messages_api import MessagesApi, Reply, error, message
+from tests.ports import free_port
 from voiced.llm.client import LlmClient, PromptBlock
 from voiced.llm.policy import LlmCallError
 from voiced.llm.settings import LlmSettings
@@ -136,9 +136,7 @@ async def test_timeout_is_retried_then_reported() -> None:
 
 
 async def test_connection_refused() -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     client = LlmClient(
         "k", FAST, base_url=f"http://127.0.0.1:{port}", sleep=SleepRecorder(), rand=lambda: 0.5
     )

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import socket
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from voiced.robot.runreport import RunReport
 from voiced.robot.scene import Scene
 from voiced.robot.simulator import Faults, Simulator
 
+from tests.ports import free_port
 from voiced.errors import ControllerConnectionError, ProtocolError
 
 TIMEOUT = 5.0
@@ -285,7 +285,7 @@ async def test_closing_the_link_ends_a_waiting_run(sim: Simulator) -> None:
 
 
 async def test_connect_failure_names_the_address(sim: Simulator) -> None:
-    port = _free_port()
+    port = free_port()
     with pytest.raises(ControllerConnectionError, match=rf"127\.0\.0\.1:{port} \(motion channel\)"):
         async with ControllerLink("127.0.0.1", port, sim.control_port, connect_timeout=0.5):
             pass
@@ -410,10 +410,3 @@ async def test_a_garbage_reply_fails_the_run_cleanly(reply: bytes, shown: str) -
             assert any(e["log_level"] == "error" and shown in e.get("line", "") for e in logs)
             assert link.connected  # control-channel garbage was logged and ignored
             assert (await link.run([Speed(100.0)])).complete
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port

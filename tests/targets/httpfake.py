@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
 from tests.httpwire import read_request, response_bytes
+from tests.ports import free_port
 
 
 @dataclass(frozen=True)
@@ -116,9 +116,7 @@ def _response(reply: Reply) -> bytes:
 
 def refused_url(path: str = "/") -> str:
     """A URL on 127.0.0.1 where nothing listens (a port just bound and released)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     return f"http://127.0.0.1:{port}{path}"
 
 
