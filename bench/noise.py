@@ -1,42 +1,17 @@
-"""Noise for the corpus: white, pink and brown (numpy, spectrally shaped), babble (several
-espeak-ng voices reading unrelated text at once), and mixing at a target SNR where the speech
-level is the RMS over its active frames only (the pauses would otherwise flatter the SNR)."""
+"""Noise for the corpus: white, pink and brown (spectrally shaped, as keyword training makes
+them: `voiced.audio.keyword.training.rooms`), babble (several espeak-ng voices reading unrelated
+text at once), and mixing at a target SNR where the speech level is the RMS over its active
+frames only (the pauses would otherwise flatter the SNR)."""
 
 from __future__ import annotations
 
 import numpy as np
+from voiced.audio.keyword.training.rooms import active_rms, coloured
 
 from bench.sessions import PROSE
 from bench.spoken import RATE, speak
 
-FRAME = RATE // 50
-"""20 ms frames for the active-speech level."""
 BABBLE_VOICES = ("en-us", "en-gb+f3", "en-gb-x-rp+m3", "en-us+f2")
-
-
-def active_rms(samples: np.ndarray) -> float:
-    """RMS over the frames within 30 dB of the loudest frame (where someone is speaking)."""
-    x = samples.astype(np.float64)
-    n = len(x) // FRAME
-    if n == 0:
-        return 0.0
-    frames = np.sqrt(np.mean(x[: n * FRAME].reshape(n, FRAME) ** 2, axis=1))
-    active = frames[frames > frames.max() * 10 ** (-30 / 20)]
-    return float(np.sqrt(np.mean(active**2))) if len(active) else 0.0
-
-
-def coloured(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
-    """Unit-RMS white, pink (1/f power) or brown (1/f^2) noise, shaped in the frequency domain."""
-    white = rng.standard_normal(n)
-    if kind == "white":
-        shaped = white
-    else:
-        spectrum = np.fft.rfft(white)
-        f = np.fft.rfftfreq(n, 1 / RATE)
-        f[0] = f[1]
-        power = 1.0 if kind == "pink" else 2.0
-        shaped = np.fft.irfft(spectrum / f ** (power / 2), n)
-    return shaped / (np.sqrt(np.mean(shaped**2)) or 1.0)
 
 
 def babble(n: int, rng: np.random.Generator) -> np.ndarray:
