@@ -31,6 +31,7 @@ from voiced.config import (
 from voiced.errorpath import EXIT_NOT_DONE, EXIT_USAGE, report_error
 from voiced.errors import InputError, UsageError, describe
 from voiced.filecheck import CheckReport, config_relative
+from voiced.keywordcli import add_keyword_commands
 from voiced.logs import configure_logging
 from voiced.paths import DataDir, atomic_write_json, ensure_data_dir, resolve_data_dir
 from voiced.robot.auth import load_key, new_key
@@ -217,6 +218,7 @@ def _parser() -> argparse.ArgumentParser:
     template = sub.add_parser("print-config", help="print the configuration template (every "
                               "key with its default and meaning)")  # fmt: skip
     template.set_defaults(handler=_cmd_print_config)
+    add_keyword_commands(sub)
     _add_debug(sub)
     return parser
 

@@ -1,0 +1,48 @@
+"""The keyword models a configuration asks for (`[wake] engine = "keyword"`, `[audio]
+stop_engine = "keyword"`), loaded once for the daemon and checked by `voiced check-config`."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from voiced.audio.keyword.model import KeywordModel, KeywordModelError
+from voiced.audio.keywords import KeywordModels, load_models, wake_model
+from voiced.config import Config, resolve_config_path
+from voiced.errors import Problem
+
+
+def keyword_models(config: Config) -> KeywordModels:
+    """The models to listen with; KeywordModelError names the key, the file and what is wrong."""
+    file = partial(resolve_config_path, config)
+    wake = None
+    if config.wake.engine == "keyword":
+        try:
+            wake = wake_model(config.wake.keyword_model, config.daemon.wake_word, file)
+        except KeywordModelError as exc:
+            raise KeywordModelError(f"[wake] keyword_model: {exc}") from None
+    stops: tuple[KeywordModel, ...] = ()
+    if config.audio.stop_spotter and config.audio.stop_engine == "keyword":
+        try:
+            stops = load_models(config.audio.stop_models, file)
+        except KeywordModelError as exc:
+            raise KeywordModelError(f"[audio] stop_models: {exc}") from None
+    return KeywordModels(wake, stops, config.wake.keyword_threshold, config.audio.stop_threshold)
+
+
+def keyword_problems(config: Config) -> list[Problem]:
+    """What keeps the configured keyword models from loading, at the key that names them."""
+    source = config.source or "defaults"
+    file = partial(resolve_config_path, config)
+    problems = []
+    if config.wake.engine == "keyword":
+        try:
+            wake_model(config.wake.keyword_model, config.daemon.wake_word, file)
+        except KeywordModelError as exc:
+            problems.append(Problem(source, "wake.keyword_model", str(exc)))
+    if config.audio.stop_spotter and config.audio.stop_engine == "keyword":
+        for ref in config.audio.stop_models:
+            try:
+                load_models((ref,), file)
+            except KeywordModelError as exc:
+                problems.append(Problem(source, "audio.stop_models", str(exc)))
+    return problems
