@@ -144,3 +144,13 @@ class Duplex:
         if not phrases:
             return OwnVoice(transcript, ())
         return separate(transcript, said_during(phrases, start - echo_window(self.tail_s), end))
+
+    def says_word(self, phrase: str, start: int, end: int) -> bool:
+        """Whether a word of the reply playing between `start` and `end` begins with `phrase`
+        ("stopped" for "stop"): a keyword model may take the reply's own word for the
+        operator's."""
+        phrases = self.speaking(start, end)
+        if not phrases:
+            return False
+        said = said_during(phrases, start - echo_window(self.tail_s), end)
+        return any(word.lower().startswith(phrase.lower()) for word in said)

@@ -25,11 +25,12 @@ import structlog
 from voiced.audio import silero
 from voiced.audio.convert import Pcm, rms
 from voiced.audio.duplex import Duplex
+from voiced.audio.keywords import KeywordHit, Keywords
 from voiced.audio.ownvoice import OwnVoice
 from voiced.audio.segmenter import Activity, Dropped, PauseWatch, Segment, Segmenter, SegmenterEvent
 from voiced.audio.settings import SAMPLE_RATE, AudioSettings
 from voiced.audio.source import AudioSource, LiveSource
-from voiced.audio.stopspot import Spotted, StopSpotter
+from voiced.audio.stopspot import KEYWORD_WORD_S, KeywordStopSpotter, Spotted, StopSpotter
 from voiced.audio.transcribe import (
     NO_BIAS,
     BiasVocabulary,
@@ -118,7 +119,17 @@ class Rejected:
     """The engine's raw text when there was a transcription."""
 
 
-ListenerEvent = Heard | Activity | Tick | Rejected | Spotted | BargeIn
+@dataclass(frozen=True)
+class KeywordHeard:
+    """A keyword model heard its phrase (`voiced.audio.keywords`)."""
+
+    hit: KeywordHit
+    acted: bool
+    """Whether it was acted on: a wake word while one is needed, a stop while something
+    moves or the daemon speaks (a stop acted on is also yielded as `Spotted`)."""
+
+
+ListenerEvent = Heard | Activity | Tick | Rejected | Spotted | BargeIn | KeywordHeard
 SegmentSink = Callable[[Segment, Transcript | None, str | None], None]
 """Receives every segment with its transcript (None if never transcribed) and the rejection
 reason (None if heard); the cell page's `Exchanges.publish` fits."""
@@ -155,7 +166,8 @@ class Listener:
         wake_gate: WakeGate | None = None,
         wake_required: Callable[[], bool] = lambda: False,
         sink: SegmentSink | None = None,
-        spotter: StopSpotter | None = None,
+        spotter: StopSpotter | KeywordStopSpotter | None = None,
+        keywords: Keywords | None = None,
         duplex: Duplex | None = None,
         barge_in_ms: int | None = 150,
     ) -> None:
@@ -170,6 +182,8 @@ class Listener:
         self.wake_required = wake_required
         self.sink = sink
         self.spotter = spotter
+        self.keywords = keywords
+        """The keyword models (wake word, stop words), fed every frame; None: none."""
         self.duplex = duplex
         """What the daemon is saying; None when it says nothing (text sessions, tests)."""
         self.barge_in_ms = barge_in_ms
@@ -248,7 +262,10 @@ class Listener:
             )
         if self.wake_gate is not None:
             self.wake_gate.feed(frame, start, listening=self.wake_required())
+        hits = self.keywords.feed(frame, start) if self.keywords is not None else []
         self._position += len(frame)
+        for hit in hits:
+            yield self._keyword(hit)
         for segmenter_event in self.segmenter.feed(frame):
             async for event in self._handle(segmenter_event):
                 yield event
@@ -271,6 +288,25 @@ class Listener:
         if (self._position // self._frame) % self._tick_frames == 0:
             yield Tick(self.now)
 
+    def _stop_armed(self) -> bool:
+        """Whether the stop spotter listens now (something moves or the daemon speaks)."""
+        return self.spotter is not None and self.spotter.armed()
+
+    def _keyword(self, hit: KeywordHit) -> KeywordHeard:
+        """Hand a keyword hit to the wake gate or the stop spotter."""
+        if hit.role == "wake":
+            listening = self.wake_required()
+            if self.wake_gate is not None:
+                self.wake_gate.arm(hit.t, listening, hit.score)
+            return KeywordHeard(hit, self.wake_gate is not None and listening)
+        if not isinstance(self.spotter, KeywordStopSpotter):
+            return KeywordHeard(hit, False)
+        start, end = round((hit.t - KEYWORD_WORD_S) * SAMPLE_RATE), round(hit.t * SAMPLE_RATE)
+        if self.duplex is not None and self.duplex.says_word(hit.phrase, start, end):
+            log.info("own voice: not a stop", text=hit.phrase, t=hit.t)
+            return KeywordHeard(hit, False)
+        return KeywordHeard(hit, self.spotter.hear(hit.phrase, hit.score, hit.t))
+
     async def _handle(self, event: SegmenterEvent) -> AsyncIterator[ListenerEvent]:
         if isinstance(event, Activity):
             yield event
@@ -283,6 +319,11 @@ class Listener:
         gate = self.wake_gate if self.wake_required() else None
         if gate is not None:
             detected_at = gate.admit(segment)
+            if detected_at is None and (gate.text_too or self._stop_armed()):
+                # Transcribed as it is: the router finds the wake word in it, or a stop word
+                # (while something moves a stop must be heard whatever the wake gate says).
+                gate = None
+        if gate is not None:
             if detected_at is None:
                 return self._reject(segment, None, "no wake word")
             rest = gate.after_wake_phrase(segment, detected_at, self.settings.min_segment_ms / 1000)

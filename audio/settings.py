@@ -274,12 +274,34 @@ class AudioSettings:
     """Lower bound of the echo path the gate assumes (`voiced.audio.duplex.EchoGate`)."""
     stop_spotter: bool = setting(
         True,
-        'While the arm moves or the daemon speaks, listen for "stop" in the first short pause '
-        "after it instead of waiting for the end of the segment (always with the local Whisper "
-        "model).",
+        'While the arm moves or the daemon speaks, act on "stop" as soon as it is heard, not '
+        "at the end of the segment.",
     )
-    """The fast stop path (`voiced.audio.stopspot`): about 150 ms from the end of "stop" to STOP
-    instead of about 600 ms."""
+    """The fast stop path (`voiced.audio.stopspot`): STOP goes out about 0.1 s after the word
+    instead of about 0.6 s."""
+    stop_engine: str = setting(
+        "keyword",
+        '"keyword": trained keyword models hear the stop words in every 40 ms of input (see '
+        'stop_models); "whisper": the local Whisper model decodes each short burst of speech in '
+        "the first pause after it.",
+        choices=("keyword", "whisper"),
+    )
+    """How the stop spotter hears (`voiced.audio.keywords`, `voiced.audio.stopspot`)."""
+    stop_models: tuple[str, ...] = setting(
+        ("stop", "halt", "freeze"),
+        'For stop_engine "keyword": the models listened for, each the name of a shipped model '
+        '("stop", "halt", "freeze") or the path of one made by voiced train-keyword.',
+        nonempty=True,
+    )
+    """Shipped model names or model files."""
+    stop_threshold: float = setting(
+        0.0,
+        'For stop_engine "keyword": the score (0 to 1) at which a stop word counts; 0: each '
+        "model's own threshold. Lower hears more stops and more false ones.",
+        min=0.0,
+        max=0.999,
+    )
+    """Overrides the models' thresholds when not 0."""
     stop_spotter_always: bool = setting(
         False,
         "Spot stops at all times, not only while the arm moves or the daemon speaks (every short "
@@ -484,23 +506,47 @@ class WakeSettings:
     """[wake]: how the wake word is detected in wake-word mode."""
 
     engine: str = setting(
-        "stt",
-        '"stt": transcribe everything and match the wake word in the text; "micro": a '
-        "pymicro-wakeword detector gates transcription (fewer transcriptions and false wakes).",
-        choices=("stt", "micro"),
+        "keyword",
+        '"keyword": a trained keyword model hears the wake word in every 40 ms of input and '
+        'opens the segment it is in (keyword_model); "stt": transcribe everything and match '
+        'the wake word in the text; "micro": a pymicro-wakeword model (okay_nabu, ...) gates '
+        "transcription.",
+        choices=("keyword", "stt", "micro"),
     )
-    """"stt": transcribe everything and let the text router match the wake word; "micro": a
-    pymicro-wakeword detector gates transcription (fewer transcriptions, fewer false wakes)."""
+    """"keyword": a trained keyword model (`voiced.audio.keywords`) gates transcription; "stt":
+    transcribe everything and let the text router match the wake word; "micro": a
+    pymicro-wakeword detector gates transcription."""
+    keyword_model: str = setting(
+        "",
+        'For "keyword": the model of the wake word, a file made by voiced train-keyword; '
+        'empty: the shipped model of [daemon] wake_word ("computer").',
+    )
+    """A model file, or "" for the shipped model named after the wake word."""
+    keyword_threshold: float = setting(
+        0.0,
+        'For "keyword": the score (0 to 1) at which the wake word counts; 0: the model\'s own '
+        "threshold. Lower wakes more readily, also on words that are not the wake word.",
+        min=0.0,
+        max=0.999,
+    )
+    """Overrides the model's threshold when not 0."""
+    transcribe_all: bool = setting(
+        False,
+        'For "keyword": also transcribe the segments the model did not open, and wake on a '
+        'transcript that starts with the wake word (as "stt" does): either way wakes.',
+    )
+    """The keyword model and the transcript, either one wakes (more transcriptions)."""
     model: str = setting(
         "okay_nabu", 'For "micro": the wake-word model listened for.', choices=MICRO_MODELS
     )
     """For "micro": one of the shipped models (okay_nabu, hey_jarvis, alexa, hey_mycroft)."""
     window_s: float = setting(
         3.0,
-        'For "micro": seconds after a detection within which a segment starting counts as woken.',
+        'For "keyword" and "micro": seconds after a detection within which a segment starting '
+        "counts as woken.",
         check=_above(0.0),
     )
-    """For "micro": a detection opens the segment in progress or one starting this soon after."""
+    """A detection opens the segment in progress or one starting this soon after."""
 
     def __post_init__(self) -> None:
         _validate(self)

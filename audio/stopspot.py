@@ -61,6 +61,12 @@ class Spotted:
     """Audio clock at the end of the last word."""
     seconds: float
     """Decode time."""
+    score: float | None = None
+    """The keyword model's score (None: heard by Whisper)."""
+
+    @property
+    def engine(self) -> str:
+        return "whisper" if self.score is None else "keyword"
 
 
 class StopSpotter:
@@ -118,3 +124,39 @@ class StopSpotter:
         audio = to_float(segment.samples).astype(np.float32)
         decoded = decode_window(model, audio, SPOT_OPTIONS)
         return "" if decoded is None or decoded.silent(SPOT_OPTIONS) else decoded.text
+
+
+KEYWORD_WORD_S = 0.6
+"""How long before a keyword detection the word is taken to have started (for the own-voice
+check and for finding its segment)."""
+
+
+class KeywordStopSpotter:
+    """Acts on the stop words the keyword models hear (`voiced.audio.keywords`): the same part
+    in the listener as `StopSpotter`, without a decode. A hit counts while `armed()`; the
+    segment it falls in is the stop's (its transcript is not dispatched again)."""
+
+    def __init__(self, armed: Callable[[], bool]) -> None:
+        self.armed = armed
+        self._pending: Spotted | None = None
+        self._spotted_end: float | None = None
+
+    def hear(self, phrase: str, score: float, t: float) -> bool:
+        """A stop word heard at `t`; True when it is acted on (something is armed)."""
+        if not self.armed():
+            log.info("stop word heard, nothing to stop", phrase=phrase, score=score, t=t)
+            return False
+        self._pending = Spotted(phrase, t - KEYWORD_WORD_S, t, t, 0.0, score)
+        self._spotted_end = t
+        return True
+
+    def feed(self, frame: Pcm, echo_floor: float) -> None:
+        """Nothing to do: the keywords are fed once for all (see `voiced.audio.keywords`)."""
+
+    def spotted(self, segment: Segment) -> bool:
+        end = self._spotted_end
+        return end is not None and segment.start - 0.1 <= end <= segment.end + 0.2
+
+    async def check(self) -> Spotted | None:
+        pending, self._pending = self._pending, None
+        return pending

@@ -1,10 +1,11 @@
-"""Wake word: fuzzy matching of transcripts ("stt") and a microWakeWord detector ("micro").
+"""Wake word: fuzzy matching of transcripts ("stt"), a microWakeWord detector ("micro"), or a
+trained keyword model ("keyword", heard in `voiced.audio.keywords`).
 
 With engine "stt" nothing is gated: every segment is transcribed and the text router's base
-frame matches the wake word (`matches_wake_word` is the same test, for reuse). With engine
-"micro", while the base frame is on top in wake mode, only a segment that a detection opened is
-transcribed, and it is delivered with the router's wake word in front so the base frame opens a
-query as if the wake word had been said.
+frame matches the wake word (`matches_wake_word` is the same test, for reuse). With engines
+"micro" and "keyword", while the base frame is on top in wake mode, only a segment that a
+detection opened is transcribed, and it is delivered with the router's wake word in front so
+the base frame opens a query as if the wake word had been said.
 """
 
 from __future__ import annotations
@@ -124,35 +125,51 @@ class MicroWakeDetector:
 
 
 class WakeGate:
-    """Decides which segments are transcribed while the wake word is required (engine micro).
+    """Decides which segments are transcribed while the wake word is required (engines micro
+    and keyword).
 
     A detection at time t opens the segment in progress at t, or the first one starting within
-    `window_s` after it. Each detection opens one segment."""
+    `window_s` after it. Each detection opens one segment. The micro detector is run here
+    (`feed`); the keyword models are run for the wake and stop words at once
+    (`voiced.audio.keywords`), and their wake hits arrive through `arm`."""
 
     def __init__(
         self,
-        detector: WakeDetector,
+        detector: WakeDetector | None,
         wake_word: str,
         window_s: float = 3.0,
         trim_s: float = TRIM_S,
+        phrase: str | None = None,
+        text_too: bool = False,
     ) -> None:
         self.detector = detector
+        self.text_too = text_too
+        """A segment no detection opened is transcribed all the same, and the text router
+        looks for the wake word in it (engine "keyword" with `transcribe_all`)."""
         self.wake_word = wake_word
         self.window_s = window_s
         self.trim_s = trim_s
+        self.phrase = phrase or (detector.phrase if detector is not None else wake_word)
+        """The phrase the detector listens for (dropped from the transcript)."""
         self._armed_at: float | None = None
         self.detections = 0
         """Detections so far (for logs and tests)."""
 
     def feed(self, samples: Pcm, first_sample: int, listening: bool) -> None:
-        """Run the detector over samples starting at `first_sample` on the audio clock.
-        Detections while `listening` is False (no wake word needed) are ignored."""
+        """Run the detector (if the gate has one) over samples starting at `first_sample` on
+        the audio clock."""
+        if self.detector is None:
+            return
         for offset in self.detector.process(samples):
-            t = (first_sample + offset) / SAMPLE_RATE
-            self.detections += 1
-            log.info("wake word detected", phrase=self.detector.phrase, t=t, armed=listening)
-            if listening:
-                self._armed_at = t
+            self.arm((first_sample + offset) / SAMPLE_RATE, listening)
+
+    def arm(self, t: float, listening: bool, score: float | None = None) -> None:
+        """The wake phrase was heard at `t`. Ignored while `listening` is False (no wake word
+        needed)."""
+        self.detections += 1
+        log.info("wake word detected", phrase=self.phrase, t=t, armed=listening, score=score)
+        if listening:
+            self._armed_at = t
 
     def admit(self, segment: Segment) -> float | None:
         """The time of the detection that opens this segment, or None (a detection opens one
@@ -187,13 +204,23 @@ class WakeGate:
     def deliver(self, text: str) -> str:
         """The text as the router should see it: the router's wake word, then the command (the
         phrase is dropped if it is still there)."""
-        found = matches_wake_word(text, self.detector.phrase, threshold=DETECTED_PHRASE_THRESHOLD)
+        found = matches_wake_word(text, self.phrase, threshold=DETECTED_PHRASE_THRESHOLD)
         rest = found.rest if found else text.strip()
         return f"{self.wake_word} {rest}".strip()
 
 
-def make_wake_gate(settings: WakeSettings, wake_word: str) -> WakeGate | None:
-    """The gate for engine "micro"; None for engine "stt" (nothing is gated)."""
-    if settings.engine != "micro":
-        return None
-    return WakeGate(MicroWakeDetector(settings.model), wake_word, settings.window_s)
+KEYWORD_TRIM_S = 0.05
+"""The keyword models fire about 0.1 s after the wake word ends (`bench.keywords`)."""
+
+
+def make_wake_gate(
+    settings: WakeSettings, wake_word: str, phrase: str | None = None
+) -> WakeGate | None:
+    """The gate for engines "micro" and "keyword" (`phrase`: the keyword model's); None for
+    engine "stt" (nothing is gated)."""
+    if settings.engine == "micro":
+        return WakeGate(MicroWakeDetector(settings.model), wake_word, settings.window_s)
+    if settings.engine == "keyword":
+        return WakeGate(None, wake_word, settings.window_s, KEYWORD_TRIM_S, phrase or wake_word,
+                        text_too=settings.transcribe_all)  # fmt: skip
+    return None

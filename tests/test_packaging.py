@@ -81,6 +81,14 @@ def test_the_wheel_has_one_top_level_name(wheel: Path) -> None:
         "voiced/demo/sandwich.flac",
         "voiced/systemd/voiced.service",
         "voiced/systemd/voiced.sysusers.conf",
+        # The keyword models and the front end they are built on (with its licence notice).
+        "voiced/audio/keyword/models/computer.npz",
+        "voiced/audio/keyword/models/stop.npz",
+        "voiced/audio/keyword/models/halt.npz",
+        "voiced/audio/keyword/models/freeze.npz",
+        "voiced/audio/keyword/data/speech_embedding.onnx",
+        "voiced/audio/keyword/data/melspectrogram.npz",
+        "voiced/audio/keyword/data/NOTICE",
     ]:
         assert data in names
 

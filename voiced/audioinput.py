@@ -23,9 +23,11 @@ from voiced.audio.aec import make_canceller
 from voiced.audio.duplex import Duplex, EchoGate
 from voiced.audio.engines import make_transcriber
 from voiced.audio.feedback import SpokenFeedback
+from voiced.audio.keywords import Keywords
 from voiced.audio.listener import (
     BargeIn,
     Heard,
+    KeywordHeard,
     Listener,
     ListenerEvent,
     Rejected,
@@ -38,13 +40,14 @@ from voiced.audio.satellite import LinkChange, SatelliteSource, is_satellite
 from voiced.audio.segmenter import Activity
 from voiced.audio.settings import AudioSettings
 from voiced.audio.source import AudioSource, MicSource, open_source
-from voiced.audio.stopspot import Spotted, StopSpotter
+from voiced.audio.stopspot import KeywordStopSpotter, Spotted, StopSpotter
 from voiced.audio.transcribe import BiasVocabulary
 from voiced.audio.tts import NullSpeaker, Speaker, make_speaker
 from voiced.audio.wake import make_wake_gate
 from voiced.audio.wyomingstt import ServerSwitch
 from voiced.config import Config
 from voiced.events import EventLog
+from voiced.keywordsetup import keyword_models
 from voiced.robot.cell import Cell
 
 log = structlog.get_logger(__name__)
@@ -137,17 +140,32 @@ class AudioFrontEnd:
         canceller = make_canceller(audio.echo_cancel) if speaks else None
         gate = EchoGate(residual_db=audio.echo_residual_db)
         self.duplex = Duplex(self.playback, config.tts.tail_ms / 1000.0, room, canceller, gate)
+        models = keyword_models(config)
+        self.keywords = None if models.empty else Keywords(models)
+        """The wake word and stop words as keyword models hear them (None: no model in use)."""
+        wake_phrase = models.wake.phrase if models.wake is not None else None
+
+        def armed() -> bool:
+            return audio.stop_spotter_always or moving() or self.speaking
+
+        spotter: StopSpotter | KeywordStopSpotter | None = None
+        if is_stop is not None and audio.stop_spotter:
+            keyword = audio.stop_engine == "keyword"
+            spotter = (
+                KeywordStopSpotter(armed)
+                if keyword
+                else StopSpotter(audio, config.stt, is_stop, armed)
+            )
         self.listener = Listener(
             self._source(audio),
             self.transcriber,
             audio,
             bias=bias,
-            wake_gate=make_wake_gate(config.wake, config.daemon.wake_word),
+            wake_gate=make_wake_gate(config.wake, config.daemon.wake_word, wake_phrase),
             wake_required=wake_required,
             sink=segments,
-            spotter=StopSpotter(audio, config.stt, is_stop,
-                                lambda: audio.stop_spotter_always or moving() or self.speaking)
-            if is_stop is not None and audio.stop_spotter else None,
+            spotter=spotter,
+            keywords=self.keywords,
             duplex=self.duplex,
             barge_in_ms=config.tts.barge_in_ms if config.tts.barge_in else None,
         )  # fmt: skip
@@ -229,10 +247,17 @@ def heard_event(heard: Heard) -> ev.Utterance:
 
 
 def spotted_event(spotted: Spotted) -> ev.Spotted:
-    """The `spotted` event: a stop heard in the pause after it (see `voiced.audio.stopspot`)."""
+    """The `spotted` event: a stop acted on as soon as it was heard (`voiced.audio.stopspot`)."""
     return ev.Spotted(
-        spotted.text, round(spotted.t, 3), round(spotted.speech_end, 3), spotted.seconds
-    )
+        spotted.text, round(spotted.t, 3), round(spotted.speech_end, 3), spotted.seconds,
+        spotted.score, spotted.engine,
+    )  # fmt: skip
+
+
+def keyword_event(heard: KeywordHeard) -> ev.Keyword:
+    """The `keyword` event: what a keyword model heard, and whether it was acted on."""
+    hit = heard.hit
+    return ev.Keyword(hit.phrase, hit.role, hit.score, round(hit.t, 3), heard.acted)
 
 
 __all__ = [
@@ -244,5 +269,6 @@ __all__ = [
     "Tick",
     "bias_for",
     "heard_event",
+    "keyword_event",
     "spotted_event",
 ]

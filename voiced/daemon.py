@@ -484,7 +484,9 @@ class Daemon:
                 self._dropped_before_stop([said])
                 return
             self.events.emit(said.announce or ev.Utterance(said.text))
-            if not (stop and said.spotted):  # the spotter has stopped the arm
+            # The stop spotter acted on this speech: it was a stop, whatever the transcript
+            # made of it ("top", "Stop it now"), and must not move anything after the stop.
+            if not said.spotted:
                 await router.dispatch(utterance)
 
     async def _stopped_while_accepting(self, parts: Parts) -> bool:

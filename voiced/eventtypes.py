@@ -110,6 +110,20 @@ class Spotted(Event):
     audio_t: float
     speech_end: float
     decode_s: float
+    score: float | None = optional()
+    engine: str | None = optional()
+
+
+@dataclass(frozen=True)
+class Keyword(Event):
+    """A keyword model heard its phrase (the wake word or a stop word), acted on or not."""
+
+    KIND = "keyword"
+    phrase: str
+    role: str
+    score: float
+    audio_t: float
+    acted: bool
 
 
 @dataclass(frozen=True)

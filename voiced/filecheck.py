@@ -16,6 +16,7 @@ from typing import Any
 
 from voiced.config import Config, load_config, resolve_config_path
 from voiced.errors import CellError, ConfigError, Problem, VoicedError
+from voiced.keywordsetup import keyword_problems
 from voiced.linkkey import controller_key
 from voiced.robot.cellfile import cell_path, check_cell, load_cell
 from voiced.robot.view import load_scene_file
@@ -96,7 +97,8 @@ def check_cell_file(ref: str) -> CheckReport:
 
 
 def check_config_file(path: str | None) -> CheckReport:
-    """The configuration and every file it names: the cell, the starting scene, the key."""
+    """The configuration and every file it names: the cell, the starting scene, the key, the
+    keyword models."""
     try:
         config = load_config(path)
     except ConfigError as error:
@@ -109,6 +111,7 @@ def check_config_file(path: str | None) -> CheckReport:
         problems.append(Problem(config.source or "defaults", "controller.key_file", str(exc)))
     problems += _mqtt_problems(config)
     problems += _page_problems(config)
+    problems += keyword_problems(config)
     cell_ref = config_relative(config, config.cell.name, bare_names=True)
     checked.append(str(cell_path(cell_ref)))
     cell_found = _cell_problems(cell_ref)

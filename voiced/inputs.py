@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from voiced import eventtypes as ev
-from voiced.audio.listener import BargeIn, Heard
+from voiced.audio.listener import BargeIn, Heard, KeywordHeard
 from voiced.audio.listener import Tick as AudioTick
 from voiced.audio.segmenter import Activity as AudioActivity
 from voiced.audio.stopspot import Spotted
-from voiced.audioinput import AudioFrontEnd, heard_event, spotted_event
+from voiced.audioinput import AudioFrontEnd, heard_event, keyword_event, spotted_event
 from voiced.cellstatus import RemoteInbox, RemoteWords
 from voiced.events import EventLog
 from voiced.targets import DeferredQueue, TargetResult
@@ -127,6 +127,8 @@ class AudioInput:
                     yield Tick(event.t)
                 elif isinstance(event, Spotted):
                     yield Utterance(event.text, event.speech_end, announce=spotted_event(event))
+                elif isinstance(event, KeywordHeard):
+                    self.events.emit(keyword_event(event))
                 elif isinstance(event, BargeIn):
                     cut = self.front.feedback.interrupt(event.position, "barge-in")
                     self.events.emit(ev.BargeIn(round(event.t, 3), cut))

@@ -185,3 +185,14 @@ async def test_a_reply_waits_out_a_blip_and_then_plays(clips: Clips) -> None:
     events = [e async for e in listener.events()]
     assert not [e for e in events if isinstance(e, BargeIn)]
     assert reply.start > 16640 and reply.end - reply.start == 8000, "it waited, then played whole"
+
+
+def test_a_keyword_stop_in_the_replys_own_words_is_its_own() -> None:
+    """While the daemon says "Stopped. I dropped: ...", a keyword model may hear its "stop" in
+    the echo: that is the reply's word, not the operator's."""
+    playback = Playback()
+    playback.schedule("Stopped. I dropped: add bread.", np.zeros(3 * 16000, dtype=np.int16), 16000)
+    duplex = Duplex(playback)
+    assert duplex.says_word("stop", 16000, 16000 + 8000)
+    assert not duplex.says_word("halt", 16000, 16000 + 8000)
+    assert not duplex.says_word("stop", 6 * 16000, 7 * 16000)  # long after the reply

@@ -134,3 +134,17 @@ def test_engine_stt_has_no_gate() -> None:
     assert make_wake_gate(WakeSettings(engine="stt"), "computer") is None
     gate = make_wake_gate(WakeSettings(engine="micro", model="hey_jarvis"), "computer")
     assert gate is not None and gate.detector.phrase == "hey jarvis"
+
+
+def test_engine_keyword_gates_on_hits_from_outside() -> None:
+    """The keyword models run for the wake and stop words at once (voiced.audio.keywords); the
+    gate has no detector of its own and is armed by their wake hits."""
+    gate = make_wake_gate(WakeSettings(engine="keyword"), "computer", "computer")
+    assert gate is not None and gate.detector is None and gate.phrase == "computer"
+    assert not gate.text_too
+    gate.feed(np.zeros(16000, dtype=np.int16), 0, listening=True)  # nothing to run
+    gate.arm(2.0, listening=True, score=0.93)
+    assert gate.admit(segment(1.0, 3.0, 3.3)) == 2.0
+    assert gate.admit(segment(3.5, 4.0, 4.3)) is None
+    either = make_wake_gate(WakeSettings(engine="keyword", transcribe_all=True), "computer")
+    assert either is not None and either.text_too

@@ -210,3 +210,31 @@ def test_check_json_has_the_documented_shape_and_the_same_exit_code(tmp_path: Pa
         "checked": [str(tmp_path / "config.toml"), str(REPO / "robot" / "cells" / "weld.toml")],
         "problems": [],
     }
+
+
+def test_check_config_names_keyword_models_it_cannot_use(tmp_path: Path) -> None:
+    """A wake word without a shipped model, a model of another phrase, a stop model that is
+    not there and one that is not a model: each at the key that names it."""
+    (tmp_path / "junk.npz").write_bytes(b"not a model")
+    extra = ('[daemon]\nwake_word = "hey gofa"\n[audio]\n'
+             'stop_models = ["stop", "models/missing.npz", "junk.npz"]\n')  # fmt: skip
+    config = config_naming(tmp_path, "sandwich", extra)
+    proc = run(tmp_path, "check-config", str(config))
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    assert any("wake.keyword_model" in line and "no keyword model ships for the wake word"
+               in line and "train-keyword" in line for line in lines), lines  # fmt: skip
+    assert any("audio.stop_models" in line and "missing.npz: no such file" in line
+               for line in lines), lines  # fmt: skip
+    assert any("junk.npz: not a keyword model" in line for line in lines), lines
+    other = tmp_path / "other.toml"
+    other.write_text('[wake]\nkeyword_model = "' + str(REPO / "audio/keyword/models/stop.npz")
+                     + '"\n', encoding="utf-8")  # fmt: skip
+    proc = run(tmp_path, "check-config", str(other))
+    assert (
+        proc.returncode == 1
+        and "listens for 'stop', but the wake word is 'computer'" in proc.stdout
+    )
+    stt = tmp_path / "stt.toml"
+    stt.write_text('[daemon]\nwake_word = "hey gofa"\n[wake]\nengine = "stt"\n', encoding="utf-8")
+    assert run(tmp_path, "check-config", str(stt)).returncode == 0

@@ -9,7 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from voiced.audio.convert import read_audio
 
+from bench.noise import mix
+from bench.spoken import _write as write_wav
 from bench.spoken import render_session
 from tests.audio.clips import HAVE_TOOLS, Clips
 from tests.e2e.helpers import fast_config, final_state, parse_events, run_text, voiced, voiced_env
@@ -120,3 +123,24 @@ def test_the_grammar_picks_the_hypothesis_it_can_read(tmp_path: Path) -> None:
     (plain,) = [e for e in events if e["event"] == "utterance"]
     assert "lettuce" not in plain["text"].lower(), plain
     assert "lettuce" not in str(final_state(events))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("noise", ["pink", "babble"])
+def test_stop_in_noise_stops_the_moving_arm_at_once(tmp_path: Path, noise: str) -> None:
+    """The keyword stop spotter through the real daemon, the session under noise at 10 dB below
+    the speech (pink, or four other voices talking): the arm moves at real speed, "stop" is
+    heard by the keyword model (not by a transcription), within a quarter of a second of the
+    end of the word on the audio clock, and STOP goes to the controller."""
+    wav = tmp_path / "stop.wav"
+    said = render_session(["computer weld at position 1 and 2", "", "stop", ""], wav, pause_s=1.0)
+    write_wav(wav, mix(read_audio(wav), noise, 10.0, seed=5))
+    events, _ = run_audio(tmp_path / "run", "weld", wav, config="[simulator]\ntime_scale = 1.0\n")
+    spotted = [e for e in events if e["event"] == "spotted"]
+    assert len(spotted) == 1 and spotted[0]["engine"] == "keyword", spotted
+    assert 0.0 <= spotted[0]["audio_t"] - said[-1].speech_end < 0.25
+    assert 0.0 < spotted[0]["score"] <= 1.0
+    stopped = [e for e in events if e["event"] == "stopped" and e["reason"].startswith("operator")]
+    assert len(stopped) == 1
+    sent = [e["line"] for e in events if e["event"] == "controller" and e["direction"] == "tx"]
+    assert any("STOP" in line.split()[:2] for line in sent), sent

@@ -31,6 +31,8 @@ from voiced.plainwords import as_words
 
 PENDING_CLIPS = 8
 """Heard segments kept while waiting for their utterance (a wake word alone has none)."""
+KEYWORDS_SHOWN = 10
+"""What the keyword models heard: the last this many hits."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,8 @@ class Exchanges:
         self._next_clip = 1
         self._remote: str | None = None
         self._now = 0.0
+        self.keywords: deque[dict[str, Any]] = deque(maxlen=KEYWORDS_SHOWN)
+        """The keyword models' last hits (`keyword` events), oldest first."""
 
     def stories(self) -> list[Exchange]:
         return list(self._stories.values())
@@ -137,6 +141,9 @@ class Exchanges:
     def on_record(self, record: Record) -> None:
         self._now = record.t
         event, cid = record.event, record.correlation_id
+        if isinstance(event, ev.Keyword):
+            self.keywords.append({"t": record.t, **event.to_dict()})
+            return
         if isinstance(event, ev.RemoteSaid):
             self._remote = event.source
         elif isinstance(event, ev.Utterance):

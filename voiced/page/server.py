@@ -161,6 +161,7 @@ class CellPage:
             "status": status.to_dict(),
             "drawing": self._drawing(),
             "exchanges": [story.to_dict() for story in self.exchanges.stories()],
+            "keywords": list(self.exchanges.keywords),
         }
 
     def _on_record(self, record: Record) -> None:
