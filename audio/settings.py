@@ -280,23 +280,24 @@ class AudioSettings:
     """The fast stop path (`voiced.audio.stopspot`): STOP goes out about 0.1 s after the word
     instead of about 0.6 s."""
     stop_engine: str = setting(
-        "keyword",
+        "keyword+whisper",
         '"keyword": trained keyword models hear the stop words in every 40 ms of input (see '
         'stop_models); "whisper": the local Whisper model decodes each short burst of speech in '
-        "the first pause after it.",
-        choices=("keyword", "whisper"),
+        'the first pause after it; "keyword+whisper": both, either one stops (Whisper also '
+        'hears the pause words, "hold on", early).',
+        choices=("keyword+whisper", "keyword", "whisper"),
     )
     """How the stop spotter hears (`voiced.audio.keywords`, `voiced.audio.stopspot`)."""
     stop_models: tuple[str, ...] = setting(
         ("stop", "halt", "freeze"),
-        'For stop_engine "keyword": the models listened for, each the name of a shipped model '
-        '("stop", "halt", "freeze") or the path of one made by voiced train-keyword.',
+        "For the keyword stop engines: the models listened for, each the name of a shipped "
+        'model ("stop", "halt", "freeze") or the path of one made by voiced train-keyword.',
         nonempty=True,
     )
     """Shipped model names or model files."""
     stop_threshold: float = setting(
         0.0,
-        'For stop_engine "keyword": the score (0 to 1) at which a stop word counts; 0: each '
+        "For the keyword stop engines: the score (0 to 1) at which a stop word counts; 0: each "
         "model's own threshold. Lower hears more stops and more false ones.",
         min=0.0,
         max=0.999,
@@ -506,11 +507,12 @@ class WakeSettings:
     """[wake]: how the wake word is detected in wake-word mode."""
 
     engine: str = setting(
-        "keyword",
-        '"keyword": a trained keyword model hears the wake word in every 40 ms of input and '
-        'opens the segment it is in (keyword_model); "stt": transcribe everything and match '
-        'the wake word in the text; "micro": a pymicro-wakeword model (okay_nabu, ...) gates '
-        "transcription.",
+        "stt",
+        '"stt": transcribe everything and match the wake word in the text (on real speakers it '
+        'hears "computer" far more often than the shipped keyword model: README, Wake word and '
+        'stop); "keyword": a trained keyword model hears the wake word in every 40 ms of input '
+        'and opens the segment it is in (keyword_model); "micro": a pymicro-wakeword model '
+        "(okay_nabu, ...) gates transcription.",
         choices=("keyword", "stt", "micro"),
     )
     """"keyword": a trained keyword model (`voiced.audio.keywords`) gates transcription; "stt":

@@ -94,6 +94,11 @@ class StopSpotter:
         self.segmenter.echo_floor = echo_floor
         self.segmenter.feed(frame)
 
+    @property
+    def last_stop_end(self) -> float | None:
+        """The end of the last burst spotted as a stop (audio clock)."""
+        return self._spotted_end
+
     def spotted(self, segment: Segment) -> bool:
         """Whether a stop was already spotted in `segment` (so its transcript is not another)."""
         end = self._spotted_end
@@ -134,10 +139,15 @@ check and for finding its segment)."""
 class KeywordStopSpotter:
     """Acts on the stop words the keyword models hear (`voiced.audio.keywords`): the same part
     in the listener as `StopSpotter`, without a decode. A hit counts while `armed()`; the
-    segment it falls in is the stop's (its transcript is not dispatched again)."""
+    segment it falls in is the stop's (its transcript is not dispatched again).
 
-    def __init__(self, armed: Callable[[], bool]) -> None:
+    With `whisper` (stop_engine "keyword+whisper") Whisper's spotter still looks at each burst
+    in its first pause: it hears the pause words ("hold on") and any stop the models missed,
+    and a stop it hears in a burst a model already stopped for is not sent twice."""
+
+    def __init__(self, armed: Callable[[], bool], whisper: StopSpotter | None = None) -> None:
         self.armed = armed
+        self.whisper = whisper
         self._pending: Spotted | None = None
         self._spotted_end: float | None = None
 
@@ -146,17 +156,32 @@ class KeywordStopSpotter:
         if not self.armed():
             log.info("stop word heard, nothing to stop", phrase=phrase, score=score, t=t)
             return False
+        sent = self.whisper.last_stop_end if self.whisper is not None else None
+        if sent is not None and t - KEYWORD_WORD_S <= sent <= t + 0.2:
+            log.info("stop already sent for this word", phrase=phrase, score=score, t=t)
+            return True
         self._pending = Spotted(phrase, t - KEYWORD_WORD_S, t, t, 0.0, score)
         self._spotted_end = t
         return True
 
     def feed(self, frame: Pcm, echo_floor: float) -> None:
-        """Nothing to do: the keywords are fed once for all (see `voiced.audio.keywords`)."""
+        """The keywords are fed once for all (see `voiced.audio.keywords`); Whisper's spotter
+        gets every frame."""
+        if self.whisper is not None:
+            self.whisper.feed(frame, echo_floor)
 
     def spotted(self, segment: Segment) -> bool:
         end = self._spotted_end
-        return end is not None and segment.start - 0.1 <= end <= segment.end + 0.2
+        mine = end is not None and segment.start - 0.1 <= end <= segment.end + 0.2
+        return mine or (self.whisper is not None and self.whisper.spotted(segment))
 
     async def check(self) -> Spotted | None:
         pending, self._pending = self._pending, None
-        return pending
+        if pending is not None or self.whisper is None:
+            return pending
+        heard = await self.whisper.check()
+        end = self._spotted_end
+        if heard is not None and end is not None and heard.start - 0.1 <= end <= heard.end + 0.2:
+            log.info("stop already sent for this word", text=heard.text, t=heard.t)
+            return None
+        return heard

@@ -150,12 +150,13 @@ class AudioFrontEnd:
 
         spotter: StopSpotter | KeywordStopSpotter | None = None
         if is_stop is not None and audio.stop_spotter:
-            keyword = audio.stop_engine == "keyword"
-            spotter = (
-                KeywordStopSpotter(armed)
-                if keyword
-                else StopSpotter(audio, config.stt, is_stop, armed)
+            whisper = (
+                StopSpotter(audio, config.stt, is_stop, armed)
+                if audio.stop_engine != "keyword"
+                else None
             )
+            keyword = audio.stop_engine.startswith("keyword")
+            spotter = KeywordStopSpotter(armed, whisper) if keyword else whisper
         self.listener = Listener(
             self._source(audio),
             self.transcriber,

@@ -21,7 +21,7 @@ def keyword_models(config: Config) -> KeywordModels:
         except KeywordModelError as exc:
             raise KeywordModelError(f"[wake] keyword_model: {exc}") from None
     stops: tuple[KeywordModel, ...] = ()
-    if config.audio.stop_spotter and config.audio.stop_engine == "keyword":
+    if config.audio.stop_spotter and config.audio.stop_engine.startswith("keyword"):
         try:
             stops = load_models(config.audio.stop_models, file)
         except KeywordModelError as exc:
@@ -39,7 +39,7 @@ def keyword_problems(config: Config) -> list[Problem]:
             wake_model(config.wake.keyword_model, config.daemon.wake_word, file)
         except KeywordModelError as exc:
             problems.append(Problem(source, "wake.keyword_model", str(exc)))
-    if config.audio.stop_spotter and config.audio.stop_engine == "keyword":
+    if config.audio.stop_spotter and config.audio.stop_engine.startswith("keyword"):
         for ref in config.audio.stop_models:
             try:
                 load_models((ref,), file)

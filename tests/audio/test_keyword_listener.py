@@ -12,13 +12,19 @@ from voiced.audio.keywords import KeywordModels, Keywords
 from voiced.audio.listener import Heard, KeywordHeard, Listener, ListenerEvent
 from voiced.audio.settings import AudioSettings, WakeSettings
 from voiced.audio.source import WavSource
-from voiced.audio.stopspot import KeywordStopSpotter, Spotted
+from voiced.audio.stopspot import KeywordStopSpotter, Spotted, StopSpotter
 from voiced.audio.transcribe import BiasVocabulary
 from voiced.audio.wake import make_wake_gate
 from voiced.audio.whisper import WhisperTranscriber
 from voiced.rules.normalize import normalize
 
 from tests.audio.clips import Clips
+
+
+def _is_stop(text: str) -> bool:
+    # Whisper may repeat a short phrase ("hold on hold on hold"); the router's rule is not
+    # under test here.
+    return normalize(text) == "stop" or normalize(text).startswith("hold on")
 
 
 def _keywords() -> Keywords:
@@ -29,16 +35,25 @@ def _keywords() -> Keywords:
 
 
 async def _listen(
-    path: Path, whisper: WhisperTranscriber, bias: BiasVocabulary, armed: bool, wake: bool = True
+    path: Path,
+    whisper: WhisperTranscriber,
+    bias: BiasVocabulary,
+    armed: bool,
+    wake: bool = True,
+    with_whisper: bool = False,
 ) -> list[ListenerEvent]:
+    settings = AudioSettings()
+    also = (
+        StopSpotter(settings, whisper.settings, _is_stop, lambda: armed) if with_whisper else None
+    )
     listener = Listener(
         WavSource(path, realtime=False),
         whisper,
-        AudioSettings(),
+        settings,
         bias=bias,
         wake_gate=make_wake_gate(WakeSettings(engine="keyword"), "computer", "computer"),
         wake_required=lambda: wake,
-        spotter=KeywordStopSpotter(lambda: armed),
+        spotter=KeywordStopSpotter(lambda: armed, also),
         keywords=_keywords(),
     )
     return [event async for event in listener.events()]
@@ -89,3 +104,23 @@ async def test_without_the_wake_word_nothing_is_transcribed(
     )
     events = await _listen(talk, whisper, sandwich_bias, armed=False)
     assert not [e for e in events if isinstance(e, Heard)]
+
+
+async def test_with_whisper_too_a_stop_goes_out_once_and_a_pause_word_is_heard_early(
+    clips: Clips, whisper: WhisperTranscriber, sandwich_bias: BiasVocabulary
+) -> None:
+    said = clips.concat(
+        [
+            clips.silence(0.5),
+            clips.speech("stop", "en-us"),
+            clips.silence(1.5),
+            clips.speech("hold on", "en-us"),
+            clips.silence(1.5),
+        ]
+    )
+    events = await _listen(said, whisper, sandwich_bias, armed=True, with_whisper=True)
+    spotted = [(normalize(e.text), e.engine, e.t) for e in events if isinstance(e, Spotted)]
+    # Whichever hears "stop" first sends it; the other does not send it again.
+    assert [text for text, _, _ in spotted][:1] == ["stop"], spotted
+    assert len(spotted) == 2 and spotted[1][0].startswith("hold on"), spotted
+    assert spotted[1][1] == "whisper" and spotted[1][2] < 4.5

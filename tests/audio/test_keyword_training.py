@@ -19,6 +19,7 @@ pytestmark = pytest.mark.skipif(not HAVE_TOOLS, reason="espeak-ng and sox make t
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(660)
 def test_train_keyword_writes_a_model_the_daemon_reads(tmp_path: Path) -> None:
     out = tmp_path / "hey_gofa.npz"
     done = subprocess.run(
@@ -103,6 +104,7 @@ def test_held_out_voices_are_never_drawn() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(660)
 def test_enroll_adapts_a_shipped_model_to_recorded_takes(tmp_path: Path) -> None:
     from tests.audio.clips import Clips
 

@@ -125,6 +125,10 @@ def test_the_grammar_picks_the_hypothesis_it_can_read(tmp_path: Path) -> None:
     assert "lettuce" not in str(final_state(events))
 
 
+KEYWORD_STOP = '[simulator]\ntime_scale = 1.0\n[audio]\nstop_engine = "keyword"\n'
+"""The arm at real speed; only the keyword models spot stops (Whisper's spotter left out)."""
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("noise", ["pink", "babble"])
 def test_stop_in_noise_stops_the_moving_arm_at_once(tmp_path: Path, noise: str) -> None:
@@ -135,7 +139,7 @@ def test_stop_in_noise_stops_the_moving_arm_at_once(tmp_path: Path, noise: str) 
     wav = tmp_path / "stop.wav"
     said = render_session(["computer weld at position 1 and 2", "", "stop", ""], wav, pause_s=1.0)
     write_wav(wav, mix(read_audio(wav), noise, 10.0, seed=5))
-    events, _ = run_audio(tmp_path / "run", "weld", wav, config="[simulator]\ntime_scale = 1.0\n")
+    events, _ = run_audio(tmp_path / "run", "weld", wav, config=KEYWORD_STOP)
     spotted = [e for e in events if e["event"] == "spotted"]
     assert len(spotted) == 1 and spotted[0]["engine"] == "keyword", spotted
     assert 0.0 <= spotted[0]["audio_t"] - said[-1].speech_end < 0.25
