@@ -516,7 +516,8 @@ def curves(result: dict[str, Any]) -> dict[str, Any]:
         for r in rows:
             snr = "clean" if r["snr"] == "clean" else f"{r['snr']} dB"
             real = r["voice"] == "real"
-            kind = f"real speakers, {r['noise']} {snr}" if real else f"held-out voices, {snr}"
+            noise = "" if r["noise"] == "clean" else f"{r['noise']} "
+            kind = f"real speakers, {noise}{snr}" if real else f"held-out voices, {snr}"
             kinds.setdefault(kind, []).append(r["best"])
         out[phrase] = {
             "thresholds": list(CURVE_THRESHOLDS),
@@ -539,11 +540,15 @@ def plot_curves(result: dict[str, Any], path: Path) -> str:
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        import matplotlib.ticker
     except ImportError:
         return "curve skipped: matplotlib is not installed (pip install -e '.[bench]')"
     table = result["curves"]
-    fig, axes = plt.subplots(1, len(table), figsize=(4.5 * len(table), 3.6), dpi=90, squeeze=False)
-    for ax, (phrase, curve) in zip(axes[0], table.items(), strict=True):
+    rows = (len(table) + 1) // 2
+    fig, axes = plt.subplots(rows, 2, figsize=(10, 3.8 * rows), dpi=90, squeeze=False)
+    for ax in axes.flat[len(table) :]:
+        ax.set_visible(False)
+    for ax, (phrase, curve) in zip(axes.flat, table.items(), strict=False):
         fa = np.array([x if x else 0.0 for x in curve["false_per_hour"]]) + 0.01
         for kind, recall in curve["recall"].items():
             ax.plot(fa, 100 * (1 - np.array(recall)), label=kind, linewidth=1)
@@ -556,6 +561,7 @@ def plot_curves(result: dict[str, Any], path: Path) -> str:
             ylabel="miss rate (%)",
             xscale="log",
         )
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.legend(fontsize=6)
     fig.tight_layout()
     fig.savefig(path)

@@ -35,8 +35,6 @@ class FitSettings:
     """After this share of the steps, half of each batch's negatives are the hardest ones."""
     hard_pool: int = 20000
     dropout: float = 0.2
-    input_noise: float = 0.0
-    """Gaussian noise added to the standardised views while fitting (0: none)."""
     seed: int = 0
 
 
@@ -200,8 +198,6 @@ def fit(
         index = np.concatenate([pos, neg])
         y = (data.labels[index] == 1).astype(np.float32)
         x = (data.views(index).reshape(len(index), -1) - mean) / scale
-        if settings.input_noise:
-            x = x + rng.normal(0, settings.input_noise, x.shape).astype(np.float32)
         out, acts = net.forward(x, settings.dropout, rng)
         p = 1 / (1 + np.exp(-np.clip(out, -40, 40)))
         loss = float(-np.mean(y * np.log(p + 1e-7) + (1 - y) * np.log(1 - p + 1e-7)))
