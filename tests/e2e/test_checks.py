@@ -216,7 +216,7 @@ def test_check_config_names_keyword_models_it_cannot_use(tmp_path: Path) -> None
     """A wake word without a shipped model, a model of another phrase, a stop model that is
     not there and one that is not a model: each at the key that names it."""
     (tmp_path / "junk.npz").write_bytes(b"not a model")
-    extra = ('[daemon]\nwake_word = "hey gofa"\n[audio]\n'
+    extra = ('[daemon]\nwake_word = "hey gofa"\n[wake]\nengine = "keyword"\n[audio]\n'
              'stop_models = ["stop", "models/missing.npz", "junk.npz"]\n')  # fmt: skip
     config = config_naming(tmp_path, "sandwich", extra)
     proc = run(tmp_path, "check-config", str(config))
@@ -228,7 +228,8 @@ def test_check_config_names_keyword_models_it_cannot_use(tmp_path: Path) -> None
                for line in lines), lines  # fmt: skip
     assert any("junk.npz: not a keyword model" in line for line in lines), lines
     other = tmp_path / "other.toml"
-    other.write_text('[wake]\nkeyword_model = "' + str(REPO / "audio/keyword/models/stop.npz")
+    other.write_text('[wake]\nengine = "keyword"\nkeyword_model = "'
+                     + str(REPO / "audio/keyword/models/stop.npz")
                      + '"\n', encoding="utf-8")  # fmt: skip
     proc = run(tmp_path, "check-config", str(other))
     assert (
