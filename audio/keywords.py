@@ -14,7 +14,7 @@ from pathlib import Path
 
 import structlog
 from voiced.audio.convert import Pcm
-from voiced.audio.keyword.model import KeywordModel, KeywordModelError, resolve
+from voiced.audio.keyword.model import MODELS, KeywordModel, KeywordModelError, resolve
 from voiced.audio.keyword.spotter import KeywordSpotter
 from voiced.audio.settings import SAMPLE_RATE
 
@@ -53,7 +53,18 @@ def load_models(
     refs: Sequence[str], file: Callable[[str], Path] = Path
 ) -> tuple[KeywordModel, ...]:
     """Models named in the config (shipped names or paths); KeywordModelError names the bad one."""
-    return tuple(KeywordModel.load(resolve(ref, file)) for ref in refs)
+    return tuple(_load(ref, file) for ref in refs)
+
+
+def _load(ref: str, file: Callable[[str], Path]) -> KeywordModel:
+    path = resolve(ref, file)
+    if path.parent == MODELS and not path.exists():
+        names = ", ".join(sorted(p.stem for p in MODELS.glob("*.npz")))
+        raise KeywordModelError(
+            f"{ref!r}: no model of that name ships with voiced ({names}); give the path of a "
+            "file made by voiced train-keyword"
+        )
+    return KeywordModel.load(path)
 
 
 def wake_model(ref: str, wake_word: str, file: Callable[[str], Path] = Path) -> KeywordModel:

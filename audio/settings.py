@@ -520,8 +520,9 @@ class WakeSettings:
     pymicro-wakeword detector gates transcription."""
     keyword_model: str = setting(
         "",
-        'For "keyword": the model of the wake word, a file made by voiced train-keyword; '
-        'empty: the shipped model of [daemon] wake_word ("computer").',
+        'For "keyword": the model of the wake word, a file made by voiced train-keyword '
+        "(relative to this file's folder) or a shipped model's name; empty: the shipped model "
+        'of [daemon] wake_word ("computer").',
     )
     """A model file, or "" for the shipped model named after the wake word."""
     keyword_threshold: float = setting(

@@ -29,7 +29,7 @@ from voiced.config import (
     with_overrides,
 )
 from voiced.errorpath import EXIT_NOT_DONE, EXIT_USAGE, report_error
-from voiced.errors import InputError, UsageError, describe
+from voiced.errors import ConfigError, InputError, UsageError, describe
 from voiced.filecheck import CheckReport, config_relative
 from voiced.keywordcli import add_keyword_commands
 from voiced.logs import configure_logging
@@ -341,6 +341,16 @@ def _load_run_config(args: argparse.Namespace) -> tuple[Config, str, str | None]
     return config, cell_ref, scene_ref
 
 
+def _check_keyword_models(config: Config) -> None:
+    """A keyword model the config names that cannot be used stops the run before anything
+    starts, typed input or not (the config is wrong either way)."""
+    from voiced.keywordsetup import keyword_problems
+
+    problems = keyword_problems(config)
+    if problems:
+        raise ConfigError(problems)
+
+
 def _cmd_run(
     args: argparse.Namespace,
     queue: bool = False,
@@ -364,6 +374,7 @@ def _cmd_run(
     if room_echo is not None and (audio in (None, "mic") or _satellite(audio)):
         why = "a microphone hears the real room" if audio == "mic" else "typed lines have no sound"
         raise UsageError("--room-echo", f"needs --audio FILE or - ({why})")
+    _check_keyword_models(config)
     cell = load_cell(cell_ref)
     data = DataDir(ensure_data_dir(resolve_data_dir(args.data_dir, os.environ)))
     scene = _starting_scene(cell, scene_ref)

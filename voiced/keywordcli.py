@@ -151,8 +151,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
         raise UsageError("train-keyword", f"{args.phrase!r}: a phrase is words (letters only)")
     if args.jobs < 1:
         raise UsageError("train-keyword", f"--jobs {args.jobs}: at least 1")
-    if not args.out.parent.is_dir():
-        raise InputError(f"--out {args.out}", "its folder does not exist")
+    _check_out(args.out)
     for path in args.noise:
         if not Path(path).is_file():
             raise InputError(f"--noise {path}", "no such file")
@@ -183,11 +182,16 @@ def _cmd_enroll(args: argparse.Namespace) -> int:
     from voiced.audio.keyword.training.enroll import enroll, take_problems
 
     phrase = " ".join(args.phrase.lower().split())
-    base = KeywordModel.load(resolve(args.base or phrase))
+    path = resolve(args.base or phrase)
+    if not args.base and not path.exists():
+        raise UsageError(
+            "enroll",
+            f"no model of {phrase!r} ships with voiced: give the one you trained with --base FILE",
+        )
+    base = KeywordModel.load(path)
     if base.phrase != phrase:
         raise UsageError("enroll", f"{args.base}: a model of {base.phrase!r}, not of {phrase!r}")
-    if not args.out.parent.is_dir():
-        raise InputError(f"--out {args.out}", "its folder does not exist")
+    _check_out(args.out)
     takes = [read_audio(path) for path in args.takes] if args.takes else _record(args, phrase)
     if len(takes) < 2:
         raise UsageError("enroll", "at least two takes of the phrase")
@@ -208,6 +212,14 @@ def _cmd_enroll(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_out(out: Path) -> None:
+    """Before the work: the model file can be written where it is asked for."""
+    if out.is_dir():
+        raise InputError(f"--out {out}", "is a folder: give the model file's name (FILE.npz)")
+    if not out.parent.is_dir():
+        raise InputError(f"--out {out}", "its folder does not exist")
+
+
 def _record(args: argparse.Namespace, phrase: str) -> list[npt.NDArray[np.int16]]:
     """`args.record` takes of 2.5 s from the microphone, each after a prompt."""
     import numpy as np
@@ -215,10 +227,19 @@ def _record(args: argparse.Namespace, phrase: str) -> list[npt.NDArray[np.int16]
 
     takes = []
     for i in range(1, args.record + 1):
-        input(f"Take {i} of {args.record}: press Enter, then say {phrase!r} once. ")
-        audio = sd.rec(
-            int(2.5 * 16000), samplerate=16000, channels=1, dtype="int16", device=args.device
-        )
-        sd.wait()
+        try:
+            input(f"Take {i} of {args.record}: press Enter, then say {phrase!r} once. ")
+        except EOFError:
+            raise InputError("enroll --record", "needs a terminal to prompt for each take "
+                             "(or give recordings of the phrase)") from None  # fmt: skip
+        try:
+            audio = sd.rec(
+                int(2.5 * 16000), samplerate=16000, channels=1, dtype="int16", device=args.device
+            )
+            sd.wait()
+        except sd.PortAudioError as exc:
+            raise InputError(
+                "enroll --record", f"cannot open the microphone ({exc}); set --device"
+            ) from None
         takes.append(np.asarray(audio, dtype=np.int16).reshape(-1))
     return takes

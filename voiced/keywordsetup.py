@@ -8,24 +8,21 @@ from functools import partial
 from voiced.audio.keyword.model import KeywordModel, KeywordModelError
 from voiced.audio.keywords import KeywordModels, load_models, wake_model
 from voiced.config import Config, resolve_config_path
-from voiced.errors import Problem
+from voiced.errors import ConfigError, Problem
 
 
 def keyword_models(config: Config) -> KeywordModels:
-    """The models to listen with; KeywordModelError names the key, the file and what is wrong."""
+    """The models to listen with; ConfigError names the file, the key and what is wrong."""
+    problems = keyword_problems(config)
+    if problems:
+        raise ConfigError(problems)
     file = partial(resolve_config_path, config)
     wake = None
     if config.wake.engine == "keyword":
-        try:
-            wake = wake_model(config.wake.keyword_model, config.daemon.wake_word, file)
-        except KeywordModelError as exc:
-            raise KeywordModelError(f"[wake] keyword_model: {exc}") from None
+        wake = wake_model(config.wake.keyword_model, config.daemon.wake_word, file)
     stops: tuple[KeywordModel, ...] = ()
     if config.audio.stop_spotter and config.audio.stop_engine.startswith("keyword"):
-        try:
-            stops = load_models(config.audio.stop_models, file)
-        except KeywordModelError as exc:
-            raise KeywordModelError(f"[audio] stop_models: {exc}") from None
+        stops = load_models(config.audio.stop_models, file)
     return KeywordModels(wake, stops, config.wake.keyword_threshold, config.audio.stop_threshold)
 
 
@@ -40,9 +37,14 @@ def keyword_problems(config: Config) -> list[Problem]:
         except KeywordModelError as exc:
             problems.append(Problem(source, "wake.keyword_model", str(exc)))
     if config.audio.stop_spotter and config.audio.stop_engine.startswith("keyword"):
+        wake_word = " ".join(config.daemon.wake_word.lower().split())
         for ref in config.audio.stop_models:
             try:
-                load_models((ref,), file)
+                (model,) = load_models((ref,), file)
             except KeywordModelError as exc:
                 problems.append(Problem(source, "audio.stop_models", str(exc)))
+                continue
+            if model.phrase == wake_word:
+                why = f"{ref!r} listens for the wake word: every wake word would stop the arm"
+                problems.append(Problem(source, "audio.stop_models", why))
     return problems

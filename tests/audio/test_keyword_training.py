@@ -66,6 +66,16 @@ def test_bad_arguments_are_named(tmp_path: Path) -> None:
     assert empty.returncode == 1 and "no file matches" in empty.stderr
     digits = run("take 5", "--out", str(tmp_path / "m.npz"))
     assert digits.returncode == 2 and "letters only" in digits.stderr
+    folder = run("hey gofa", "--out", str(tmp_path))
+    assert folder.returncode == 1 and "is a folder" in folder.stderr
+    takes = [str(tmp_path / "m.npz")] * 2
+    unknown = subprocess.run(
+        [sys.executable, "-m", "voiced", "enroll", "hey gofa", *takes, "--out", "x.npz"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert unknown.returncode == 2 and "--base FILE" in unknown.stderr
 
 
 def test_the_same_seed_makes_the_same_clips_and_weights() -> None:

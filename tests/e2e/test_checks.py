@@ -236,6 +236,14 @@ def test_check_config_names_keyword_models_it_cannot_use(tmp_path: Path) -> None
         proc.returncode == 1
         and "listens for 'stop', but the wake word is 'computer'" in proc.stdout
     )
+    twice = tmp_path / "twice.toml"
+    twice.write_text('[audio]\nstop_models = ["stop", "computer"]\n', encoding="utf-8")
+    proc = run(tmp_path, "check-config", str(twice))
+    assert proc.returncode == 1 and "listens for the wake word" in proc.stdout
+    # The daemon refuses such a config at start, typed input or not.
+    refused = run(tmp_path, "run", "--config", str(config), "--text", "/dev/null",
+                  "--controller", "sim")  # fmt: skip
+    assert refused.returncode == 1 and "junk.npz: not a keyword model" in refused.stderr
     stt = tmp_path / "stt.toml"
     stt.write_text('[daemon]\nwake_word = "hey gofa"\n[wake]\nengine = "stt"\n', encoding="utf-8")
     assert run(tmp_path, "check-config", str(stt)).returncode == 0
