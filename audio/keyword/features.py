@@ -63,6 +63,8 @@ class SpeechEmbedding:
         # A spinning thread pool would burn a core while the cell is quiet.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3
+        # Small inputs, one at a time: the arena's preallocation only costs memory.
+        options.enable_cpu_mem_arena = False
         self.session = ort.InferenceSession(
             str(DATA / "speech_embedding.onnx"), options, providers=["CPUExecutionProvider"]
         )
@@ -131,7 +133,7 @@ def clip_embeddings(
 
 class FeatureStream:
     """Streaming embeddings: feed audio in any pieces, get one embedding every `hop` mel frames
-    (4: every 40 ms) once 775 ms have been heard."""
+    (8: every 80 ms) once 775 ms have been heard."""
 
     def __init__(self, embedding: SpeechEmbedding, hop: int) -> None:
         self.embedding = embedding
