@@ -1,5 +1,5 @@
 """The wake word and the stop words, heard by trained keyword models (`voiced.audio.keyword`)
-from one feature stream, every 80 ms of the input, whatever the segmenter and Whisper do.
+from one feature stream, every 40 ms of the input, whatever the segmenter and Whisper do.
 
 The listener feeds every frame here once; a wake hit arms the wake gate (`WakeGate.arm`), a
 stop hit goes to the keyword stop spotter (`stopspot.KeywordStopSpotter`), which acts on it

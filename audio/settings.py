@@ -281,7 +281,7 @@ class AudioSettings:
     instead of about 0.6 s."""
     stop_engine: str = setting(
         "keyword+whisper",
-        '"keyword": trained keyword models hear the stop words in every 80 ms of input (see '
+        '"keyword": trained keyword models hear the stop words in every 40 ms of input (see '
         'stop_models); "whisper": the local Whisper model decodes each short burst of speech in '
         'the first pause after it; "keyword+whisper": both, either one stops (Whisper also '
         'hears the pause words, "hold on", early).',
@@ -510,7 +510,7 @@ class WakeSettings:
         "stt",
         '"stt": transcribe everything and match the wake word in the text (on real speakers it '
         'hears "computer" far more often than the shipped keyword model: README, Wake word and '
-        'stop); "keyword": a trained keyword model hears the wake word in every 80 ms of input '
+        'stop); "keyword": a trained keyword model hears the wake word in every 40 ms of input '
         'and opens the segment it is in (keyword_model); "micro": a pymicro-wakeword model '
         "(okay_nabu, ...) gates transcription.",
         choices=("keyword", "stt", "micro"),

@@ -133,7 +133,7 @@ def clip_embeddings(
 
 class FeatureStream:
     """Streaming embeddings: feed audio in any pieces, get one embedding every `hop` mel frames
-    (8: every 80 ms) once 775 ms have been heard."""
+    (4: every 40 ms) once 775 ms have been heard."""
 
     def __init__(self, embedding: SpeechEmbedding, hop: int) -> None:
         self.embedding = embedding

@@ -27,7 +27,7 @@ from voiced.audio.keyword.training.voices import RATE, Audio, Delivery, Voice
 CLIP_VERSION = 6
 """Changes when rendering changes, so cached clips of an older version are not used."""
 TRAIN_HOP = 8
-"""Training takes embeddings every 80 ms (the head's spacing), as the daemon does."""
+"""Training takes embeddings every 80 ms (the head's spacing); the daemon every 40 ms."""
 
 
 @dataclass(frozen=True)
