@@ -155,6 +155,10 @@ def _cmd_train(args: argparse.Namespace) -> int:
     for path in args.noise:
         if not Path(path).is_file():
             raise InputError(f"--noise {path}", "no such file")
+        _check_audio("--noise", path)
+    negatives = _recordings(args.negatives)
+    for path in negatives:
+        _check_audio("--negatives", path)
     commands = _said_in_cells(args.cell)
     recipe = training.Recipe(
         phrase,
@@ -162,7 +166,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
         seed=args.seed,
         commands=commands,
         negative_texts=commands,
-        real_negatives=_recordings(args.negatives),
+        real_negatives=negatives,
         noise_recordings=tuple(args.noise),
         jobs=args.jobs,
     )
@@ -210,6 +214,18 @@ def _cmd_enroll(args: argparse.Namespace) -> int:
     )
     print(f"{args.out}: {phrase!r} adapted to {len(takes)} takes, threshold {model.threshold:.3f}")
     return 0
+
+
+def _check_audio(option: str, path: str) -> None:
+    """Before the work: a recording given to train on is audio (not empty, not another file)."""
+    from voiced.audio.convert import AudioFileError, read_audio
+
+    try:
+        seconds = len(read_audio(path)) / 16000
+    except AudioFileError as exc:
+        raise InputError(f"{option} {path}", str(exc)) from None
+    if seconds < 0.1:
+        raise InputError(f"{option} {path}", "no audio in it (not a sound file, or empty)")
 
 
 def _check_out(out: Path) -> None:

@@ -66,6 +66,10 @@ def test_bad_arguments_are_named(tmp_path: Path) -> None:
     assert empty.returncode == 1 and "no file matches" in empty.stderr
     digits = run("take 5", "--out", str(tmp_path / "m.npz"))
     assert digits.returncode == 2 and "letters only" in digits.stderr
+    text = tmp_path / "notes.flac"
+    text.write_text("not a recording", encoding="utf-8")
+    noise = run("hey gofa", "--out", str(tmp_path / "m.npz"), "--noise", str(text))
+    assert noise.returncode == 1 and "no audio in it" in noise.stderr
     folder = run("hey gofa", "--out", str(tmp_path))
     assert folder.returncode == 1 and "is a folder" in folder.stderr
     takes = [str(tmp_path / "m.npz")] * 2
