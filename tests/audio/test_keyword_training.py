@@ -18,28 +18,19 @@ from tests.audio.clips import HAVE_TOOLS
 pytestmark = pytest.mark.skipif(not HAVE_TOOLS, reason="espeak-ng and sox make the speech")
 
 
+def voiced(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """`python -m voiced ARGS`, its output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "voiced", *args], capture_output=True, text=True, timeout=timeout
+    )
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(660)
 def test_train_keyword_writes_a_model_the_daemon_reads(tmp_path: Path) -> None:
     out = tmp_path / "hey_gofa.npz"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "voiced",
-            "train-keyword",
-            "hey gofa",
-            "--size",
-            "tiny",
-            "--out",
-            str(out),
-            "--cell",
-            "sandwich",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    args = ("train-keyword", "hey gofa", "--size", "tiny", "--out", str(out), "--cell", "sandwich")
+    done = voiced(*args, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     model = KeywordModel.load(out)
     assert model.phrase == "hey gofa"
@@ -53,12 +44,7 @@ def test_train_keyword_writes_a_model_the_daemon_reads(tmp_path: Path) -> None:
 
 def test_bad_arguments_are_named(tmp_path: Path) -> None:
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "voiced", "train-keyword", *args],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        return voiced("train-keyword", *args)
 
     missing = run("hey gofa", "--out", str(tmp_path / "no/such/dir/m.npz"))
     assert missing.returncode == 1 and "its folder does not exist" in missing.stderr
@@ -73,12 +59,7 @@ def test_bad_arguments_are_named(tmp_path: Path) -> None:
     folder = run("hey gofa", "--out", str(tmp_path))
     assert folder.returncode == 1 and "is a folder" in folder.stderr
     takes = [str(tmp_path / "m.npz")] * 2
-    unknown = subprocess.run(
-        [sys.executable, "-m", "voiced", "enroll", "hey gofa", *takes, "--out", "x.npz"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    unknown = voiced("enroll", "hey gofa", *takes, "--out", "x.npz")
     assert unknown.returncode == 2 and "--base FILE" in unknown.stderr
 
 
@@ -128,43 +109,13 @@ def test_enroll_adapts_a_shipped_model_to_recorded_takes(tmp_path: Path) -> None
         for voice, rate in (("en-us", 150), ("en-us", 170), ("en-us", 190))
     ]
     out = tmp_path / "stop_enrolled.npz"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "voiced",
-            "enroll",
-            "stop",
-            *takes,
-            "--out",
-            str(out),
-            "--size",
-            "tiny",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    done = voiced("enroll", "stop", *takes, "--out", str(out), "--size", "tiny", timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     model = KeywordModel.load(out)
     assert model.phrase == "stop" and model.info.made["enrolled"]["takes"] == 3
     assert 0.5 <= model.threshold <= 0.98
     silent = tmp_path / "silent.wav"
     clips_silence = clips.silence(1.0)
-    bad = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "voiced",
-            "enroll",
-            "stop",
-            str(clips_silence),
-            str(clips_silence),
-            "--out",
-            str(silent),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    takes = [str(clips_silence)] * 2
+    bad = voiced("enroll", "stop", *takes, "--out", str(silent), timeout=120)
     assert bad.returncode == 1 and "take 1: no speech heard" in bad.stderr
