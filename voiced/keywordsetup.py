@@ -12,17 +12,18 @@ from voiced.errors import ConfigError, Problem
 
 
 def keyword_models(config: Config) -> KeywordModels:
-    """The models to listen with; ConfigError names the file, the key and what is wrong."""
-    problems = keyword_problems(config)
-    if problems:
-        raise ConfigError(problems)
+    """The models to listen with; ConfigError names the file, the key and what is wrong (every
+    problem, as `keyword_problems` finds them)."""
     file = partial(resolve_config_path, config)
     wake = None
-    if config.wake.engine == "keyword":
-        wake = wake_model(config.wake.keyword_model, config.daemon.wake_word, file)
     stops: tuple[KeywordModel, ...] = ()
-    if config.audio.stop_spotter and config.audio.stop_engine.startswith("keyword"):
-        stops = load_models(config.audio.stop_models, file)
+    try:
+        if config.wake.engine == "keyword":
+            wake = wake_model(config.wake.keyword_model, config.daemon.wake_word, file)
+        if config.audio.stop_spotter and config.audio.stop_engine.startswith("keyword"):
+            stops = load_models(config.audio.stop_models, file)
+    except KeywordModelError as exc:
+        raise ConfigError(keyword_problems(config)) from exc
     return KeywordModels(wake, stops, config.wake.keyword_threshold, config.audio.stop_threshold)
 
 
