@@ -102,6 +102,22 @@ sentences = ["park"]
 """
 
 
+def test_a_template_with_an_apostrophe_matches_what_is_said_with_it() -> None:
+    """What is said loses its punctuation, a template keeps its apostrophe: "I'd like" is
+    matched with the apostrophe kept, number words read as digits all the same."""
+    cell = weld(
+        '[sentences.intents.move_to_position]\nsentences = ["I\'d like you at {position}"]\n'
+    )
+    matcher = Templates(cell, grammar("weld").vocabulary)
+    for said in (
+        "I'd like you at position 2",
+        "I’d like you at position two.",
+        "i'd LIKE you at pos 2",
+    ):
+        found = matcher.match(said)
+        assert (found.step if found else None) == step("move_to_position", position="Pos_2"), said
+
+
 def interpreter(cell: Cell, tmp_path: Path) -> Interpreter:
     return Interpreter(cell, DataDir(tmp_path), None, LlmSettings(), lambda event: None)
 

@@ -26,7 +26,7 @@ from voiced.robot.cell import Cell, norm
 from voiced.robot.sentences import CELL_LISTS, line_of
 from voiced.robot.sentencetypes import CellSentences, SlotValue, TemplateList
 from voiced.robot.sequence import SequenceStep
-from voiced.rules.normalize import normalize, words
+from voiced.rules.normalize import numbers_to_digits, words
 
 CONFIDENCE = 0.95
 """A template is an exact match the integrator wrote for this cell: as sure as a known phrase."""
@@ -81,11 +81,10 @@ class Templates:
         return bool(self.sentences.blocks)
 
     def match(self, text: str) -> TemplateMatch | None:
-        """The composite a template gives `text`, if any. Tried as said (hassil reads number
-        words itself) and normalised ("position two" -> "position 2", as the lists hold it)."""
+        """The composite a template gives `text`, if any (see `_forms`)."""
         if not self:
             return None
-        for form in dict.fromkeys((" ".join(words(text)), normalize(text))):
+        for form in _forms(text):
             result = recognize(
                 form, self.intents, slot_lists=self.lists, skip_words=list(SKIP_WORDS)
             )
@@ -125,6 +124,17 @@ class Templates:
             if count >= EXAMPLES_PER_SENTENCE:
                 return
             yield " ".join(text.split())
+
+
+def _forms(text: str) -> Iterator[str]:
+    """`text` as matched: as said (hassil reads number words itself) and normalised ("position
+    two" -> "position 2", as the lists hold it); each without its apostrophes and, for a
+    template that has one ("I'd like": hassil keeps a template's apostrophe), with them."""
+    forms: list[str] = []
+    for apostrophes in ("drop", "keep"):
+        said = words(text, apostrophes=apostrophes)
+        forms += [" ".join(said), " ".join(numbers_to_digits(said, oh_after_digit=True))]
+    yield from dict.fromkeys(forms)
 
 
 def stop_words_in(cell: Cell) -> list[Problem]:
