@@ -10,12 +10,12 @@ import pytest
 from voiced.robot.cell import Cell
 from voiced.robot.cellfile import load_cell
 from voiced.robot.compiler import CompileIssue, CompileResult, Program, compile_sequence
-from voiced.robot.primitives import Grip, MoveJ, MoveL, Speed, Wait
+from voiced.robot.primitives import CallRoutine, Grip, MoveJ, MoveL, Speed, Wait
 from voiced.robot.scene import RoutineRun, Scene
 from voiced.robot.sequence import SequenceStep
 from voiced.robot.view import scene_from_view, state_view
 
-CELLS = {name: load_cell(name) for name in ("sandwich", "weld", "blocks")}
+CELLS = {name: load_cell(name) for name in ("sandwich", "weld", "blocks", "barista")}
 
 
 def step(instruction: str, **params: Any) -> SequenceStep:
@@ -37,6 +37,23 @@ def issues(
 
 
 SANDWICH_SUPPLY = {item: 8 for item in ("bread", "meat", "cheese", "lettuce", "tomato")}
+BARISTA_SUPPLY = {
+    f"{size} cup": 10
+    for size in ("small", "medium", "large", "8 ounce", "12 ounce", "16 ounce", "20 ounce")
+}
+
+
+def counter(*spots: list[str], used: list[str] | None = None) -> dict[str, list[str]]:
+    """The barista cell's zones: the drip tray empty, cups on the pick-up spots, the used ones."""
+    cups = [*spots, *[[]] * (3 - len(spots))]
+    pickup = {f"pickup_{n}": cup for n, cup in enumerate(cups, 1)}
+    return {"brew_tray": [], **pickup, "used_cups": used or []}
+
+
+def ran(*runs: tuple[str, str]) -> list[dict[str, str]]:
+    """The barista cell's routine log: (routine, where the arm was)."""
+    return [{"routine": routine, "position": where} for routine, where in runs]
+
 
 # (cell, setup steps, the step under test, expected state-view entries after both)
 EVERY_COMPOSITE: list[tuple[str, list[SequenceStep], SequenceStep, dict[str, Any]]] = [
@@ -138,6 +155,77 @@ EVERY_COMPOSITE: list[tuple[str, list[SequenceStep], SequenceStep, dict[str, Any
     ),
     ("blocks", [step("pick", object="red cube")], step("go_home"), {"holding": "red cube"}),
     ("blocks", [], step("set_speed", speed=120), {"holding": None}),
+    (
+        "barista",
+        [],
+        step("order_drink", drink="espresso"),
+        {
+            "zones": counter(["medium cup"]),
+            "holding": None,
+            "position": "home",
+            "log": ran(
+                ("grind", "medium_roast"), ("usual_shots", "machine"), ("espresso", "machine")
+            ),
+        },
+    ),
+    (
+        "barista",
+        [],
+        step(
+            "order_drink_with_milk",
+            drink="latte",
+            cup="large cup",
+            milk="soy_milk",
+            milk_amount=1.5,
+        ),
+        {"zones": counter(["large cup"]), "supplies": {**BARISTA_SUPPLY, "large cup": 9}},
+    ),
+    (
+        "barista",
+        [step("order_drink", drink="americano")],
+        step("order_drink_with_sugar", drink="coffee", roast="dark_roast", sugar="sweetener"),
+        {
+            "zones": counter(["medium cup"], ["medium cup"]),
+            "log": ran(
+                ("grind", "medium_roast"),
+                ("usual_shots", "machine"),
+                ("americano", "machine"),
+                ("grind", "dark_roast"),
+                ("usual_shots", "machine"),
+                ("coffee", "machine"),
+            ),
+        },
+    ),
+    (
+        "barista",
+        [],
+        step(
+            "order_drink_with_milk_and_sugar",
+            drink="iced_mocha",
+            cup="8 ounce cup",
+            roast="light_roast",
+            shots="triple_shot",
+            milk="cream",
+            milk_amount=4,
+            sugar="brown_sugar",
+            sugar_amount=1,
+        ),
+        {
+            "zones": counter(["8 ounce cup"]),
+            "log": ran(
+                ("grind", "light_roast"), ("triple_shot", "machine"), ("iced_mocha", "machine")
+            ),
+            "position": "home",
+        },
+    ),
+    (
+        "barista",
+        [step("order_drink", drink="latte"), step("order_drink", drink="mocha", cup="small cup")],
+        step("clear_counter"),
+        {"zones": counter(used=["medium cup", "small cup"]), "holding": None, "position": "home"},
+    ),
+    ("barista", [step("order_drink", drink="latte")], step("go_home"), {"position": "home"}),
+    ("barista", [], step("set_speed", speed="slow"), {"position": "home"}),
 ]
 
 
@@ -492,3 +580,49 @@ def test_a_twenty_step_sequence_compiles_quickly() -> None:
     per_compile = (time.perf_counter() - began) / rounds
     assert result is not None and result.ok
     assert per_compile < 0.02  # typically about 1 ms; generous for loaded CI machines
+
+
+def test_a_barista_order_takes_a_cup_grinds_pulls_makes_pours_and_serves() -> None:
+    cell = CELLS["barista"]
+    order = step(
+        "order_drink_with_milk_and_sugar", drink="latte", cup="large cup", roast="dark_roast",
+        shots="triple_shot", milk="soy_milk", milk_amount=1.5, sugar="brown_sugar",
+    )  # fmt: skip
+    program = compiled(cell, [order])
+    routines = [p.routine for p in program.primitives if isinstance(p, CallRoutine)]
+    assert routines == ["grind", "triple_shot", "latte"]
+    # The cup waits under the soy milk tap 1.5 s, under the brown sugar 2 s (the default).
+    assert [p.ms for p in program.primitives if isinstance(p, Wait)] == [1500, 2000]
+    stops = [p.target for p in program.primitives if isinstance(p, MoveL) and p.speed == 100]
+    assert stops == [cell.poses[name].pose for name in ("dark_roast", "soy_milk", "brown_sugar")]
+    assert program.expected.stacks["group_head"] == ("portafilter",)  # back in the machine
+    view = state_view(cell, program.expected)
+    assert view["zones"] == counter(["large cup"])
+    assert view["supplies"] == {**BARISTA_SUPPLY, "large cup": 9}
+    assert view["log"][0] == {"routine": "grind", "position": "dark_roast"}
+
+
+def test_the_barista_counter_holds_three_cups_until_it_is_cleared() -> None:
+    cell = CELLS["barista"]
+    three = [step("order_drink", drink=drink) for drink in ("latte", "mocha", "espresso")]
+    found = issues(cell, [*three, step("order_drink", drink="coffee")])
+    assert [(issue.step, issue.message) for issue in found] == [(3, "put: pickup_3 is full")]
+    program = compiled(cell, [*three, step("clear_counter"), step("order_drink", drink="coffee")])
+    assert state_view(cell, program.expected)["zones"] == counter(
+        ["medium cup"], used=["medium cup"] * 3
+    )
+
+
+def test_a_barista_order_needs_a_free_tray_a_cup_and_the_portafilter() -> None:
+    cell = CELLS["barista"]
+    start = cell.initial_scene
+    stacks = dict(start.stacks)
+    empty = start.with_changes(stacks={**stacks, "cups_small": ()})
+    (issue,) = issues(cell, [step("order_drink", drink="latte", cup="small cup")], empty)
+    assert issue.message == "order_drink: the small cup supply is empty"
+    busy = start.with_changes(stacks={**stacks, "brew_tray": ("medium cup",)})
+    (issue,) = issues(cell, [step("order_drink", drink="latte")], busy)
+    assert issue.message == "order_drink: the brew_tray is not empty (medium cup on top)"
+    away = start.with_changes(stacks={**stacks, "group_head": ()})
+    (issue,) = issues(cell, [step("order_drink", drink="latte")], away)
+    assert issue.message == "order_drink: the group_head is empty"
