@@ -44,6 +44,9 @@ FAILURES = [
         "resolve_phrase",
     ),
     ("blocks", "put it down", "syntax_error", "put", "none"),
+    # The barista cell names poses (the taps, the grinders) but has no composite that goes to one.
+    ("barista", "go to the machine", "semantic_failure", "go to", "none"),
+    ("barista", "dark roast", "semantic_failure", "dark roast", "none"),
 ]
 
 

@@ -19,7 +19,7 @@ def _words(name: str) -> list[str]:
     return sorted({" ".join(k) for k in grammar(name).vocabulary.phrases}) + _EXTRA
 
 
-@pytest.mark.parametrize("name", ["sandwich", "weld", "blocks"])
+@pytest.mark.parametrize("name", ["sandwich", "weld", "blocks", "barista"])
 def test_any_word_salad_gets_an_answer(name: str) -> None:
     g = grammar(name)
     composites = set(cell(name).instructions())

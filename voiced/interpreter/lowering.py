@@ -208,11 +208,15 @@ def _go(c: Clause, ctx: Context) -> Steps:
     positions = clause_positions(c, ctx)
     if positions:
         home = ctx.cell.home()
-        return [
+        steps = [
             step("go_home") if home is not None and p == home.name and ctx.has("go_home")
             else step("move_to_position", position=p)
             for p in positions
         ]  # fmt: skip
+        # A cell may name poses without a composite that goes to one (the barista's taps).
+        if not ctx.has("move_to_position") and any(s.instruction != "go_home" for s in steps):
+            raise unsupported(c, ctx.cell, "go to a named position")
+        return steps
     if c.home:
         return [step("go_home")]
     if c.directions:
