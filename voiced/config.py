@@ -114,8 +114,8 @@ class CellConfig:
 
     name: str = setting(
         "sandwich",
-        "A bundled cell (sandwich, weld, blocks) or the path to a cell .toml file; a relative "
-        "path is relative to this file's directory.",
+        "A bundled cell (sandwich, weld, blocks, barista) or the path to a cell .toml file; a "
+        "relative path is relative to this file's directory.",
         nonempty=True,
     )
     """A bundled cell name or a path; the cell loader tells them apart."""

@@ -72,12 +72,12 @@ def test_a_mistyped_bundled_cell_is_named_as_given_with_the_nearest_name(tmp_pat
     assert proc.returncode == 1
     assert proc.stdout.strip() == (
         f"{tmp_path / 'config.toml'}:2: cell.name: cell sandwhich: no such bundled cell "
-        "(bundled: blocks, sandwich, weld); did you mean sandwich?"
+        "(bundled: barista, blocks, sandwich, weld); did you mean sandwich?"
     )
     proc = run(tmp_path, "check-cell", "welt")
     assert proc.returncode == 1
     assert proc.stdout.strip() == (
-        "cell welt: no such bundled cell (bundled: blocks, sandwich, weld); did you mean weld?"
+        "cell welt: no such bundled cell (bundled: barista, blocks, sandwich, weld); did you mean weld?"
     )
 
 
@@ -115,7 +115,7 @@ def test_check_config_reports_a_broken_scene_file(tmp_path: Path) -> None:
 
 
 def test_check_cell_accepts_every_bundled_cell(tmp_path: Path) -> None:
-    for name in ("blocks", "sandwich", "weld"):
+    for name in ("barista", "blocks", "sandwich", "weld"):
         proc = run(tmp_path, "check-cell", str(REPO / "robot" / "cells" / f"{name}.toml"))
         assert proc.returncode == 0, proc.stdout
         assert proc.stdout.startswith("OK: "), proc.stdout

@@ -20,7 +20,7 @@ def test_cells_json_lists_name_and_description(tmp_path: Path) -> None:
     proc = run(tmp_path, "cells", "--json")
     assert proc.returncode == 0
     cells = json.loads(proc.stdout)["cells"]
-    assert [cell["name"] for cell in cells] == ["blocks", "sandwich", "weld"]
+    assert [cell["name"] for cell in cells] == ["barista", "blocks", "sandwich", "weld"]
     assert all(set(cell) == {"name", "description"} and cell["description"] for cell in cells)
 
 

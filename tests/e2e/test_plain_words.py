@@ -38,7 +38,7 @@ def heard(events: list[dict[str, object]]) -> list[str]:
     return [str(e["text"]) for e in kinds(events, "feedback")]
 
 
-@pytest.mark.parametrize("cell", ["sandwich", "weld", "blocks"])
+@pytest.mark.parametrize("cell", ["sandwich", "weld", "blocks", "barista"])
 def test_help_examples_come_from_the_loaded_cell_and_work_there(tmp_path: Path, cell: str) -> None:
     wake = '[daemon]\nwake_word = "robot"\n'
     [help_text] = heard(session(tmp_path, cell, "what can I say\n", wake))

@@ -74,7 +74,7 @@ def test_a_template_gives_its_composite_with_the_slots_as_parameters(
     assert (found.step if found else None) == expected
 
 
-@pytest.mark.parametrize("cell", ["sandwich", "weld", "blocks"])
+@pytest.mark.parametrize("cell", ["sandwich", "weld", "blocks", "barista"])
 def test_every_template_example_compiles_on_its_cell(cell: str) -> None:
     """Each phrasing given to the recogniser means a command the cell can run from its
     initial scene (or refuses for the scene, never for the words)."""

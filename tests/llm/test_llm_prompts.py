@@ -78,7 +78,7 @@ def _objects(schema: Any) -> list[dict[str, Any]]:
     return found
 
 
-@pytest.mark.parametrize("cell", ["sandwich", "weld", "blocks"])
+@pytest.mark.parametrize("cell", ["sandwich", "weld", "blocks", "barista"])
 def test_the_output_schema_fits_the_structured_output_subset(cell: str) -> None:
     for schema in (sequence_schema(load_cell(cell)), validator_schema(load_cell(cell))):
         assert all(obj.get("additionalProperties") is False for obj in _objects(schema))

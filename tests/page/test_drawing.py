@@ -19,7 +19,7 @@ def objects(svg: str) -> list[tuple[str, str]]:
             if r.get("data-object")]  # fmt: skip
 
 
-@pytest.mark.parametrize("name", ["sandwich", "weld", "blocks"])
+@pytest.mark.parametrize("name", ["sandwich", "weld", "blocks", "barista"])
 def test_every_cell_is_drawn_as_valid_svg(name: str) -> None:
     cell = load_cell(name)
     root = ET.fromstring(cell_svg(cell, cell.initial_scene))

@@ -13,7 +13,7 @@ from voiced.robot.sequence import SequenceStep, steps_from_json
 
 from voiced.errors import CellError
 
-PACKAGED = ("sandwich", "weld", "blocks")
+PACKAGED = ("sandwich", "weld", "blocks", "barista")
 
 TINY = """
 [cell]
@@ -92,7 +92,7 @@ def test_packaged_cells_load(name: str) -> None:
     assert set(cell.initial_scene.stacks) == set(cell.sites)
 
 
-def test_list_cells_lists_all_three_with_descriptions() -> None:
+def test_list_cells_lists_all_four_with_descriptions() -> None:
     listed = dict(list_cells())
     assert set(PACKAGED) <= set(listed)
     assert all(listed[name] for name in PACKAGED)

@@ -1,4 +1,4 @@
-"""Issue acceptance: for every composite of all three cells, the compiled program sent through
+"""Issue acceptance: for every composite of every packaged cell, the compiled program sent through
 the executor to the simulator over TCP yields the scene the compiler expected."""
 
 from __future__ import annotations
