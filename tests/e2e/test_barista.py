@@ -1,0 +1,81 @@
+"""The barista cell from the outside: `voiced check-cell` finds nothing wrong, `voiced interpret`
+reads an order, and in a session an order makes the drink on the simulator, a question is
+answered and stop stops the arm, as in every cell."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+from tests.e2e.helpers import (
+    REPO,
+    final_state,
+    kinds,
+    parse_events,
+    run_text,
+    say_and_wait_for_motion,
+    start_daemon,
+    voiced,
+    voiced_env,
+)
+
+CELL_FILE = REPO / "robot" / "cells" / "barista.toml"
+
+
+def run(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(voiced(*args), capture_output=True, text=True, env=voiced_env(tmp),
+                          timeout=60)  # fmt: skip
+
+
+def test_check_cell_finds_no_problem_in_the_barista_cell(tmp_path: Path) -> None:
+    for named in ("barista", str(CELL_FILE)):
+        proc = run(tmp_path, "check-cell", named)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert proc.stdout.splitlines() == [f"OK: {CELL_FILE}"], proc.stdout
+    proc = run(tmp_path, "check-cell", "--json", "barista")
+    assert json.loads(proc.stdout)["problems"] == []
+
+
+def test_interpret_reads_an_order_into_its_composite(tmp_path: Path) -> None:
+    said = "I'd like a large dark roast latte with a bit of soy milk and some sugar"
+    proc = run(tmp_path, "interpret", "--cell", "barista", said)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    meant = json.loads(proc.stdout)
+    assert (meant["source"], meant["validated"]) == ("template", True)
+    assert meant["sequence"] == [{
+        "instruction": "order_drink_with_milk_and_sugar",
+        "params": {"cup": "large cup", "roast": "dark_roast", "drink": "latte",
+                   "milk_amount": 1.5, "milk": "soy_milk", "sugar_amount": 2.5, "sugar": "sugar"},
+    }]  # fmt: skip
+
+
+def test_an_order_is_made_and_served_and_a_question_answered(tmp_path: Path) -> None:
+    said = ("computer can I get a small double shot cappuccino with almond milk\n\n"
+            "computer what positions are there\n\n")  # fmt: skip
+    events, proc = run_text(tmp_path, "barista", said)
+    assert proc.returncode == 0, proc.stderr
+    [meant] = kinds(events, "interpretation")
+    assert meant["source"] == "template"
+    assert [a["topic"] for a in kinds(events, "answer")] == ["positions"]
+    state = final_state(events)
+    assert state["zones"]["pickup_1"] == ["small cup"]
+    assert state["supplies"]["small cup"] == 9
+    assert [run["routine"] for run in state["log"]] == ["grind", "double_shot", "cappuccino"]
+    assert (state["holding"], state["position"]) == (None, "home")
+
+
+def test_stop_stops_an_order(tmp_path: Path) -> None:
+    proc = start_daemon(tmp_path, "barista")
+    say_and_wait_for_motion(proc, "computer brew a latte with cream\n\n")
+    time.sleep(0.2)
+    assert proc.stdin is not None
+    proc.stdin.write("stop\n")
+    proc.stdin.flush()
+    stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 0, stderr
+    events = parse_events(stdout)
+    assert kinds(events, "stopped")
+    state = final_state(events)
+    assert state["zones"]["pickup_1"] == [] and state["log"] == []
