@@ -18,7 +18,7 @@ from voiced.robot.view import load_scene_file, scene_from_view, state_view
 
 from voiced.errors import CellError
 
-CELLS = {name: load_cell(name) for name in ("sandwich", "weld", "blocks")}
+CELLS = {name: load_cell(name) for name in ("sandwich", "weld", "blocks", "barista")}
 
 
 def step(instruction: str, **params: Any) -> SequenceStep:
@@ -48,6 +48,14 @@ def test_initial_views() -> None:
         "scattered": ["red cube", "green cube", "blue cube"],
         "buffers": {"B1": None, "B2": None, "B3": None},
         "holding": None,
+    }
+    cups = ("small", "medium", "large", "8 ounce", "12 ounce", "16 ounce", "20 ounce")
+    assert state_view(CELLS["barista"], CELLS["barista"].initial_scene) == {
+        "zones": {"brew_tray": [], "pickup_1": [], "pickup_2": [], "pickup_3": [], "used_cups": []},
+        "supplies": {f"{size} cup": 10 for size in cups},
+        "holding": None,
+        "position": "home",
+        "log": [],
     }
 
 
@@ -85,6 +93,14 @@ SCENES: list[tuple[str, list[SequenceStep]]] = [
     (
         "blocks",
         [step("move_object", object="green cube", to="front"), step("pick", object="blue cube")],
+    ),
+    ("barista", []),
+    (
+        "barista",
+        [
+            step("order_drink", drink="latte", cup="12 ounce cup"),
+            step("order_drink_with_milk", drink="mocha", milk="cream", roast="dark_roast"),
+        ],
     ),
 ]
 
