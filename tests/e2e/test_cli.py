@@ -57,11 +57,11 @@ def test_check_config_uses_voiced_config_env(tmp_path: Path) -> None:
     assert "unknown section" in proc.stdout
 
 
-def test_cells_lists_the_three_cells(tmp_path: Path) -> None:
+def test_cells_lists_the_four_cells(tmp_path: Path) -> None:
     proc = run(tmp_path, "cells")
     assert proc.returncode == 0
     names = [line.split()[0] for line in proc.stdout.splitlines()]
-    assert names == ["blocks", "sandwich", "weld"]
+    assert names == ["barista", "blocks", "sandwich", "weld"]
 
 
 def test_a_cell_with_an_unknown_primitive_is_rejected_naming_the_composite(tmp_path: Path) -> None:
