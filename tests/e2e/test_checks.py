@@ -77,7 +77,8 @@ def test_a_mistyped_bundled_cell_is_named_as_given_with_the_nearest_name(tmp_pat
     proc = run(tmp_path, "check-cell", "welt")
     assert proc.returncode == 1
     assert proc.stdout.strip() == (
-        "cell welt: no such bundled cell (bundled: barista, blocks, sandwich, weld); did you mean weld?"
+        "cell welt: no such bundled cell (bundled: barista, blocks, sandwich, weld); "
+        "did you mean weld?"
     )
 
 
