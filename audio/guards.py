@@ -66,6 +66,26 @@ def plain_words(text: str) -> list[str]:
     return words(text, apostrophes="keep", decimals=False)
 
 
+REPEAT_MIN_WORDS = 5
+"""Shortest sentence `once` takes for a repetition: a short phrase said twice ("go left, go
+left") is what people do; a whole order written twice is what Whisper does."""
+
+
+def once(text: str) -> str:
+    """A text that is one sentence written over and over ("Give me a latte with sugar. Give me
+    a latte with sugar. Give me a"), as the sentence once. Whisper does this to a short segment
+    in a long window; the grammar cannot read the repetition, though it reads the sentence."""
+    tokens = text.split()
+    said = [" ".join(plain_words(t)) for t in tokens]
+    for period in range(REPEAT_MIN_WORDS, len(tokens)):
+        again = len(tokens) - period
+        if again < max(REPEAT_MIN_WORDS, period // 2):
+            break  # the words after the sentence are too few to be it again
+        if all(said[i] == said[i + period] for i in range(again)):
+            return " ".join(tokens[:period])
+    return text
+
+
 def blank_reason(text: str, raw: str) -> str | None:
     """Nothing left once special tokens are gone."""
     if plain_words(text):

@@ -453,6 +453,14 @@ class SttSettings:
         'words that sound alike ("art bread" -> "add bread"); needs espeak-ng.',
     )
     """Near-miss repair by sound, checked by the grammar (`voiced.interpreter.repair`)."""
+    judge: bool = setting(
+        True,
+        "Whisper only: when the grammar reads a command, also score the other readings it "
+        "would accept (lower hypotheses, every other value of each slot of the cell's "
+        "sentence templates) by the model's own probability of each on the audio, and keep "
+        "the best; about 20 ms a reading.",
+    )
+    """The acoustic judge (`voiced.audio.judge`; bench/README.md, speech to intent)."""
     second_opinion: bool = setting(
         False,
         "Whisper only: when the grammar reads none of the hypotheses, decode the segment again "

@@ -108,6 +108,19 @@ def _sentence(text: str) -> str:
 
 
 @dataclass(frozen=True)
+class Slot:
+    """A span of a chosen text that the grammar reads as well with another value in it (a
+    template's list: "twelve ounce" among the sizes)."""
+
+    start: int
+    """First character of the span in `Choice.form`."""
+    end: int
+    """One past its last character."""
+    values: tuple[str, ...]
+    """The other values the span may hold, as said."""
+
+
+@dataclass(frozen=True)
 class Choice:
     """The hypothesis a `Chooser` keeps."""
 
@@ -115,6 +128,19 @@ class Choice:
     """Which hypothesis (0 = the recogniser's best)."""
     text: str | None = None
     """A repaired version of it to use instead (None: its own text)."""
+    form: str | None = None
+    """The kept reading as the grammar reads it (its words, lower case): what the acoustic
+    judge (`voiced.audio.judge`) compares with `rivals` and the values of `slots`."""
+    rivals: tuple[str, ...] = ()
+    """Other readings the grammar accepts whole (lower hypotheses it also reads), in the same
+    form; the judge keeps whichever the audio supports best."""
+    slots: tuple[Slot, ...] = ()
+    """Spans of `form` that could hold another value of their list, without overlaps."""
+
+    @property
+    def judged(self) -> bool:
+        """Readings are offered to the acoustic judge."""
+        return self.form is not None and bool(self.rivals or self.slots)
 
 
 Chooser = Callable[[Sequence[str]], Choice | None]

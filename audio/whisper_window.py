@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from voiced.audio.judge import Judge, judge_choice
 from voiced.audio.transcribe import Chooser
 
 FRAMES_PER_SECOND = 100
@@ -149,7 +150,12 @@ def decode_window(
             chosen = choose(texts)
             if chosen is not None:
                 kept = _hypothesis(tokenizer, result, chosen.index)
-                return replace(kept, repaired=chosen.text, hypothesis=chosen.index, chosen=True)
+                repaired = chosen.text
+                if chosen.judged:
+                    judge = Judge(model.model, encoded, features.shape[-1], tokenizer)
+                    verdict = judge_choice(judge, chosen)
+                    repaired = verdict.text if verdict.changed else repaired
+                return replace(kept, repaired=repaired, hypothesis=chosen.index, chosen=True)
         text, avg = decoded.text, decoded.avg_logprob
         if best is None or decoded.avg_logprob > best.avg_logprob:
             best = decoded

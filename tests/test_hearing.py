@@ -28,9 +28,10 @@ needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="no 
 
 
 def chooser(
-    tmp: Path, mode: str = "wake", repair: bool = True
-) -> tuple[GrammarChooser, CommandRouter]:
-    cell = load_cell("sandwich")
+    tmp: Path, mode: str = "wake", repair: bool = True, cell_name: str = "sandwich",
+    judge: bool = False,
+) -> tuple[GrammarChooser, CommandRouter]:  # fmt: skip
+    cell = load_cell(cell_name)
     interpreter = Interpreter(cell, DataDir(tmp), None, Config().llm, lambda event: None)
     base = BaseFrame("computer", 1.5, 8.0)
     router = CommandRouter(base, FakeServices(), EventRecorder(), [stop_rule(), pause_rule()], mode)
@@ -38,7 +39,7 @@ def chooser(
     belief = Belief(cell, cell.initial_scene, cell.initial_scene)
     choose = GrammarChooser(
         interpreter, belief, router, "computer", FRAME_WORDS,
-        lambda text: router.is_global(Utterance(text, router.now)), repair=repair,
+        lambda text: router.is_global(Utterance(text, router.now)), repair=repair, judge=judge,
     )  # fmt: skip
     return choose, router
 
@@ -102,3 +103,67 @@ def test_the_wake_word_alone_is_kept_only_as_the_best_hypothesis(tmp_path: Path)
     assert choose(["Computer,"]) == Choice(0)
     assert choose(["Computer, what positions are available?", "Computer,"]) == Choice(0)
     assert choose(["Computer, the parcel van is late again.", "Computer,"]) != Choice(1)
+
+
+def span(choice: Choice, heard: str) -> tuple[str, ...]:
+    """The values offered for the slot that holds `heard`."""
+    assert choice.form is not None
+    found = [s for s in choice.slots if choice.form[s.start : s.end] == heard]
+    assert len(found) == 1, (heard, choice)
+    return found[0].values
+
+
+def test_the_judge_is_offered_the_other_values_of_each_slot_and_the_other_readings(
+    tmp_path: Path,
+) -> None:
+    choose, _ = chooser(tmp_path, mode="always", cell_name="barista", judge=True)
+    heard = ["Can I get a 12 ounce latte?", "Can I get a 20 ounce latte?", "Can I get a lot?"]
+    choice = choose(heard)
+    assert choice is not None and choice.index == 0 and choice.text is None
+    assert choice.form == "can i get a 12 ounce latte"
+    assert choice.rivals == ("can i get a 20 ounce latte",)  # "a lot" is no order
+    assert set(span(choice, "12 ounce")) == {
+        "small", "medium", "large", "eight ounce", "sixteen ounce", "twenty ounce",
+    }  # fmt: skip
+    assert "mocha" in span(choice, "latte") and "latte" not in span(choice, "latte")
+
+
+def test_the_wake_word_stays_in_front_of_what_the_judge_hears(tmp_path: Path) -> None:
+    choose, _ = chooser(tmp_path, cell_name="barista", judge=True)
+    choice = choose(["Computer, give me an iced mocha."])
+    assert choice is not None and choice.form == "computer give me an iced mocha"
+    assert span(choice, "iced mocha")
+
+
+def test_frame_words_stops_and_questions_are_not_judged(tmp_path: Path) -> None:
+    choose, _ = chooser(tmp_path, mode="always", cell_name="barista", judge=True)
+    for heard in (["Yes."], ["Stop!", "Stop the latte."], ["What can you make?"]):
+        choice = choose(heard)
+        assert choice is None or not choice.judged, (heard, choice)
+
+
+def test_grammar_commands_offer_the_lower_readings_the_grammar_also_reads(
+    tmp_path: Path,
+) -> None:
+    choose, _ = chooser(tmp_path, judge=True)
+    choice = choose(["Computer add bread.", "Computer add red.", "Computer add cheese."])
+    assert choice is not None and choice.form == "computer add bread"
+    assert choice.rivals == ("computer add cheese",) and choice.slots == ()
+
+
+def test_without_the_judge_the_choice_is_as_before(tmp_path: Path) -> None:
+    choose, _ = chooser(tmp_path, mode="always", cell_name="barista")
+    assert choose(["Can I get a 12 ounce latte?"]) == Choice(0)
+
+
+def test_a_sentence_whisper_wrote_twice_is_read_once(tmp_path: Path) -> None:
+    choose, _ = chooser(tmp_path, mode="always", cell_name="barista")
+    twice = "Give me an americano with lots of brown sugar. Give me an americano with lots of"
+    assert choose([twice]) == Choice(0, "Give me an americano with lots of brown sugar.")
+
+
+def test_a_short_phrase_said_twice_is_left_as_said(tmp_path: Path) -> None:
+    from voiced.audio.guards import once
+
+    assert once("go left, go left") == "go left, go left"
+    assert once("add bread and cheese and tomato") == "add bread and cheese and tomato"

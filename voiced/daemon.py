@@ -264,7 +264,7 @@ class Daemon:
             front.listener.choose = GrammarChooser(
                 pipeline.interpreter, pipeline.belief, router, self.config.daemon.wake_word,
                 FRAME_WORDS, router.stops,
-                repair=self.config.stt.repair,
+                repair=self.config.stt.repair, judge=self.config.stt.judge,
             )  # fmt: skip
         await front.start(stack)
         services.attach_voice(front.say, front.speaker, front.interrupt)

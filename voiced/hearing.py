@@ -10,6 +10,12 @@ hypothesis is either, the best two are offered to the near-miss repair
 (`voiced.interpreter.repair`), which may replace one or two words with cell words that sound
 alike. Dictation decodes freely: a note is not a command.
 
+A hypothesis that is one sentence written over and over (Whisper does this to a short segment
+in a long window) is read once, when the grammar reads it so. With `[stt] judge`, a command the
+grammar reads goes to the recogniser with the other readings it would accept as well (lower
+hypotheses; every other value of each slot of the cell's templates), and the recogniser keeps
+the one the audio supports best (`voiced.audio.judge`).
+
 Runs on the transcription worker thread; it only reads the router, the interpreter and the
 daemon's belief.
 """
@@ -17,17 +23,19 @@ daemon's belief.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import structlog
 
-from voiced.audio.transcribe import Choice
+from voiced.audio.guards import once
+from voiced.audio.transcribe import Choice, Slot
 from voiced.audio.wake import matches_wake_word
 from voiced.belief import Belief
 from voiced.frames.router import CommandRouter
 from voiced.interpreter.repair import Repairer, name_words, vocabulary_phrases
 from voiced.interpreter.tiers import Interpreter
 from voiced.questions import is_question
-from voiced.rules.normalize import normalize
+from voiced.rules.normalize import normalize, words
 from voiced.rules.sounds import Sounds
 
 log = structlog.get_logger(__name__)
@@ -49,6 +57,7 @@ class GrammarChooser:
         is_global: Callable[[str], bool],
         *,
         repair: bool,
+        judge: bool = False,
         sounds: Sounds | None = None,
     ) -> None:
         self.interpreter = interpreter
@@ -58,6 +67,8 @@ class GrammarChooser:
         self.frame_words = frozenset(normalize(w) for w in frame_words)
         self.is_global = is_global
         """Stop, pause: the router acts on them anywhere; never repaired into anything else."""
+        self.judge = judge
+        """Offer the readings the grammar accepts to the acoustic judge (`[stt] judge`)."""
         self.sounds = (sounds or Sounds()) if repair else None
         if self.sounds is not None and not self.sounds.available:
             log.warning("espeak-ng not found: transcripts are not repaired by sound")
@@ -68,7 +79,18 @@ class GrammarChooser:
             return None
         needs_wake = self.router.mode == "wake" and self.router.top is self.router.stack[0]
         for i, text in enumerate(texts):
+            said = once(text)
+            if said != text and self._acts_on(said, needs_wake, best=i == 0):
+                # Before the text as written: "Give me a latte. Give me a latte." passes for a
+                # question ("give me ...") that nobody can answer.
+                log.info("repetition read once", heard=text, kept=said)
+                if not self.judge:
+                    return Choice(i, said)
+                offered = self._offered(i, [*texts[:i], said, *texts[i + 1 :]], needs_wake)
+                return replace(offered, text=said)
             acts = self._acts_on(text, needs_wake, best=i == 0)
+            if acts and self.judge:
+                return self._offered(i, texts, needs_wake)
             if acts or self._names_what_is_missing(text, needs_wake):
                 return Choice(i)
         for i, text in enumerate(texts[:REPAIR_FROM]):
@@ -77,6 +99,39 @@ class GrammarChooser:
                 log.info("transcript repaired", heard=text, repaired=fixed)
                 return Choice(i, fixed)
         return None
+
+    def _offered(self, index: int, texts: Sequence[str], needs_wake: bool) -> Choice:
+        """Hypothesis `index` with the other readings the grammar accepts as well (lower
+        hypotheses, other values of its template's slots), for the acoustic judge."""
+        kept = self._reading(texts[index], needs_wake)
+        if kept is None:
+            return Choice(index)
+        form, spans = kept
+        rivals: dict[str, None] = {}
+        for text in texts[index + 1 :]:
+            other = self._reading(text, needs_wake)
+            if other is not None and other[0] != form and self._acts_on(text, needs_wake, False):
+                rivals[other[0]] = None
+        return Choice(index, form=form, rivals=tuple(rivals), slots=spans)
+
+    def _reading(self, text: str, needs_wake: bool) -> tuple[str, tuple[Slot, ...]] | None:
+        """A command as its template reads it (or its words), with the wake word as heard in
+        front, and its template's slots; None for what is not a command (a frame word, a
+        stop, a question)."""
+        split = self._command(text, needs_wake)
+        if split is None or not split[1].strip() or self.is_global(text):
+            return None
+        wake, command = split
+        if normalize(command) in self.frame_words:
+            return None
+        found = self.interpreter.templates.slots(command)
+        if found is None and is_question(normalize(command)):
+            return None  # a template the integrator wrote is a command, whatever its words
+        said = found.form if found is not None else " ".join(words(command))
+        lead = f"{wake} " if wake else ""
+        spans = found.spans if found is not None else ()
+        slots = tuple(Slot(s.start + len(lead), s.end + len(lead), s.others) for s in spans)
+        return f"{lead}{said}", tuple(s for s in slots if s.values)
 
     def _command(self, text: str, needs_wake: bool) -> tuple[str, str] | None:
         """(the wake word when it was heard, the command after it); None when a wake word is

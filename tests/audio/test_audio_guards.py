@@ -110,3 +110,15 @@ def test_decoding_loops_are_rejected(raw: str, unit: str) -> None:
     reason = guards.loop_reason(raw)
     assert reason is not None and f'"{unit}"' in reason
     assert guards.judge(raw, 0.1, -0.2)[1] == reason
+
+
+def test_a_sentence_written_over_and_over_is_kept_once() -> None:
+    from voiced.audio.guards import once
+
+    order = "Can I get a medium roast latte with a bit of soy milk?"
+    assert once(f"{order} {order} Can I get a medium roast") == order
+    assert once(f"{order} {order}") == order
+    assert once("put the cheese on the left, then the meat") == (
+        "put the cheese on the left, then the meat"
+    )
+    assert once("go left, go left, go left") == "go left, go left, go left"  # people do

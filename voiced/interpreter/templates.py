@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hassil import Intents, RangeSlotList, SlotList, TextSlotList, recognize
+from hassil.expression import Group, ListReference, RuleReference, Sentence
 from hassil.sample import sample_expression
 
 from voiced.errors import Problem
@@ -95,6 +96,50 @@ class Templates:
                 return TemplateMatch(text, sentence or "", step)
         return None
 
+    def slots(self, text: str) -> TemplateSlots | None:
+        """Where `text` fills each slot of the template it matches, and the other values the
+        slot's list holds (as said): the readings the acoustic judge may choose among."""
+        if not self:
+            return None
+        for form in _forms(text):
+            result = recognize(
+                form, self.intents, slot_lists=self.lists, skip_words=list(SKIP_WORDS)
+            )
+            if result is None:
+                continue
+            lists = self._lists_of(result.intent_sentence)
+            spans: list[SlotSpan] = []
+            for entity in result.entities_list:
+                listed = lists.get(entity.name)
+                slot_list = result.intent_data.slot_lists.get(listed or "", None)
+                slot_list = slot_list or self.lists.get(listed or "")
+                if entity.text_span is None or not isinstance(slot_list, TextSlotList):
+                    continue
+                start, end = entity.text_span
+                others = tuple(said for said, out in _said(slot_list) if out != entity.value)
+                spans.append(SlotSpan(start, end, others))
+            return TemplateSlots(form, tuple(spans))
+        return None
+
+    def _lists_of(self, sentence: Any) -> dict[str, str]:
+        """Slot name -> the list that fills it, in a template and the rules it uses."""
+        found: dict[str, str] = {}
+        seen: set[str] = set()
+        todo = [sentence] if sentence is not None else []
+        while todo:
+            node = todo.pop()
+            if isinstance(node, ListReference):
+                found.setdefault(node.slot_name, node.list_name)
+            elif isinstance(node, RuleReference) and node.rule_name not in seen:
+                seen.add(node.rule_name)
+                rule = self.intents.expansion_rules.get(node.rule_name)
+                todo += [rule.expression] if rule is not None else []
+            elif isinstance(node, Group):
+                todo += node.items
+            elif isinstance(node, Sentence):
+                todo.append(node.expression)
+        return found
+
     def interpret(self, found: TemplateMatch, correlation_id: str | None) -> Interpretation:
         """The interpretation of a match (source "template")."""
         shown = ", ".join(f"{k}={v}" for k, v in found.step.params.items())
@@ -135,6 +180,35 @@ def _forms(text: str) -> Iterator[str]:
         said = words(text, apostrophes=apostrophes)
         forms += [" ".join(said), " ".join(numbers_to_digits(said, oh_after_digit=True))]
     yield from dict.fromkeys(forms)
+
+
+@dataclass(frozen=True)
+class SlotSpan:
+    """Where a slot's words are in a matched text, and what else its list holds."""
+
+    start: int
+    end: int
+    others: tuple[str, ...]
+    """The list's other values, each in one way it is said."""
+
+
+@dataclass(frozen=True)
+class TemplateSlots:
+    """A text a template matches: as it was matched, and its slots."""
+
+    form: str
+    spans: tuple[SlotSpan, ...]
+
+
+def _said(slot_list: TextSlotList) -> list[tuple[str, object]]:
+    """One way each value of a list is said ("(twelve|12) ounce": "twelve ounce"), with the
+    value it gives."""
+    said: dict[object, str] = {}
+    for value in slot_list.values:
+        sample = " ".join(next(iter(sample_expression(value.text_in)), "").split())
+        if sample and value.value_out not in said:
+            said[value.value_out] = sample
+    return [(text, out) for out, text in said.items()]
 
 
 def stop_words_in(cell: Cell) -> list[Problem]:
