@@ -23,6 +23,7 @@ from voiced.interpreter.templates import Templates
 from voiced.interpreter.tiers import Interpreter
 from voiced.llm.settings import LlmSettings
 from voiced.paths import DataDir
+from voiced.review import read_back
 
 CONTEXT = Path(__file__).resolve().parents[1] / "data" / "coffee_maker.yaml"
 SAMPLES_PER_EXPRESSION = 5
@@ -254,3 +255,10 @@ def sampled(instruction: str) -> Iterator[Order]:
 
 def test_every_order_composite_is_sampled() -> None:
     assert all(any(sampled(name)) for name in COMPOSITES.values())
+
+
+def test_an_order_is_read_back_as_the_drink_and_what_goes_in_it() -> None:
+    found = matcher().match("can I get a large iced mocha with lots of soy milk and brown sugar")
+    assert found is not None
+    said = read_back(cell("barista"), [found.step])
+    assert said == "I will make an iced mocha with soy milk and brown sugar."
