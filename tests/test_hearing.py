@@ -167,3 +167,29 @@ def test_a_short_phrase_said_twice_is_left_as_said(tmp_path: Path) -> None:
 
     assert once("go left, go left") == "go left, go left"
     assert once("add bread and cheese and tomato") == "add bread and cheese and tomato"
+
+
+@needs_espeak
+def test_a_word_the_cell_does_not_sell_is_repaired_into_one_of_its_sentences(
+    tmp_path: Path,
+) -> None:
+    choose, _ = chooser(tmp_path, mode="always", cell_name="barista")
+    heard = "Can I get a light roast ice mocha with some sugar?"
+    assert choose([heard]) == Choice(0, "can i get a light roast iced mocha with some sugar")
+
+
+@needs_espeak
+def test_a_name_heard_in_a_span_may_be_kept_in_a_longer_name(tmp_path: Path) -> None:
+    choose, _ = chooser(tmp_path, mode="always", cell_name="barista")
+    assert choose(["brew a coffee with some skin milk"]) == Choice(
+        0, "brew a coffee with some skim milk"
+    )
+
+
+@needs_espeak
+def test_a_repair_is_judged_like_a_hypothesis(tmp_path: Path) -> None:
+    choose, _ = chooser(tmp_path, mode="always", cell_name="barista", judge=True)
+    choice = choose(["brew a coffee with some skin milk"])
+    assert choice is not None and choice.text == "brew a coffee with some skim milk"
+    assert choice.form == "brew a coffee with some skim milk"
+    assert "almond milk" in span(choice, "skim milk")

@@ -84,21 +84,34 @@ class GrammarChooser:
                 # Before the text as written: "Give me a latte. Give me a latte." passes for a
                 # question ("give me ...") that nobody can answer.
                 log.info("repetition read once", heard=text, kept=said)
-                if not self.judge:
-                    return Choice(i, said)
-                offered = self._offered(i, [*texts[:i], said, *texts[i + 1 :]], needs_wake)
-                return replace(offered, text=said)
+                return self._kept(i, texts, said, needs_wake)
             acts = self._acts_on(text, needs_wake, best=i == 0)
             if acts and self.judge:
                 return self._offered(i, texts, needs_wake)
-            if acts or self._names_what_is_missing(text, needs_wake):
+            if acts:
                 return Choice(i)
+            if self._names_what_is_missing(text, needs_wake):
+                # Kept as heard and refused aloud, unless one of the cell's own sentences is
+                # a word or two away ("ice mocha" is no drink; "iced mocha" is what it sells).
+                fixed = self._repaired(text, needs_wake, templates_only=True)
+                if fixed is None:
+                    return Choice(i)
+                log.info("transcript repaired", heard=text, repaired=fixed)
+                return self._kept(i, texts, fixed, needs_wake)
         for i, text in enumerate(texts[:REPAIR_FROM]):
             fixed = self._repaired(text, needs_wake)
             if fixed is not None:
                 log.info("transcript repaired", heard=text, repaired=fixed)
-                return Choice(i, fixed)
+                return self._kept(i, texts, fixed, needs_wake)
         return None
+
+    def _kept(self, index: int, texts: Sequence[str], fixed: str, needs_wake: bool) -> Choice:
+        """Hypothesis `index` read as `fixed` (repaired, or a repetition read once), offered to
+        the judge like a hypothesis the grammar read as it was."""
+        if not self.judge:
+            return Choice(index, fixed)
+        offered = self._offered(index, [*texts[:index], fixed, *texts[index + 1 :]], needs_wake)
+        return replace(offered, text=fixed)
 
     def _offered(self, index: int, texts: Sequence[str], needs_wake: bool) -> Choice:
         """Hypothesis `index` with the other readings the grammar accepts as well (lower
@@ -164,7 +177,7 @@ class GrammarChooser:
             split[1], belief.planned, belief.last_goals
         )
 
-    def _repaired(self, text: str, needs_wake: bool) -> str | None:
+    def _repaired(self, text: str, needs_wake: bool, templates_only: bool = False) -> str | None:
         if self.sounds is None or not self.sounds.available:
             return None
         split = self._command(text, needs_wake)
@@ -176,6 +189,8 @@ class GrammarChooser:
         belief = self.belief
 
         def accepts(candidate: str) -> bool:
+            if templates_only and self.interpreter.templates.match(candidate) is None:
+                return False
             return self.interpreter.understands(candidate, belief.planned, belief.last_goals)
 
         fixed = self._repairer().repair(command, accepts)
@@ -189,7 +204,8 @@ class GrammarChooser:
         if repairer is None:
             assert self.sounds is not None
             vocabulary = grammar.vocabulary
-            repairer = Repairer(vocabulary_phrases(vocabulary), self.sounds, name_words(vocabulary))
+            phrases = [*vocabulary_phrases(vocabulary), *self.interpreter.templates.phrases()]
+            repairer = Repairer(phrases, self.sounds, name_words(vocabulary))
             self._repairers = {id(grammar): repairer}
         return repairer
 

@@ -83,7 +83,8 @@ def test_a_run_through_the_daemon_understands_clearly_spoken_orders(
     orders = {"8a.flac": ("can I get a large latte with sugar",
                           {"coffeeDrink": "latte", "size": "large", "sugarAmount": "sugar"}),
               "8b.flac": ("may I have a double shot americano",
-                          {"coffeeDrink": "americano", "numberOfShots": "double shot"})}  # fmt: skip
+                          {"coffeeDrink": "americano",
+                           "numberOfShots": "double shot"})}  # fmt: skip
     labels = {}
     for name, (said, slots) in orders.items():
         shutil.copy(clips.speech(said, "en-us", 150), sti / "clean" / name)

@@ -180,3 +180,26 @@ def test_template_phrasings_join_the_recognisers_bias(tmp_path: Path) -> None:
     bias = bias_for(tiers.cell, phrases, Config())
     assert "tack the first seam" in bias.phrases
     assert "tack the first seam" in bias.hotwords()
+
+
+def test_slots_say_where_each_value_was_heard_and_what_else_its_list_holds() -> None:
+    found = templates("barista").slots("Could you brew a 12 ounce latte with some soy milk?")
+    assert found is not None
+    heard = {found.form[s.start : s.end]: s.others for s in found.spans}
+    assert set(heard) == {"12 ounce", "latte", "some", "soy milk"}
+    assert "twelve ounce" not in heard["12 ounce"]  # the same cup, said another way
+    assert "twenty ounce" in heard["12 ounce"] and "mocha" in heard["latte"]
+    assert heard["some"] == ("a little bit of", "a bit of", "a lot of", "lots of")
+
+
+def test_slots_of_a_list_inside_an_alternative_rule_are_found() -> None:
+    found = templates("weld").slots("tack the second seam")
+    assert found is not None and len(found.spans) == 1
+    assert found.spans[0].others == ("the first seam", "the third seam")
+    assert templates("weld").slots("go home now") is None
+
+
+def test_the_templates_words_are_phrases_the_repair_may_put_in() -> None:
+    phrases = templates("barista").phrases()
+    assert {"brew", "iced mocha", "skim milk", "a little bit of", "twelve ounce"} <= set(phrases)
+    assert templates("sandwich").phrases() == [] or all(p for p in templates("sandwich").phrases())

@@ -9,8 +9,9 @@ by how alike they sound (`voiced.rules.sounds`), never by a list of confusions s
 At most two spans are replaced, each sounding at least `MIN_SIMILARITY` alike, and never by
 a word next to it ("clear near assembly" is not "clear clear assembly"): a sentence of other
 talk does not turn into a command. A word heard that names a thing of the cell (an item, a
-place, a tool) is kept: the recogniser heard a real name there, and swapping it for another
-word that parses moves the arm somewhere else ("put meat on the left" heard as "both meat on
+place, a tool) is kept, and a span holding one may only become a phrase that holds it too
+("skin milk" may become "skim milk"): the recogniser heard a real name there, and swapping it
+for another word that parses moves the arm somewhere else ("put meat on the left" heard as "both meat on
 the left" is not "both meat on the lift").
 """
 
@@ -112,13 +113,16 @@ class Repairer:
         for i, j in spans:
             said = " ".join(words[i:j])
             sound = heard.get(said, "")
-            if not sound or self.names.intersection(words[i:j]):
+            if not sound:
                 continue
+            named = self.names.intersection(words[i:j])
             before, after = words[i - 1 : i], words[j : j + 1]
             for phrase, target in targets.items():
                 put = phrase.split()
                 if phrase == said or put[:1] == before or put[-1:] == after:
                     continue
+                if not named.issubset(put):
+                    continue  # a name heard stays ("skin milk" may be "skim milk", not "cream")
                 score = similarity(sound, target)
                 if score >= MIN_SIMILARITY:
                     out.append(Replacement(i, j, phrase, round(score, 3)))

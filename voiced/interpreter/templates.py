@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hassil import Intents, RangeSlotList, SlotList, TextSlotList, recognize
-from hassil.expression import Group, ListReference, RuleReference, Sentence
+from hassil.expression import Group, ListReference, RuleReference, Sentence, TextChunk
 from hassil.sample import sample_expression
 
 from voiced.errors import Problem
@@ -120,6 +120,28 @@ class Templates:
                 spans.append(SlotSpan(start, end, others))
             return TemplateSlots(form, tuple(spans))
         return None
+
+    def phrases(self) -> list[str]:
+        """The words the templates hear, as phrases: their literal text ("can i get", "brew")
+        and one way each value of their own lists is said ("iced mocha"), for the near-miss
+        repair to put in where a word was misheard."""
+        found: dict[str, None] = {}
+        todo: list[Any] = [s for i in self.intents.intents.values()
+                           for d in i.data for s in d.sentences]  # fmt: skip
+        todo += [rule for rule in self.intents.expansion_rules.values()]
+        while todo:
+            node = todo.pop()
+            if isinstance(node, TextChunk):
+                found[" ".join(words(node.text))] = None
+            elif isinstance(node, Group):
+                todo += node.items
+            elif isinstance(node, Sentence):
+                todo.append(node.expression)
+        for name in self.sentences.lists:
+            listed = self.lists.get(name)
+            if isinstance(listed, TextSlotList):
+                found.update((said, None) for said, _ in _said(listed))
+        return [p for p in found if p]
 
     def _lists_of(self, sentence: Any) -> dict[str, str]:
         """Slot name -> the list that fills it, in a template and the rules it uses."""
