@@ -11,8 +11,8 @@ a word next to it ("clear near assembly" is not "clear clear assembly"): a sente
 talk does not turn into a command. A word heard that names a thing of the cell (an item, a
 place, a tool) is kept, and a span holding one may only become a phrase that holds it too
 ("skin milk" may become "skim milk"): the recogniser heard a real name there, and swapping it
-for another word that parses moves the arm somewhere else ("put meat on the left" heard as "both meat on
-the left" is not "both meat on the lift").
+for another word that parses moves the arm somewhere else ("put meat on the left" heard as
+"both meat on the left" is not "both meat on the lift").
 """
 
 from __future__ import annotations
