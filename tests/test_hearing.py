@@ -193,3 +193,28 @@ def test_a_repair_is_judged_like_a_hypothesis(tmp_path: Path) -> None:
     assert choice is not None and choice.text == "brew a coffee with some skim milk"
     assert choice.form == "brew a coffee with some skim milk"
     assert "almond milk" in span(choice, "skim milk")
+
+
+@needs_espeak
+def test_a_short_word_the_recogniser_dropped_or_added_is_put_right_by_a_template(
+    tmp_path: Path,
+) -> None:
+    choose, _ = chooser(tmp_path, mode="always", cell_name="barista", judge=True)
+    dropped = choose(["Give me a 20 ounce iced mocha, skim milk and a bit of sugar."])
+    assert dropped is not None
+    assert dropped.text == "give me a 20 ounce iced mocha with skim milk and a bit of sugar"
+    added = choose(["May I have a double shot of drip coffee?"])
+    assert added is not None and added.text == "may i have a double shot drip coffee"
+    article = choose(["Make me medium roast latte."])
+    assert article is not None and {article.text, *article.rivals} == {
+        "make me a medium roast latte", "make me an medium roast latte",
+    }  # fmt: skip  # the judge hears which
+
+
+@needs_espeak
+def test_talk_and_real_questions_are_not_made_orders(tmp_path: Path) -> None:
+    choose, _ = chooser(tmp_path, mode="always", cell_name="barista", judge=True)
+    assert choose(["The parcel van is late again."]) is None
+    for asked in ("What can you make?", "Give me the menu."):
+        choice = choose([asked])
+        assert choice == Choice(0), (asked, choice)  # answered, or refused, as heard

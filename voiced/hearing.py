@@ -42,6 +42,9 @@ log = structlog.get_logger(__name__)
 
 REPAIR_FROM = 2
 """Only the recogniser's best hypotheses are repaired: lower ones are mostly noise."""
+SHORT_WORD = 4
+"""Longest word of the templates that a repair may put in where the recogniser dropped it
+("a", "an", "me", "with", "and"): short words are what noise swallows."""
 
 
 class GrammarChooser:
@@ -85,25 +88,45 @@ class GrammarChooser:
                 # question ("give me ...") that nobody can answer.
                 log.info("repetition read once", heard=text, kept=said)
                 return self._kept(i, texts, said, needs_wake)
-            acts = self._acts_on(text, needs_wake, best=i == 0)
-            if acts and self.judge:
-                return self._offered(i, texts, needs_wake)
-            if acts:
-                return Choice(i)
-            if self._names_what_is_missing(text, needs_wake):
-                # Kept as heard and refused aloud, unless one of the cell's own sentences is
-                # a word or two away ("ice mocha" is no drink; "iced mocha" is what it sells).
-                fixed = self._repaired(text, needs_wake, templates_only=True)
-                if fixed is None:
-                    return Choice(i)
-                log.info("transcript repaired", heard=text, repaired=fixed)
-                return self._kept(i, texts, fixed, needs_wake)
+            if self._acts_on(text, needs_wake, best=i == 0, questions=False):
+                return self._offered(i, texts, needs_wake) if self.judge else Choice(i)
+            asked = self._acts_on(text, needs_wake, best=i == 0)
+            if asked or self._names_what_is_missing(text, needs_wake):
+                # A question, or a command naming what the cell lacks (refused aloud), is kept
+                # as heard, never swapped for a lower hypothesis; unless one of the cell's own
+                # sentences is a word or two away ("ice mocha" is no drink, "iced mocha" is;
+                # "give me a latte with sugar" is an order, though it starts like a question).
+                return self._fixed_by_template(i, texts, needs_wake) or Choice(i)
         for i, text in enumerate(texts[:REPAIR_FROM]):
-            fixed = self._repaired(text, needs_wake)
+            fixed = self._repaired(once(text), needs_wake)
             if fixed is not None:
                 log.info("transcript repaired", heard=text, repaired=fixed)
                 return self._kept(i, texts, fixed, needs_wake)
+        for i in range(min(REPAIR_FROM, len(texts))):
+            edited = self._edits_kept(i, texts, needs_wake)
+            if edited is not None:
+                return edited
         return None
+
+    def _fixed_by_template(
+        self, index: int, texts: Sequence[str], needs_wake: bool
+    ) -> Choice | None:
+        """Hypothesis `index` made one of the cell's template sentences by a repair or a
+        short word in or out, or None."""
+        text = texts[index]
+        fixed = self._repaired(once(text), needs_wake, templates_only=True)
+        if fixed is not None:
+            log.info("transcript repaired", heard=text, repaired=fixed)
+            return self._kept(index, texts, fixed, needs_wake)
+        return self._edits_kept(index, texts, needs_wake)
+
+    def _edits_kept(self, index: int, texts: Sequence[str], needs_wake: bool) -> Choice | None:
+        edits = self._edited(once(texts[index]), needs_wake)
+        if not edits:
+            return None
+        log.info("transcript repaired", heard=texts[index], repaired=edits[0])
+        chosen = self._kept(index, texts, edits[0], needs_wake)
+        return replace(chosen, rivals=(*chosen.rivals, *edits[1:])) if chosen.form else chosen
 
     def _kept(self, index: int, texts: Sequence[str], fixed: str, needs_wake: bool) -> Choice:
         """Hypothesis `index` read as `fixed` (repaired, or a repetition read once), offered to
@@ -112,6 +135,31 @@ class GrammarChooser:
             return Choice(index, fixed)
         offered = self._offered(index, [*texts[:index], fixed, *texts[index + 1 :]], needs_wake)
         return replace(offered, text=fixed)
+
+    def _edited(self, text: str, needs_wake: bool) -> list[str]:
+        """One of the cell's template sentences a short word away from `text` (a word too
+        many or too few): every such version, with the wake word as configured in front."""
+        templates = self.interpreter.templates
+        split = self._command(text, needs_wake)
+        if (
+            self.sounds is None
+            or not templates
+            or split is None
+            or not split[1].strip()
+            or self.is_global(text)
+        ):
+            return []
+        wake, command = split
+        belief = self.belief
+
+        def accepts(candidate: str) -> bool:
+            return templates.match(candidate) is not None and self.interpreter.understands(
+                candidate, belief.planned, belief.last_goals
+            )
+
+        short = [p for p in templates.phrases() if " " not in p and len(p) <= SHORT_WORD]
+        edits = self._repairer().edited(command, accepts, short)
+        return [f"{wake} {e}".strip() for e in edits]
 
     def _offered(self, index: int, texts: Sequence[str], needs_wake: bool) -> Choice:
         """Hypothesis `index` with the other readings the grammar accepts as well (lower
@@ -154,7 +202,9 @@ class GrammarChooser:
             return self.wake_word, match.rest
         return None if needs_wake else ("", text)
 
-    def _acts_on(self, text: str, needs_wake: bool, best: bool) -> bool:
+    def _acts_on(self, text: str, needs_wake: bool, best: bool, questions: bool = True) -> bool:
+        """Whether the daemon acts on `text` as heard: a frame word, a stop, the wake word
+        alone, a command the grammar reads whole, or (`questions`) a question."""
         if normalize(text) in self.frame_words or self.is_global(text):
             return True
         split = self._command(text, needs_wake)
@@ -165,7 +215,9 @@ class GrammarChooser:
             # The wake word alone opens a query; as a lower hypothesis it is mostly the start
             # of the best one cut short ("Computer," under "Computer, what positions ...").
             return bool(split[0]) and best
-        if normalize(command) in self.frame_words or is_question(normalize(command)):
+        if normalize(command) in self.frame_words:
+            return True
+        if questions and is_question(normalize(command)):
             return True  # a question is answered: the daemon acts on it as heard
         return self.interpreter.understands(command, self.belief.planned, self.belief.last_goals)
 
@@ -181,8 +233,10 @@ class GrammarChooser:
         if self.sounds is None or not self.sounds.available:
             return None
         split = self._command(text, needs_wake)
-        if split is None or not split[1].strip() or is_question(normalize(split[1])):
+        if split is None or not split[1].strip():
             return None
+        if is_question(normalize(split[1])) and not templates_only:
+            return None  # a question becomes a command only as one of the cell's sentences
         if any(self.is_global(t) for t in texts_of(split)):
             return None
         wake, command = split

@@ -36,6 +36,8 @@ SINGLES_TRIED = 24
 """Best single replacements parsed, before pairs of them are tried."""
 PAIRS_FROM = 10
 """Pairs are made from this many of the best single replacements."""
+EDITS_KEPT = 8
+"""Most versions `Repairer.edited` hands on (the acoustic judge chooses among them)."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,24 @@ class Repairer:
             if accepts(fixed):
                 return Repaired(fixed, ordered)
         return None
+
+    def edited(
+        self, text: str, accepts: Callable[[str], bool], insertable: Iterable[str]
+    ) -> list[str]:
+        """Versions of `text` with one word taken out or one of `insertable` put in that
+        `accepts` takes, fewest changes to names first: "may i have a double shot of drip
+        coffee" without "of", "make me medium roast latte" with "a" (recognisers drop and add
+        short words in noise). Never takes out a word that names a thing of the cell."""
+        words = normalize(text).split()
+        found: dict[str, None] = {}
+        for i, word in enumerate(words):
+            if word not in self.names:
+                found[" ".join([*words[:i], *words[i + 1 :]])] = None
+        for i in range(len(words) + 1):
+            for word in insertable:
+                if words[i - 1 : i] != [word] and words[i : i + 1] != [word]:
+                    found[" ".join([*words[:i], word, *words[i:]])] = None
+        return [candidate for candidate in found if accepts(candidate)][:EDITS_KEPT]
 
     def _candidates(self, words: list[str]) -> list[Replacement]:
         spans = [

@@ -76,6 +76,9 @@ class Templates:
         self.shown = cell_lists(cell, vocabulary, canonical=True)
         own = _own_lists(self.sentences.lists)
         self.intents = _intents(cell, self.sentences, self.lists, set(own))
+        self.heard = _intents(cell, self.sentences, self.lists, set(own), apostrophes=False)
+        """The intents matched against what was said: without apostrophes, as the recogniser's
+        words reach the grammar ("id like" is "I'd like"); `intents` keeps them, as written."""
         self.lists.update(own)
 
     def __bool__(self) -> bool:
@@ -86,9 +89,7 @@ class Templates:
         if not self:
             return None
         for form in _forms(text):
-            result = recognize(
-                form, self.intents, slot_lists=self.lists, skip_words=list(SKIP_WORDS)
-            )
+            result = recognize(form, self.heard, slot_lists=self.lists, skip_words=list(SKIP_WORDS))
             if result is not None:
                 params = {name: _value(e.value) for name, e in result.entities.items()}
                 sentence = result.intent_sentence.text if result.intent_sentence else ""
@@ -102,9 +103,7 @@ class Templates:
         if not self:
             return None
         for form in _forms(text):
-            result = recognize(
-                form, self.intents, slot_lists=self.lists, skip_words=list(SKIP_WORDS)
-            )
+            result = recognize(form, self.heard, slot_lists=self.lists, skip_words=list(SKIP_WORDS))
             if result is None:
                 continue
             lists = self._lists_of(result.intent_sentence)
@@ -291,17 +290,21 @@ def _own_lists(own: Mapping[str, TemplateList]) -> dict[str, SlotList]:
 
 
 def _intents(
-    cell: Cell, sentences: CellSentences, lists: Mapping[str, SlotList], own: set[str]
+    cell: Cell,
+    sentences: CellSentences,
+    lists: Mapping[str, SlotList],
+    own: set[str],
+    apostrophes: bool = True,
 ) -> Intents:
     """hassil's intents: one block per template block, each with lists named after the
     parameters of its composite (unless the integrator has a list of that name)."""
+    kept = (lambda text: text) if apostrophes else (lambda text: text.replace("'", ""))
     intents: dict[str, Any] = {}
     for block in sentences.blocks:
-        raw = {"sentences": list(block.sentences), "slots": dict(block.slots)}
+        raw = {"sentences": [kept(t) for t in block.sentences], "slots": dict(block.slots)}
         intents.setdefault(block.intent, {"data": []})["data"].append(raw)
-    built = Intents.from_dict({
-        "language": "en", "intents": intents, "expansion_rules": dict(sentences.expansion_rules),
-    })  # fmt: skip
+    rules = {name: kept(rule) for name, rule in sentences.expansion_rules.items()}
+    built = Intents.from_dict({"language": "en", "intents": intents, "expansion_rules": rules})
     for intent in built.intents.values():
         composite = cell.composites[intent.name]
         for data in intent.data:
