@@ -218,3 +218,11 @@ def test_talk_and_real_questions_are_not_made_orders(tmp_path: Path) -> None:
     for asked in ("What can you make?", "Give me the menu."):
         choice = choose([asked])
         assert choice == Choice(0), (asked, choice)  # answered, or refused, as heard
+
+
+def test_an_order_after_talk_in_the_same_segment_is_taken_alone(tmp_path: Path) -> None:
+    choose, _ = chooser(tmp_path, mode="always", cell_name="barista")
+    heard = "I'll see you later. No, I don't know. Can I have a large latte with sugar?"
+    assert choose([heard]) == Choice(0, "Can I have a large latte with sugar?")
+    # Only the cell's own sentences come out of talk: not a looser reading ("go home").
+    assert choose(["We were late. Okay then, go home."]) is None

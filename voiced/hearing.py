@@ -22,6 +22,7 @@ daemon's belief.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -42,6 +43,8 @@ log = structlog.get_logger(__name__)
 
 REPAIR_FROM = 2
 """Only the recogniser's best hypotheses are repaired: lower ones are mostly noise."""
+SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
+"""Where the recogniser ended a sentence."""
 SHORT_WORD = 4
 """Longest word of the templates that a repair may put in where the recogniser dropped it
 ("a", "an", "me", "with", "and"): short words are what noise swallows."""
@@ -103,9 +106,25 @@ class GrammarChooser:
                 log.info("transcript repaired", heard=text, repaired=fixed)
                 return self._kept(i, texts, fixed, needs_wake)
         for i in range(min(REPAIR_FROM, len(texts))):
-            edited = self._edits_kept(i, texts, needs_wake)
+            edited = self._edits_kept(i, texts, needs_wake) or self._tail(i, texts, needs_wake)
             if edited is not None:
                 return edited
+        return None
+
+    def _tail(self, index: int, texts: Sequence[str], needs_wake: bool) -> Choice | None:
+        """The last sentences of hypothesis `index`, when they are one of the cell's template
+        sentences and what comes before is not: talk nearby ran into the segment ("I'll see
+        you later. Can I have a large latte?"). Only the integrator's own sentences are taken
+        from a longer text, never a looser reading of the grammar."""
+        sentences = [s for s in SENTENCE_END.split(texts[index]) if s.strip()]
+        templates = self.interpreter.templates
+        for start in range(1, len(sentences)):
+            tail = " ".join(sentences[start:]).strip()
+            command = self._command(tail, needs_wake)
+            if command is not None and templates.match(command[1]) is not None:
+                if self._acts_on(tail, needs_wake, best=True, questions=False):
+                    log.info("command after talk", heard=texts[index], kept=tail)
+                    return self._kept(index, texts, tail, needs_wake)
         return None
 
     def _fixed_by_template(
