@@ -121,10 +121,10 @@ class GrammarChooser:
         for start in range(1, len(sentences)):
             tail = " ".join(sentences[start:]).strip()
             command = self._command(tail, needs_wake)
-            if command is not None and templates.match(command[1]) is not None:
-                if self._acts_on(tail, needs_wake, best=True, questions=False):
-                    log.info("command after talk", heard=texts[index], kept=tail)
-                    return self._kept(index, texts, tail, needs_wake)
+            ours = command is not None and templates.match(command[1]) is not None
+            if ours and self._acts_on(tail, needs_wake, best=True, questions=False):
+                log.info("command after talk", heard=texts[index], kept=tail)
+                return self._kept(index, texts, tail, needs_wake)
         return None
 
     def _fixed_by_template(
