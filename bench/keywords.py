@@ -45,6 +45,7 @@ from voiced.audio.keyword.training.recipe import HELD_OUT
 from voiced.audio.keyword.training.voices import RATE, Delivery, Voice
 
 from bench.machine import machine_info
+from bench.plotting import MISSING, pyplot
 from bench.sessions import NEAR_STOP_PROSE, PROSE
 
 ROOT = Path(__file__).resolve().parent
@@ -535,14 +536,11 @@ def curves(result: dict[str, Any]) -> dict[str, Any]:
 
 def plot_curves(result: dict[str, Any], path: Path) -> str:
     """The detection / false-alarm curves as one PNG (matplotlib is the bench extra)."""
-    try:
-        import matplotlib
+    plt = pyplot()
+    if plt is None:
+        return f"curve skipped: {MISSING}"
+    import matplotlib.ticker
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        import matplotlib.ticker
-    except ImportError:
-        return "curve skipped: matplotlib is not installed (pip install -e '.[bench]')"
     table = result["curves"]
     rows = (len(table) + 1) // 2
     fig, axes = plt.subplots(rows, 2, figsize=(10, 3.8 * rows), dpi=90, squeeze=False)

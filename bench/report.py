@@ -11,6 +11,7 @@ from typing import Any
 
 from bench.machine import machine_info
 from bench.metrics import quantile
+from bench.plotting import MISSING, pyplot
 
 Record = dict[str, Any]
 
@@ -186,13 +187,9 @@ def main() -> None:
 
 def plots(f: dict[str, Any], records: dict[str, list[Record]], out: Path) -> str:
     """Latency histogram and accuracy by SNR; optional (matplotlib is a bench extra)."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return "Plots skipped: matplotlib is not installed (pip install matplotlib)."
+    plt = pyplot()
+    if plt is None:
+        return f"Plots skipped: {MISSING}."
     fig, ax = plt.subplots(figsize=(5, 3), dpi=80)
     lat = [x * 1000 for r in records["latency"] for x in r["latencies_s"]]
     ax.hist(lat, bins=20, color="tab:blue")

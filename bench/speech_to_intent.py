@@ -33,6 +33,7 @@ from voiced.audio.convert import read_audio
 from bench import daemon_run
 from bench.keywords import DEFAULT_DATA, RESULTS
 from bench.machine import machine_info
+from bench.plotting import MISSING, pyplot
 from bench.wake import write_wav
 
 RATE = 16000
@@ -167,13 +168,9 @@ def run_condition(
 
 
 def plot(result: dict[str, Any], path: Path) -> str:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return "plot skipped: matplotlib is not installed (pip install -e '.[bench]')"
+    plt = pyplot()
+    if plt is None:
+        return f"plot skipped: {MISSING}"
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for name, figures in PUBLISHED.items():
         xs = sorted(figures)

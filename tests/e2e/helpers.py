@@ -146,6 +146,21 @@ def say_and_wait_for_motion(proc: subprocess.Popen[str], lines: str, timeout: fl
     raise AssertionError("no primitive event before the deadline")
 
 
+def stopped_while_moving(
+    proc: subprocess.Popen[str], said: str, then: str = "stop\n"
+) -> list[dict[str, Any]]:
+    """Say `said`, and `then` (a stop) 0.2 s into the motion it starts; the daemon's events
+    once it has exited cleanly."""
+    say_and_wait_for_motion(proc, said)
+    time.sleep(0.2)
+    assert proc.stdin is not None
+    proc.stdin.write(then)
+    proc.stdin.flush()
+    stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 0, stderr
+    return parse_events(stdout)
+
+
 async def spawn_text_daemon(
     config: Path, env: dict[str, str], cell: str = "sandwich"
 ) -> asyncio.subprocess.Process:

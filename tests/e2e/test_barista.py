@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from pathlib import Path
 
 from tests.e2e.helpers import (
     REPO,
     final_state,
     kinds,
-    parse_events,
     run_text,
-    say_and_wait_for_motion,
     start_daemon,
+    stopped_while_moving,
     voiced,
     voiced_env,
 )
@@ -68,14 +66,7 @@ def test_an_order_is_made_and_served_and_a_question_answered(tmp_path: Path) -> 
 
 def test_stop_stops_an_order(tmp_path: Path) -> None:
     proc = start_daemon(tmp_path, "barista")
-    say_and_wait_for_motion(proc, "computer brew a latte with cream\n\n")
-    time.sleep(0.2)
-    assert proc.stdin is not None
-    proc.stdin.write("stop\n")
-    proc.stdin.flush()
-    stdout, stderr = proc.communicate(timeout=30)
-    assert proc.returncode == 0, stderr
-    events = parse_events(stdout)
+    events = stopped_while_moving(proc, "computer brew a latte with cream\n\n")
     assert kinds(events, "stopped")
     state = final_state(events)
     assert state["zones"]["pickup_1"] == [] and state["log"] == []

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +13,8 @@ from tests.e2e.helpers import (
     kinds,
     parse_events,
     run_text,
-    say_and_wait_for_motion,
     start_daemon,
+    stopped_while_moving,
     voiced,
     voiced_env,
     work_off_queue,
@@ -77,14 +76,8 @@ def test_queue_target_then_queue_run(tmp_path: Path) -> None:
 
 def test_stop_inside_dictation_stops_the_arm_mid_motion(tmp_path: Path) -> None:
     proc = start_daemon(tmp_path, "sandwich")
-    say_and_wait_for_motion(proc, "computer add bread\n\nstart dictation\nshelf A3 has bolts\n")
-    time.sleep(0.2)
-    assert proc.stdin is not None
-    proc.stdin.write("stop\nend dictation\n")
-    proc.stdin.flush()
-    stdout, stderr = proc.communicate(timeout=30)
-    assert proc.returncode == 0, stderr
-    events = parse_events(stdout)
+    said = "computer add bread\n\nstart dictation\nshelf A3 has bolts\n"
+    events = stopped_while_moving(proc, said, then="stop\nend dictation\n")
     assert kinds(events, "stopped")
     replies = [e["line"] for e in kinds(events, "controller") if e["direction"] == "rx"]
     assert any("ERR STOPPED interrupted" in line for line in replies), replies
