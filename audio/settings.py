@@ -454,13 +454,15 @@ class SttSettings:
     )
     """Near-miss repair by sound, checked by the grammar (`voiced.interpreter.repair`)."""
     judge: bool = setting(
-        True,
+        False,
         "Whisper only: when the grammar reads a command, also score the other readings it "
         "would accept (lower hypotheses, every other value of each slot of the cell's "
         "sentence templates) by the model's own probability of each on the audio, and keep "
         "the best; about 20 ms a reading.",
     )
-    """The acoustic judge (`voiced.audio.judge`; bench/README.md, speech to intent)."""
+    """The acoustic judge (`voiced.audio.judge`; bench/README.md, speech to intent). Off by
+    default: on the coffee orders' development half it changed no result (every order the
+    grammar read had its values right already) and doubled the decoding time."""
     second_opinion: bool = setting(
         False,
         "Whisper only: when the grammar reads none of the hypotheses, decode the segment again "

@@ -138,13 +138,21 @@ def scored(
                 got[i].append({"order": labelled(steps[0]), "text": u.get("text"),
                                "raw": u.get("raw"), "read": e.get("interpretation"),
                                "latency": float(u.get("transcribe_s", 0.0))})  # fmt: skip
+    dropped: list[list[str]] = [[] for _ in spans]
+    for e in events:
+        if e["event"] == "rejected":
+            at = float(e.get("audio_t", -1))
+            for i, (start, end) in enumerate(spans):
+                if start - 0.2 <= at <= end + GAP_S:
+                    dropped[i].append(f"{e.get('reason')}: {e.get('raw', '')}")
     right, latency, wrong = 0, [], []
     for i, (readings, label) in enumerate(zip(got, labels, strict=True)):
         hits = [r for r in readings if r["order"] == expected(label)]
         right += bool(hits)
         latency += [r["latency"] for r in hits[:1]]
         if not hits:
-            wrong.append({"i": i, "want": expected(label), "got": readings})
+            wrong.append({"i": i, "want": expected(label), "got": readings,
+                          "rejected": dropped[i]})  # fmt: skip
     p = np.percentile(latency, [50, 95]).round(3).tolist() if latency else [None, None]
     return {"right": right, "of": len(spans), "accuracy": round(100 * right / len(spans), 1),
             "latency_p50_s": p[0], "latency_p95_s": p[1], "wrong": wrong}  # fmt: skip

@@ -202,4 +202,7 @@ def test_slots_of_a_list_inside_an_alternative_rule_are_found() -> None:
 def test_the_templates_words_are_phrases_the_repair_may_put_in() -> None:
     phrases = templates("barista").phrases()
     assert {"brew", "iced mocha", "skim milk", "a little bit of", "twelve ounce"} <= set(phrases)
+    # A short rule of plain words, said every way ("<ask>"); none from a rule with a list.
+    assert {"brew a", "brew an", "id like a", "may i have an"} <= set(phrases)
+    assert not [p for p in phrases if "{" in p or "ounce latte" in p]
     assert templates("sandwich").phrases() == [] or all(p for p in templates("sandwich").phrases())

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hassil import Intents, RangeSlotList, SlotList, TextSlotList, recognize
+from hassil.errors import MissingListError
 from hassil.expression import Group, ListReference, RuleReference, Sentence, TextChunk
 from hassil.sample import sample_expression
 
@@ -36,6 +37,8 @@ NUMBERS = (0, 1000)
 SKIP_WORDS = ("please", "could you", "can you", "would you", "will you", "kindly")
 """Politeness around a command, taken out before matching (as the phrase bank drops it), so a
 template need not allow for "could you ... please" itself."""
+RULE_SAYINGS = 40
+"""Most ways an expansion rule may be said for the repair to take them all as phrases."""
 EXAMPLES_PER_SENTENCE = 2
 """Phrasings of each template given to the recogniser's bias (it needs the shape, not all)."""
 
@@ -140,7 +143,25 @@ class Templates:
             listed = self.lists.get(name)
             if isinstance(listed, TextSlotList):
                 found.update((said, None) for said, _ in _said(listed))
+        for rule in self.heard.expansion_rules.values():
+            found.update((said, None) for said in self._said_whole(rule))
         return [p for p in found if p]
+
+    def _said_whole(self, rule: Any) -> list[str]:
+        """Every way a short rule of plain words is said ("<ask>": "brew a", "can i get an"),
+        so a misheard opening becomes a whole one; none for a rule with a list in it or
+        with more than `RULE_SAYINGS` ways."""
+        said: list[str] = []
+        try:
+            for text in sample_expression(
+                rule.expression, slot_lists={}, expansion_rules=self.heard.expansion_rules
+            ):
+                if len(said) == RULE_SAYINGS:
+                    return []
+                said.append(" ".join(words(text)))
+        except MissingListError:
+            return []
+        return said
 
     def _lists_of(self, sentence: Any) -> dict[str, str]:
         """Slot name -> the list that fills it, in a template and the rules it uses."""
