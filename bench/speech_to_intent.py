@@ -125,12 +125,10 @@ def scored(
     of their decoding (the judge included), which is what an order waits for after its last
     word beyond the segmenter's end-of-speech pause (the session plays faster than real time,
     so its audio clock cannot tell)."""
-    heard = {e.get("correlation_id"): e for e in events if e["event"] == "utterance"}
+    read = {e.get("correlation_id"): e for e in events if e["event"] == "interpretation"}
     got: list[list[dict[str, Any]]] = [[] for _ in spans]
-    for e in events:
-        if e["event"] != "interpretation" or e.get("correlation_id") not in heard:
-            continue
-        u = heard[e["correlation_id"]]
+    for u in (e for e in events if e["event"] == "utterance"):
+        e = read.get(u.get("correlation_id"), {})
         at = float(u.get("speech_end", u.get("audio_t", -1)))
         for i, (start, end) in enumerate(spans):
             if start - 0.2 <= at <= end + GAP_S:
