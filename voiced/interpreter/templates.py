@@ -319,7 +319,10 @@ def _intents(
 ) -> Intents:
     """hassil's intents: one block per template block, each with lists named after the
     parameters of its composite (unless the integrator has a list of that name)."""
-    kept = (lambda text: text) if apostrophes else (lambda text: text.replace("'", ""))
+
+    def kept(text: str) -> str:
+        return text if apostrophes else text.replace("'", "")
+
     intents: dict[str, Any] = {}
     for block in sentences.blocks:
         raw = {"sentences": [kept(t) for t in block.sentences], "slots": dict(block.slots)}
