@@ -1,4 +1,4 @@
-"""A shorter encoder window for short commands (`[stt] window_s` < 30; off by default).
+"""A shorter encoder window for short commands (`[stt] window_s` < 30; 15 by default).
 
 faster-whisper pads every input to Whisper's 30 s window, and on this 2-core box the encoder
 then takes ~160-200 ms of the ~260-370 ms a command costs, whatever its length. CTranslate2's
