@@ -262,3 +262,11 @@ def test_an_order_is_read_back_as_the_drink_and_what_goes_in_it() -> None:
     assert found is not None
     said = read_back(cell("barista"), [found.step])
     assert said == "I will make an iced mocha with soy milk and brown sugar."
+
+
+def test_an_order_the_cell_cannot_take_names_the_word_it_does_not_know() -> None:
+    # "can I get" is politeness: the refusal names "chai", never "i".
+    parsed = grammar("barista").parse("can I get a chai latte", cell("barista").initial_scene, ())
+    assert not parsed.success
+    said = " ".join(str(x) for x in (parsed.error or "", *parsed.notes))
+    assert "have i " not in said and "chai" in said, said

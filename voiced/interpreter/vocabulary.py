@@ -69,7 +69,8 @@ FILLERS = (
     "so", "well", "hey", "thanks", "thank you", "for", "for me", "go ahead and", "i want you to",
     "i need you to", "i would like you to", "id like you to", "lets", "maybe", "actually",
     "right now", "yeah", "arm", "gripper", "your", "my", "if you can", "if you could",
-    "when you can", "very",
+    "when you can", "very", "can i", "could i", "may i", "i want", "i would like", "id like",
+    "i need",
 )  # fmt: skip
 """Words that carry no meaning in a command. Never snapped to anything (see lexer.py)."""
 
