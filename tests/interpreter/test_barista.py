@@ -270,3 +270,15 @@ def test_an_order_the_cell_cannot_take_names_the_word_it_does_not_know() -> None
     assert not parsed.success
     said = " ".join(str(x) for x in (parsed.error or "", *parsed.notes))
     assert "have i " not in said and "chai" in said, said
+
+
+def test_the_speech_to_intent_bench_reads_every_order_as_the_labels_say() -> None:
+    # bench.speech_to_intent scores the daemon with its own reading of the cell's values: it
+    # must agree with this test's mappings on every sampled order.
+    from bench.speech_to_intent import labelled
+
+    for order in ORDERS:
+        found = matcher().match(order.text)
+        assert found is not None, order.text
+        step = {"instruction": found.step.instruction, "params": dict(found.step.params)}
+        assert labelled(step) == {"intent": "orderDrink", "slots": labels_of(found.step)}, order
