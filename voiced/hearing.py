@@ -169,16 +169,21 @@ class GrammarChooser:
         ):
             return []
         wake, command = split
-        belief = self.belief
+        short = [p for p in templates.phrases() if " " not in p and len(p) <= SHORT_WORD]
+        edits = self._repairer().edited(command, self._accepts(templates_only=True), short)
+        return [f"{wake} {e}".strip() for e in edits]
+
+    def _accepts(self, templates_only: bool) -> Callable[[str], bool]:
+        """What a repair must make of a command: one the grammar reads whole (`templates_only`:
+        one of the cell's own template sentences)."""
+        belief, interpreter = self.belief, self.interpreter
 
         def accepts(candidate: str) -> bool:
-            return templates.match(candidate) is not None and self.interpreter.understands(
-                candidate, belief.planned, belief.last_goals
-            )
+            if templates_only and interpreter.templates.match(candidate) is None:
+                return False
+            return interpreter.understands(candidate, belief.planned, belief.last_goals)
 
-        short = [p for p in templates.phrases() if " " not in p and len(p) <= SHORT_WORD]
-        edits = self._repairer().edited(command, accepts, short)
-        return [f"{wake} {e}".strip() for e in edits]
+        return accepts
 
     def _offered(self, index: int, texts: Sequence[str], needs_wake: bool) -> Choice:
         """Hypothesis `index` with the other readings the grammar accepts as well (lower
@@ -259,14 +264,7 @@ class GrammarChooser:
         if any(self.is_global(t) for t in texts_of(split)):
             return None
         wake, command = split
-        belief = self.belief
-
-        def accepts(candidate: str) -> bool:
-            if templates_only and self.interpreter.templates.match(candidate) is None:
-                return False
-            return self.interpreter.understands(candidate, belief.planned, belief.last_goals)
-
-        fixed = self._repairer().repair(command, accepts)
+        fixed = self._repairer().repair(command, self._accepts(templates_only))
         if fixed is None:
             return None
         return f"{wake} {fixed.text}".strip()

@@ -80,6 +80,7 @@ class Templates:
         own = _own_lists(self.sentences.lists)
         self.intents = _intents(cell, self.sentences, self.lists, set(own))
         self.heard = _intents(cell, self.sentences, self.lists, set(own), apostrophes=False)
+        self._phrases: list[str] | None = None
         """The intents matched against what was said: without apostrophes, as the recogniser's
         words reach the grammar ("id like" is "I'd like"); `intents` keeps them, as written."""
         self.lists.update(own)
@@ -126,7 +127,13 @@ class Templates:
     def phrases(self) -> list[str]:
         """The words the templates hear, as phrases: their literal text ("can i get", "brew")
         and one way each value of their own lists is said ("iced mocha"), for the near-miss
-        repair to put in where a word was misheard."""
+        repair to put in where a word was misheard (worked out once: the templates do not
+        change)."""
+        if self._phrases is None:
+            self._phrases = self._all_phrases()
+        return list(self._phrases)
+
+    def _all_phrases(self) -> list[str]:
         found: dict[str, None] = {}
         todo: list[Any] = [s for i in self.intents.intents.values()
                            for d in i.data for s in d.sentences]  # fmt: skip
