@@ -93,8 +93,7 @@ class GrammarChooser:
                 return self._kept(i, texts, said, needs_wake)
             if self._acts_on(text, needs_wake, best=i == 0, questions=False):
                 return self._offered(i, texts, needs_wake) if self.judge else Choice(i)
-            asked = self._acts_on(text, needs_wake, best=i == 0)
-            if asked or self._names_what_is_missing(text, needs_wake):
+            if self._asks(text, needs_wake) or self._names_what_is_missing(text, needs_wake):
                 # A question, or a command naming what the cell lacks (refused aloud), is kept
                 # as heard, never swapped for a lower hypothesis; unless one of the cell's own
                 # sentences is a word or two away ("ice mocha" is no drink, "iced mocha" is;
@@ -244,6 +243,11 @@ class GrammarChooser:
         if questions and is_question(normalize(command)):
             return True  # a question is answered: the daemon acts on it as heard
         return self.interpreter.understands(command, self.belief.planned, self.belief.last_goals)
+
+    def _asks(self, text: str, needs_wake: bool) -> bool:
+        """A question (answered as heard), where `_acts_on` without questions said no."""
+        split = self._command(text, needs_wake)
+        return split is not None and is_question(normalize(split[1]))
 
     def _names_what_is_missing(self, text: str, needs_wake: bool) -> bool:
         """A command naming something the cell lacks is kept as heard, and refused aloud."""
