@@ -43,6 +43,9 @@ class KeywordModels:
     wake_threshold: float = 0.0
     stop_threshold: float = 0.0
     """0.0: the model's own threshold."""
+    min_rms: float = 0.0
+    """A model fires only on a second of input with a 40 ms block at least this loud (16-bit
+    RMS; `[audio] rms_gate`, what the segmenter counts as possible speech); 0.0: always."""
 
     @property
     def empty(self) -> bool:
@@ -104,7 +107,7 @@ class Keywords:
             self.roles[model.phrase] = "stop"
             if models.stop_threshold:
                 thresholds[model.phrase] = models.stop_threshold
-        self.spotter = KeywordSpotter(chosen, thresholds=thresholds)
+        self.spotter = KeywordSpotter(chosen, thresholds=thresholds, min_rms=models.min_rms)
         self.hits = 0
 
     @property
@@ -112,11 +115,12 @@ class Keywords:
         """Each phrase's latest score."""
         return dict(self.spotter.scores)
 
-    def feed(self, frame: Pcm, first_sample: int) -> list[KeywordHit]:
-        """The keywords heard by the end of `frame` (which starts at `first_sample`)."""
+    def feed(self, frame: Pcm, first_sample: int, echo_floor: float = 0.0) -> list[KeywordHit]:
+        """The keywords heard by the end of `frame` (which starts at `first_sample`);
+        `echo_floor`: the level the daemon's own voice reaches in it (a word must beat it)."""
         del first_sample  # the spotter counts samples itself, from the first frame fed
         hits = []
-        for found in self.spotter.feed(frame):
+        for found in self.spotter.feed(frame, echo_floor):
             t = found.sample / SAMPLE_RATE
             hit = KeywordHit(found.phrase, self.roles[found.phrase], round(found.score, 4), t)
             log.info(

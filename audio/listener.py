@@ -262,7 +262,9 @@ class Listener:
             )
         if self.wake_gate is not None:
             self.wake_gate.feed(frame, start, listening=self.wake_required())
-        hits = self.keywords.feed(frame, start) if self.keywords is not None else []
+        # A keyword must beat the daemon's own voice as the stop spotter's speech does.
+        settled = self.duplex.gate.settled if self.duplex is not None else 0.0
+        hits = self.keywords.feed(frame, start, settled) if self.keywords is not None else []
         self._position += len(frame)
         for hit in hits:
             yield self._keyword(hit)
@@ -276,7 +278,6 @@ class Listener:
         else:
             self._yield_floor()
         if self.spotter is not None:
-            settled = self.duplex.gate.settled if self.duplex is not None else 0.0
             self.spotter.feed(frame, settled)
         if self.spotter is not None and (spotted := await self.spotter.check()):
             if self._own(spotted.text, spotted.start, spotted.speech_end).all_own:

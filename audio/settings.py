@@ -214,11 +214,13 @@ class AudioSettings:
     rms_gate: float = setting(
         60.0,
         "A frame quieter than this RMS level (16-bit sample units; 60 is about -55 dBFS) never "
-        "counts as speech.",
+        "counts as speech, and a keyword model fires only when the second before holds a "
+        "louder one.",
         min=0.0,
     )
     """A frame quieter than this RMS (int16 units; 60 is about -55 dBFS) never counts as
-    voiced, whatever webrtcvad says."""
+    voiced, whatever webrtcvad says; nor is a keyword heard in a second without a louder one
+    (the models fired on near-silence: `voiced.audio.keyword.spotter`)."""
     noise_margin_db: float = setting(
         6.0,
         "Decibels a frame must be above the tracked noise floor to count as speech; 0 turns the "

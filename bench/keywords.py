@@ -39,10 +39,11 @@ import numpy as np
 from voiced.audio.convert import read_audio
 from voiced.audio.keyword.features import SpeechEmbedding, clip_embeddings
 from voiced.audio.keyword.model import KeywordModel, shipped
-from voiced.audio.keyword.spotter import STEP_MS, STREAM_HOP
+from voiced.audio.keyword.spotter import STEP_MS, STREAM_HOP, block_levels, loudest
 from voiced.audio.keyword.training import rooms, voices
 from voiced.audio.keyword.training.recipe import HELD_OUT
 from voiced.audio.keyword.training.voices import RATE, Delivery, Voice
+from voiced.audio.settings import AudioSettings
 
 from bench.machine import machine_info
 from bench.plotting import MISSING, pyplot
@@ -71,21 +72,30 @@ NEAR_WAKE_PROSE = (
     "commute home early. The copter flew over the compost heap."
 )
 REFRACTORY_S = 1.0
+MIN_RMS = AudioSettings().rms_gate
+"""The daemon's loudness gate (`[audio] rms_gate`): a model fires only on a second of audio
+that has a block this loud (`spotter.loudest`)."""
 
 
 @dataclass
 class Trace:
-    """A model's scores over a stream, one every 40 ms, and where each view ended."""
+    """A model's scores over a stream, one every 40 ms, and where each view ended; a score where
+    the loudness gate lets nothing fire (`MIN_RMS`) is 0."""
 
     scores: np.ndarray
     ends: np.ndarray
 
 
 def traces(
-    models: Sequence[KeywordModel], audio: np.ndarray, emb: SpeechEmbedding
+    models: Sequence[KeywordModel],
+    audio: np.ndarray,
+    emb: SpeechEmbedding,
+    min_rms: float = MIN_RMS,
 ) -> dict[str, Trace]:
     """Every model's scores over `audio`, as `KeywordSpotter` computes them."""
     e = clip_embeddings(audio, emb, STREAM_HOP)
+    levels = block_levels(audio)
+    loud = np.array([loudest(levels, 0, int(end)) >= min_rms for end in e.ends], dtype=bool)
     out = {}
     for model in models:
         stride = max(1, model.info.spacing_ms // STEP_MS)
@@ -100,7 +110,7 @@ def traces(
         scores = np.concatenate(
             [model.scores(e.vectors[idx[i : i + 2048]]) for i in range(0, len(idx), 2048)]
         )
-        out[model.phrase] = Trace(scores, e.ends[need - 1 :])
+        out[model.phrase] = Trace(np.where(loud[need - 1 :], scores, 0.0), e.ends[need - 1 :])
     return out
 
 

@@ -24,7 +24,13 @@ def keyword_models(config: Config) -> KeywordModels:
             stops = load_models(config.audio.stop_models, file)
     except KeywordModelError as exc:
         raise ConfigError(keyword_problems(config)) from exc
-    return KeywordModels(wake, stops, config.wake.keyword_threshold, config.audio.stop_threshold)
+    return KeywordModels(
+        wake,
+        stops,
+        config.wake.keyword_threshold,
+        config.audio.stop_threshold,
+        min_rms=config.audio.rms_gate,
+    )
 
 
 def keyword_problems(config: Config) -> list[Problem]:

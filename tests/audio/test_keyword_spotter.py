@@ -1,15 +1,25 @@
 """The shipped keyword models on real audio (espeak-ng voices no model was trained on: the
 training leaves them out, see `recipe.HELD_OUT`): each phrase is heard, near words and other
-talk are not, and the streaming spotter gives the same scores however the audio is cut."""
+talk are not, and the streaming spotter gives the same scores however the audio is cut; a
+word must be loud enough to hear, and louder than the daemon's own voice."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
 from voiced.audio.convert import read_audio
 from voiced.audio.keyword.model import KeywordModel, shipped
-from voiced.audio.keyword.spotter import KeywordSpotter
+from voiced.audio.keyword.spotter import (
+    LEVEL_BLOCK,
+    KeywordSpotter,
+    Levels,
+    block_levels,
+    loudest,
+)
 from voiced.audio.keyword.training.recipe import HELD_OUT
+from voiced.audio.settings import AudioSettings
 
 from tests.audio.clips import Clips
 
@@ -74,3 +84,72 @@ def test_scores_do_not_depend_on_how_the_audio_is_cut(clips: Clips) -> None:
     # The same numbers but for float rounding (ONNX Runtime batches them differently).
     assert small == pytest.approx(medium, abs=1e-5)
     assert medium == pytest.approx(large, abs=1e-5)
+
+
+# --- The loudness gate -------------------------------------------------------------------------
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "keyword"
+
+
+def _fired(audio: np.ndarray, min_rms: float, floor: float = 0.0) -> list[str]:
+    models = [KeywordModel.load(shipped(p)) for p in ("stop", "halt", "freeze")]
+    spotter = KeywordSpotter(models, min_rms=min_rms)
+    found = []
+    for start in range(0, len(audio), 480):
+        found += [d.phrase for d in spotter.feed(audio[start : start + 480], floor)]
+    return found
+
+
+def test_near_silence_after_a_real_order_stops_nothing() -> None:
+    """The end of a real coffee order, then near-silence through the echo canceller (digital
+    zero in places): "halt" (0.97) and "stop" (0.91) fired on it. What a model makes of a
+    quiet room is chance; that nothing so quiet can be a word is not."""
+    audio = read_audio(DATA / "order-tail.flac")
+    assert _fired(audio, 0.0), "the models no longer fire on this: it does not test the gate"
+    assert _fired(audio, AudioSettings().rms_gate) == []
+
+
+def test_a_stop_word_in_digital_silence_is_heard_quiet_or_loud(clips: Clips) -> None:
+    """Without the dither the model heard this "stop" only when its loudest 40 ms were at
+    4000 or more (-18 dBFS)."""
+    audio = _said(clips, "stop", "en-us").astype(np.float64)
+    loudest = float(block_levels(audio).max())
+    for level in (500.0, 1000.0, 8000.0):  # about -36, -30 and -12 dBFS
+        scaled = np.round(audio * level / loudest).astype(np.int16)
+        assert _fired(scaled, AudioSettings().rms_gate) == ["stop"], level
+
+
+def test_a_word_must_be_loud_enough_and_beat_the_daemons_own_voice(clips: Clips) -> None:
+    audio = _said(clips, "stop", "en-us")
+    loudest = float(block_levels(audio).max())
+    assert _fired(audio, loudest * 0.5) == ["stop"]
+    assert _fired(audio, loudest * 1.5) == []
+    assert _fired(audio, 60.0, floor=loudest * 0.5) == ["stop"]
+    assert _fired(audio, 60.0, floor=loudest * 1.5) == []
+
+
+def test_the_streaming_gate_is_the_batch_one() -> None:
+    rng = np.random.default_rng(1)
+    audio = np.round(rng.standard_normal(16000 * 6) * np.repeat(rng.uniform(0, 200, 60), 1600))
+    audio = audio.astype(np.int16)
+    levels = Levels(min_rms=60.0)
+    at = 0
+    for size in rng.integers(1, 2000, 200):
+        piece = audio[at : at + int(size)]
+        levels.feed(piece)
+        at += len(piece)
+        if at >= 16000:
+            batch = loudest(block_levels(audio[:at]), 0, at)
+            assert levels.loud(at) == (batch >= 60.0), at
+        if at >= len(audio):
+            break
+
+
+def test_loudest_looks_back_one_second() -> None:
+    levels = np.zeros(100, dtype=np.float32)
+    levels[10] = 500.0  # block 10: samples 6400..7040
+    assert loudest(levels, 0, 7040) == 500.0
+    assert loudest(levels, 0, 7040 + 16000 - 1) == 500.0
+    assert loudest(levels, 0, 7040 + 16000 + LEVEL_BLOCK) == 0.0
+    assert loudest(levels, 0, 7039) == 0.0  # the block has not ended yet
+    assert loudest(levels[20:], 20, 7040) == 0.0  # blocks before the first are gone
