@@ -26,12 +26,14 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from voiced.audio.convert import read_audio
+from voiced.rules.normalize import normalize
 
 from bench import daemon_run
 from bench.keywords import DEFAULT_DATA, RESULTS
@@ -159,6 +161,14 @@ def scored(
             "latency_p50_s": p[0], "latency_p95_s": p[1], "wrong": wrong}  # fmt: skip
 
 
+def stop_sources(events: list[dict[str, Any]]) -> dict[str, int]:
+    """What the stops were sent on: "keyword halt", "whisper stop", ... (the spotter's engine
+    and what it heard), and how many of each."""
+    heard = Counter(f"{e.get('engine', '?')} {normalize(str(e.get('text', '')))}"
+                    for e in events if e["event"] == "spotted")  # fmt: skip
+    return dict(heard.most_common())
+
+
 def run_condition(
     files: list[Path], labels: list[dict[str, Any]], kitchen: np.ndarray, snr: float | None,
     settings: tuple[str, ...],
@@ -172,7 +182,8 @@ def run_condition(
     out = scored(run.events, spans, labels)
     stops = [e for e in run.events if e["event"] == "stopped" and e.get("reason") != "shutdown"]
     # Nobody says "stop" in these sessions: every stop is a false one (the kitchen's talk).
-    out.update(returncode=run.returncode, wall_s=round(run.wall_s, 1), false_stops=len(stops))
+    out.update(returncode=run.returncode, wall_s=round(run.wall_s, 1), false_stops=len(stops),
+               false_stop_sources=stop_sources(run.events))  # fmt: skip
     if run.returncode != 0:
         out["stderr_tail"] = run.stderr_tail
     return out
@@ -204,6 +215,9 @@ def markdown(result: dict[str, Any]) -> str:
     head = "| engine | " + " | ".join(conditions) + " |"
     rows = [head, "|" + "---|" * (len(conditions) + 1)]
     rows.append("| voiced | " + " | ".join(f"{c['accuracy']}" for c in conditions.values()) + " |")
+    if all("false_stops" in c for c in conditions.values()):
+        stops = [str(c["false_stops"]) for c in conditions.values()]
+        rows.append("| voiced: false stops | " + " | ".join(stops) + " |")
     for name, figures in PUBLISHED.items():
         cells = [str(figures.get(int(float(k)), "")) if k != "clean" else "" for k in conditions]
         rows.append(f"| {name} | " + " | ".join(cells) + " |")
@@ -250,7 +264,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         result["conditions"][token] = out
         print(f"{token:>5}: {out['right']}/{out['of']} ({out['accuracy']} %), decoding p50 "
               f"{out['latency_p50_s']} s p95 {out['latency_p95_s']} s, false stops "
-              f"{out['false_stops']}", flush=True)  # fmt: skip
+              f"{out['false_stops']} {out['false_stop_sources'] or ''}", flush=True)  # fmt: skip
     name = args.out or ("speech-to-intent-dev" if args.dev else "speech-to-intent")
     args.results.mkdir(parents=True, exist_ok=True)
     (args.results / f"{name}.json").write_text(json.dumps(result, indent=1), encoding="utf-8")

@@ -21,6 +21,7 @@ from bench.speech_to_intent import (
     loudest_frame,
     mixed,
     scored,
+    stop_sources,
 )
 from tests.audio.clips import Clips, write_wav
 
@@ -102,4 +103,16 @@ def test_a_run_through_the_daemon_understands_clearly_spoken_orders(
     result = json.loads((out / "speech-to-intent.json").read_text(encoding="utf-8"))
     clean = result["conditions"]["clean"]
     assert (clean["right"], clean["of"]) == (2, 2), clean["wrong"]
-    assert (out / "speech-to-intent.md").is_file()
+    assert (clean["false_stops"], clean["false_stop_sources"]) == (0, {})
+    assert "| voiced: false stops | 0 |" in (out / "speech-to-intent.md").read_text("utf-8")
+
+
+def test_each_false_stop_is_put_down_to_what_heard_it() -> None:
+    events = [
+        {"event": "spotted", "engine": "keyword", "text": "halt", "score": 0.97},
+        {"event": "stopped", "reason": 'operator said "halt"'},
+        {"event": "spotted", "engine": "whisper", "text": "Stop!"},
+        {"event": "spotted", "engine": "keyword", "text": "halt", "score": 0.95},
+        {"event": "utterance", "text": "stop"},
+    ]
+    assert stop_sources(events) == {"keyword halt": 2, "whisper stop": 1}
