@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import select
 import signal
 import sqlite3
 import sys
@@ -56,10 +57,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        return int(args.handler(args))
+        code = int(args.handler(args))
+        sys.stdout.flush()  # a reader that has gone (`| head`) shows here, not at exit
+        return code
     except BaseException as error:  # the one place every error is reported
+        if isinstance(error, BrokenPipeError) and _stdout_closed():
+            return 0  # the reader stopped early: as Unix tools do, end quietly
         debug = getattr(args, "debug", False) or os.environ.get("VOICED_DEBUG", "") not in ("", "0")
         return report_error(error, debug=bool(debug))
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output is a pipe nobody reads any more (then it is pointed at devnull,
+    so the flush at exit does not fail again). A broken pipe elsewhere (a socket) is an error."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    poll = select.poll()
+    poll.register(fd, select.POLLOUT)
+    if not any(flags & select.POLLERR for _, flags in poll.poll(0)):
+        return False
+    os.dup2(os.open(os.devnull, os.O_WRONLY), fd)
+    return True
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -591,13 +611,8 @@ def _cmd_print_config(args: argparse.Namespace) -> int:
 
 
 def _print_file(text: str) -> int:
-    """Print a whole file; a reader that stops early (`| head`) is not an error."""
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # Python's advice: point stdout at devnull so the flush at exit does not fail again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    """Print a whole file (a reader that stops early, `| head`, is not an error: `main`)."""
+    sys.stdout.write(text)
     return 0
 
 

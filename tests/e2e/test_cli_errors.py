@@ -5,13 +5,16 @@ input, not a hang."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.helpers import fast_config, final_state, parse_events, run_text, voiced, voiced_env
+from voiced.cli import _stdout_closed
 
 
 def run(
@@ -240,3 +243,33 @@ def test_a_command_joined_from_lines_over_the_limit_is_refused(tmp_path: Path) -
     assert [e["text"] for e in events if e["event"] == "submit"] == ["go home"]
     with sqlite3.connect(tmp_path / "data" / "history.sqlite3") as db:
         assert [row[0] for row in db.execute("SELECT operator_input FROM runs")] == ["go home"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("interpret", "add bread and cheese", "--cell", "sandwich"), ("cells",), ("print-config",)],
+)
+def test_a_reader_that_stops_early_ends_the_command_quietly(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """`voiced interpret … | head -3`: the pipe closed before the output is written."""
+    read, write = os.pipe()
+    os.close(read)  # nobody reads: every write fails with EPIPE
+    try:
+        proc = subprocess.run(voiced(*args), stdout=write, stderr=subprocess.PIPE, text=True,
+                              env=voiced_env(tmp_path), timeout=60)  # fmt: skip
+    finally:
+        os.close(write)
+    assert (proc.returncode, proc.stderr) == (0, "")
+
+
+def test_only_a_closed_standard_output_counts_as_the_reader_gone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A broken pipe elsewhere (the controller's socket) is an error, reported as ever."""
+    read, write = os.pipe()
+    with os.fdopen(write, "w") as out:
+        monkeypatch.setattr(sys, "stdout", out)
+        assert not _stdout_closed()
+        os.close(read)
+        assert _stdout_closed()
