@@ -163,9 +163,12 @@ def scored(
 
 def stop_sources(events: list[dict[str, Any]]) -> dict[str, int]:
     """What the stops were sent on: "keyword halt", "whisper stop", ... (the spotter's engine
-    and what it heard), and how many of each."""
+    and what it heard; "transcript": a segment's text), and how many of each."""
     heard = Counter(f"{e.get('engine', '?')} {normalize(str(e.get('text', '')))}"
                     for e in events if e["event"] == "spotted")  # fmt: skip
+    stopped = sum(e["event"] == "stopped" and e.get("reason") != "shutdown" for e in events)
+    if stopped > heard.total():  # the rest were heard in a transcript ("No, stop.")
+        heard["transcript"] = stopped - heard.total()
     return dict(heard.most_common())
 
 

@@ -112,7 +112,11 @@ def test_each_false_stop_is_put_down_to_what_heard_it() -> None:
         {"event": "spotted", "engine": "keyword", "text": "halt", "score": 0.97},
         {"event": "stopped", "reason": 'operator said "halt"'},
         {"event": "spotted", "engine": "whisper", "text": "Stop!"},
+        {"event": "stopped", "reason": 'operator said "Stop!"'},
         {"event": "spotted", "engine": "keyword", "text": "halt", "score": 0.95},
-        {"event": "utterance", "text": "stop"},
+        {"event": "stopped", "reason": 'operator said "halt"'},
+        {"event": "utterance", "text": "No, stop."},
+        {"event": "stopped", "reason": 'operator said "No, stop."'},
+        {"event": "stopped", "reason": "shutdown"},
     ]
-    assert stop_sources(events) == {"keyword halt": 2, "whisper stop": 1}
+    assert stop_sources(events) == {"keyword halt": 2, "whisper stop": 1, "transcript": 1}
