@@ -50,6 +50,13 @@ if TYPE_CHECKING:
 log = structlog.get_logger(__name__)
 
 
+DATA_DIR_HELP = (
+    "where the daemon keeps its data (default: $VOICED_DATA_DIR, $STATE_DIRECTORY, "
+    "$XDG_DATA_HOME/voiced or ~/.local/share/voiced, the first set)"
+)
+CONFIG_HELP = "the configuration file (default: the one `run` would use)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -117,14 +124,14 @@ def _parser() -> argparse.ArgumentParser:
 
     notes = sub.add_parser("notes", help="list the saved notes, or print one")
     notes.add_argument("id", nargs="?", help="the note to print in full")
-    notes.add_argument("--data-dir", metavar="PATH")
+    notes.add_argument("--data-dir", metavar="PATH", help=DATA_DIR_HELP)
     notes.add_argument("--json", action="store_true", help="JSON lines instead of text")
     notes.set_defaults(handler=_cmd_notes)
 
     queue = sub.add_parser("queue", help="the deferred queue: list it, or work it off")
     queue_sub = queue.add_subparsers(metavar="ACTION", required=True)
     queue_list = queue_sub.add_parser("list", help="every queued command and its status")
-    queue_list.add_argument("--data-dir", metavar="PATH")
+    queue_list.add_argument("--data-dir", metavar="PATH", help=DATA_DIR_HELP)
     queue_list.add_argument("--json", action="store_true", help="one JSON document on stdout")
     queue_list.set_defaults(handler=_cmd_queue_list)
     queue_run = queue_sub.add_parser("run", help="run the pending commands on the robot")
@@ -134,9 +141,10 @@ def _parser() -> argparse.ArgumentParser:
     queue_run.set_defaults(handler=_cmd_queue_run, text=None, mode=None)
 
     history = sub.add_parser("history", help="the commands run so far, newest first")
-    history.add_argument("--last", type=_positive, default=10, metavar="N")
+    history.add_argument("--last", type=_positive, default=10, metavar="N",
+                         help="how many runs to list (default: %(default)s)")  # fmt: skip
     history.add_argument("--json", action="store_true", help="JSON lines instead of text")
-    history.add_argument("--data-dir", metavar="PATH")
+    history.add_argument("--data-dir", metavar="PATH", help=DATA_DIR_HELP)
     history.set_defaults(handler=_cmd_history)
 
     replay = sub.add_parser("replay", help="run an earlier command's plan again")
@@ -149,16 +157,21 @@ def _parser() -> argparse.ArgumentParser:
     replay.set_defaults(handler=_cmd_replay, text=None, mode=None)
 
     transcribe = sub.add_parser("transcribe", help="print what an audio file says")
-    transcribe.add_argument("file", metavar="FILE.wav")
+    transcribe.add_argument(
+        "file", metavar="FILE.wav", help="a recording (WAV, or anything FFmpeg reads)"
+    )
     transcribe.add_argument("--cell", default="sandwich", metavar="NAME|PATH",
                             help="bias recognition with this cell's vocabulary")  # fmt: skip
-    transcribe.add_argument("--config", metavar="PATH")
+    transcribe.add_argument("--config", metavar="PATH", help=CONFIG_HELP + "; its [stt] is used")
     transcribe.set_defaults(handler=_cmd_transcribe)
 
     plan = sub.add_parser("plan", help="plan a block rearrangement and print it as JSON")
-    plan.add_argument("--current", required=True, metavar="FILE")
-    plan.add_argument("--target", required=True, metavar="FILE")
-    plan.add_argument("--cell", default="blocks", metavar="NAME|PATH")
+    plan.add_argument("--current", required=True, metavar="FILE",
+                      help="the blocks as they stand (state-view JSON)")  # fmt: skip
+    plan.add_argument("--target", required=True, metavar="FILE",
+                      help="the blocks as they should end up (state-view JSON)")  # fmt: skip
+    plan.add_argument("--cell", default="blocks", metavar="NAME|PATH",
+                      help="a bundled cell name or a cell file (default: %(default)s)")  # fmt: skip
     plan.set_defaults(handler=_cmd_plan)
 
     cells = sub.add_parser("cells", help="list the bundled cells")
@@ -166,9 +179,18 @@ def _parser() -> argparse.ArgumentParser:
     cells.set_defaults(handler=_cmd_cells)
 
     interp = sub.add_parser("interpret", help="print the interpretation of one command as JSON")
-    interp.add_argument("--cell", default="sandwich", metavar="NAME|PATH")
-    interp.add_argument("--scene", metavar="PATH")
-    interp.add_argument("text")
+    interp.add_argument(
+        "--cell",
+        default="sandwich",
+        metavar="NAME|PATH",
+        help="a bundled cell name or a cell file (default: %(default)s)",
+    )
+    interp.add_argument(
+        "--scene",
+        metavar="PATH",
+        help="the scene to interpret in (state-view JSON; default: the cell's own)",
+    )
+    interp.add_argument("text", help='the command, as typed or said ("add bread and cheese")')
     interp.set_defaults(handler=_cmd_interpret)
 
     sim = sub.add_parser("sim", help="run the simulator standalone (control port = PORT + 1; "
@@ -215,7 +237,7 @@ def _parser() -> argparse.ArgumentParser:
     status = sub.add_parser("status", help="every cell on an MQTT broker, one line each")
     status.add_argument("--mqtt", metavar="URL", help="mqtt://HOST[:PORT] or mqtts://... "
                         "(default: [mqtt] url of the configuration)")  # fmt: skip
-    status.add_argument("--config", metavar="PATH")
+    status.add_argument("--config", metavar="PATH", help=CONFIG_HELP)
     for option in ("--credentials-file", "--ca-file", "--cert-file", "--key-file"):
         status.add_argument(
             option, metavar="PATH", help="as [mqtt] " + option[2:].replace("-", "_")
@@ -227,7 +249,7 @@ def _parser() -> argparse.ArgumentParser:
     status.set_defaults(handler=_cmd_status)
 
     keygen = sub.add_parser("keygen", help="write a new controller key (for [controller] key_file)")
-    keygen.add_argument("path", type=Path)
+    keygen.add_argument("path", type=Path, help="the key file to write (refused if it exists)")
     keygen.set_defaults(handler=_cmd_keygen)
 
     unit = sub.add_parser("print-unit", help="print the systemd unit; install it with: voiced "
@@ -532,7 +554,10 @@ def _cmd_notes(args: argparse.Namespace) -> int:
             raise InputError(f"notes {args.id}", f"no such note in {store.path}")
         print(json.dumps(note.to_json()) if args.json else f"{note.t} ({note.source})\n{note.text}")
         return 0
-    for note in store.list():
+    notes = store.list()
+    if not notes and not args.json:
+        print("No notes yet.")
+    for note in notes:
         if args.json:
             print(json.dumps(note.to_json()))
         else:

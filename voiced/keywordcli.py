@@ -95,7 +95,8 @@ def add_keyword_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser
         metavar="RECORDING",
         help="recordings of the phrase said alone (any format; none: record from the microphone)",
     )
-    enroll.add_argument("--out", type=Path, required=True, metavar="FILE")
+    enroll.add_argument("--out", type=Path, required=True, metavar="FILE",
+                        help="where the adapted model is written")  # fmt: skip
     enroll.add_argument(
         "--base",
         metavar="NAME|PATH",
@@ -109,7 +110,9 @@ def add_keyword_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser
         help="takes to record from the microphone when no recording is given",
     )
     enroll.add_argument("--device", help="the microphone (as [audio] device)")
-    enroll.add_argument("--seed", type=int, default=1)
+    enroll.add_argument(
+        "--seed", type=int, default=1, help="the same seed makes the same model (default: 1)"
+    )
     enroll.add_argument(
         "--size",
         choices=("full", "tiny"),

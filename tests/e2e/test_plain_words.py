@@ -3,6 +3,7 @@ a controller's refusal without protocol, names without identifiers (the `feedbac
 
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 from pathlib import Path
@@ -103,3 +104,31 @@ def test_a_note_that_cannot_be_saved_is_said_without_its_path(tmp_path: Path) ->
     (tmp_path / "data" / "notes" / "notes.jsonl").mkdir(parents=True)  # not writable as a file
     said = heard(session(tmp_path, "sandwich", "start dictation\nshelf A3 has bolts\nsave note\n"))
     assert said[-1] == "Could not save the note: Is a directory.", said
+
+
+def test_an_empty_store_says_so(tmp_path: Path) -> None:
+    for command, said in (("notes", "No notes yet."), ("history", "No history yet."),
+                          (("queue", "list"), "The queue is empty.")):  # fmt: skip
+        args = command if isinstance(command, tuple) else (command,)
+        proc = subprocess.run(voiced(*args), capture_output=True, text=True,
+                              env=voiced_env(tmp_path), timeout=30)  # fmt: skip
+        assert (proc.returncode, proc.stdout.strip()) == (0, said), proc.stderr
+    proc = subprocess.run(voiced("notes", "--json"), capture_output=True, text=True,
+                          env=voiced_env(tmp_path), timeout=30)  # fmt: skip
+    assert (proc.returncode, proc.stdout) == (0, "")  # JSON lines: none
+
+
+def test_every_option_of_every_command_says_what_it_is_for() -> None:
+    from voiced.cli import _parser
+
+    def bare(parser: argparse.ArgumentParser, path: str) -> list[str]:
+        found = []
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    found += bare(sub, f"{path} {name}")
+            elif not action.help and not isinstance(action, argparse._HelpAction):
+                found.append(f"{path} {'/'.join(action.option_strings) or action.dest}")
+        return found
+
+    assert bare(_parser(), "voiced") == []
