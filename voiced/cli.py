@@ -606,7 +606,8 @@ def _cmd_check_config(args: argparse.Namespace) -> int:
 
     if args.path and args.config_path and args.path != args.config_path:
         raise UsageError("check-config", "give the file once: PATH or --config PATH")
-    return _report_check(check_config_file(args.path or args.config_path), args.json)
+    given_by = "the command line" if args.path else "--config"
+    return _report_check(check_config_file(args.path or args.config_path, given_by), args.json)
 
 
 def _cmd_check_cell(args: argparse.Namespace) -> int:

@@ -578,10 +578,12 @@ def find_config_file(
     path: str | None,
     environ: Mapping[str, str] = os.environ,
     default_path: Path = DEFAULT_CONFIG_PATH,
+    given_by: str = "--config",
 ) -> Path | None:
-    """The file to read, or None for defaults only. A named file that is missing is an error."""
+    """The file to read, or None for defaults only. A named file that is missing is an error
+    (`given_by`: how it was named, for the message)."""
     if path is not None:
-        return _existing(path, "--config")
+        return _existing(path, given_by)
     from_env = environ.get(CONFIG_ENV, "")
     if from_env:
         return _existing(from_env, f"${CONFIG_ENV}")
@@ -600,13 +602,14 @@ def load_config(
     path: str | None,
     environ: Mapping[str, str] = os.environ,
     default_path: Path = DEFAULT_CONFIG_PATH,
+    given_by: str = "--config",
 ) -> Config:
     """Defaults merged with the chosen file (see `find_config_file`), validated.
 
     Raises ConfigError listing every problem: unreadable file, TOML syntax, unknown keys, wrong
     types, values out of range and inconsistent combinations.
     """
-    file = find_config_file(path, environ, default_path)
+    file = find_config_file(path, environ, default_path, given_by)
     if file is None:
         return Config()
     data = _read_toml(file)

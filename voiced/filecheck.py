@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from voiced.config import Config, load_config, resolve_config_path
+from voiced.config import (
+    CONFIG_ENV,
+    DEFAULT_CONFIG_PATH,
+    Config,
+    load_config,
+    resolve_config_path,
+)
 from voiced.errors import CellError, ConfigError, Problem, VoicedError
 from voiced.keywordsetup import keyword_problems
 from voiced.linkkey import controller_key
@@ -96,14 +102,20 @@ def check_cell_file(ref: str) -> CheckReport:
     return CheckReport((str(cell_path(ref)),), tuple(located(_cell_problems(ref))))
 
 
-def check_config_file(path: str | None) -> CheckReport:
+NO_CONFIG_FILE = (
+    f"no configuration file (none given, ${CONFIG_ENV} not set, {DEFAULT_CONFIG_PATH} absent): "
+    "the defaults"
+)
+
+
+def check_config_file(path: str | None, given_by: str = "--config") -> CheckReport:
     """The configuration and every file it names: the cell, the starting scene, the key, the
     keyword models."""
     try:
-        config = load_config(path)
+        config = load_config(path, given_by=given_by)
     except ConfigError as error:
         return CheckReport((path or "",), tuple(located(error.problems)))
-    checked = [config.source or "(defaults)"]
+    checked = [config.source or NO_CONFIG_FILE]
     problems: list[Problem] = []
     try:
         controller_key(config)  # a key file that is named must be there and usable

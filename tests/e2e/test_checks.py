@@ -248,3 +248,22 @@ def test_check_config_names_keyword_models_it_cannot_use(tmp_path: Path) -> None
     stt = tmp_path / "stt.toml"
     stt.write_text('[daemon]\nwake_word = "hey gofa"\n[wake]\nengine = "stt"\n', encoding="utf-8")
     assert run(tmp_path, "check-config", str(stt)).returncode == 0
+
+
+def test_check_config_says_where_a_path_came_from_and_when_there_is_no_file(
+    tmp_path: Path,
+) -> None:
+    missing = str(tmp_path / "gone.toml")
+    positional = run(tmp_path, "check-config", missing)
+    assert (positional.returncode, positional.stdout.strip()) == (
+        1, f"{missing}: no such file (given by the command line)")  # fmt: skip
+    option = run(tmp_path, "check-config", "--config", missing)
+    assert option.stdout.strip() == f"{missing}: no such file (given by --config)"
+    if Path("/etc/voiced/config.toml").exists():
+        pytest.skip("this machine has /etc/voiced/config.toml: there is no defaults-only run")
+    none = run(tmp_path, "check-config")
+    assert none.returncode == 0, none.stdout + none.stderr
+    assert none.stdout.startswith(
+        "OK: no configuration file (none given, $VOICED_CONFIG not set, /etc/voiced/config.toml "
+        "absent): the defaults, "
+    )
