@@ -61,3 +61,17 @@ def test_a_command_the_stop_cut_short_is_named_before_what_was_dropped() -> None
     assert dropped_sentence(["add cheese"], cut=["add bread"]) == (
         "Stopped. Not finished: add bread. I dropped: add cheese."
     )
+
+
+def test_a_command_is_read_out_as_part_of_the_sentence() -> None:
+    """As transcribed ("Add bread. And cheese and tomato.") it used to come out as "Not
+    finished: add bread And cheese and tomato..": its own capitals and full stops go."""
+    assert dropped_sentence(
+        ["Put it on the BLT stack!"], cut=["Add bread. And cheese and tomato."]
+    ) == (
+        "Stopped. Not finished: add bread and cheese and tomato. "
+        "I dropped: put it on the BLT stack."
+    )
+    assert dropped_sentence(["Go to Safe_Pos_1, then I'd like bread."]) == (
+        "Stopped. I dropped: go to Safe_Pos_1, then I'd like bread."
+    )

@@ -11,6 +11,7 @@ belongs to the new epoch and runs normally.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -86,10 +87,23 @@ MAX_LISTED = 3
 """Dropped commands read out by name; more are counted."""
 
 
+def as_listed(said: str) -> str:
+    """A command as it is read out inside a sentence: its own full stops and capitals gone
+    ("add bread. And cheese." -> "add bread and cheese"); names ("BLT", "Safe_Pos_1") and
+    "I" kept."""
+    text = re.sub(r"[.!?]+(\s+|$)", " ", said).strip(" ,;:")
+    return " ".join(
+        word[0].lower() + word[1:] if len(word) > 1 and word[1:].isalpha() and word[1:].islower()
+        else word
+        for word in text.split()
+    )  # fmt: skip
+
+
 def dropped_sentence(texts: list[str], lead: str = "Stopped.", cut: Sequence[str] = ()) -> str:
     """What the operator hears after a stop or a fault: `lead`, what it cut short (the arm may
     not have started it, or stopped half-way: "continue" finishes it), then what will now
     never run ("Stopped. Not finished: go to the welder. I dropped: add bread.")."""
+    cut, texts = [as_listed(t) for t in cut], [as_listed(t) for t in texts]
     if cut:
         lead = f"{lead} Not finished: {'; '.join(cut[:MAX_LISTED])}."
     if not texts:
