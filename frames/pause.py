@@ -54,7 +54,7 @@ class PauseWords:
 
 
 async def _pause(router: CommandRouter, utterance: Utterance, match: Match) -> None:
-    await router.services.pause(f'operator said "{utterance.text}"')
+    await router.services.pause(utterance.said_by)
 
 
 def pause_rule(wake_words: Sequence[str] = ()) -> Rule:

@@ -20,7 +20,7 @@ async def _stop(router: CommandRouter, utterance: Utterance, match: Match) -> No
     dropped = [f for f in router.stack[1:] if f.dropped_by_stop]
     unsent = [text for f in dropped if (text := f.unsent())]
     # The arm first: popping frames can wait a few microseconds, the robot cannot.
-    await router.services.stop(f'operator said "{utterance.text}"', unsent)
+    await router.services.stop(utterance.said_by, unsent)
     for frame in reversed(dropped):
         if frame in router.stack:
             router.pop(frame)

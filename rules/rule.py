@@ -8,6 +8,9 @@ from typing import Any, Protocol, TypeAlias
 
 from voiced.rules.normalize import normalize
 
+SENDERS = {"page": "the cell's page", "mqtt": "MQTT"}
+"""How a source of words from outside is named in a reason."""
+
 
 @dataclass(frozen=True)
 class Utterance:
@@ -19,12 +22,22 @@ class Utterance:
     """When the utterance ended, on the input clock (seconds)."""
     correlation_id: str | None = None
     """The id bound to everything this utterance causes."""
+    source: str = ""
+    """Who sent it from outside ("page", "mqtt"); "": the operator, spoken or typed."""
     normalized: str = field(default="", compare=False)
     """`text` normalised (lower case, no punctuation, digits); filled in automatically."""
 
     def __post_init__(self) -> None:
         if not self.normalized:
             object.__setattr__(self, "normalized", normalize(self.text))
+
+    @property
+    def said_by(self) -> str:
+        """Who said it, as a stop's or a pause's reason reads: 'operator said "stop"', or
+        'the page sent "stop"'."""
+        if not self.source:
+            return f'operator said "{self.text}"'
+        return f'{SENDERS.get(self.source, self.source)} sent "{self.text}"'
 
 
 @dataclass(frozen=True)

@@ -229,3 +229,12 @@ def test_a_goal_already_reached_is_said_as_now_or_as_by_then() -> None:
     assert already_done(goal, settled=False) == "I will already hold the Welder by then."
     home = (SequenceStep("go_home", {}),)
     assert already_done(home, settled=False) == "I will already be home by then."
+
+
+def test_a_stop_from_outside_says_who_sent_it() -> None:
+    from voiced.rules import Utterance
+
+    assert Utterance("stop").said_by == 'operator said "stop"'
+    assert Utterance("stop", source="page").said_by == 'the cell\'s page sent "stop"'
+    assert Utterance("stop", source="mqtt").said_by == 'MQTT sent "stop"'
+    assert Utterance("hold on", source="hub").said_by == 'hub sent "hold on"'

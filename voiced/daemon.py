@@ -457,7 +457,7 @@ class Daemon:
         if waking and not stop and not self._woken(text):
             # Typed on a dashboard, a command is meant for the cell: nobody types the wake word.
             text = f"{self.config.daemon.wake_word} {text}"
-        await self._hear(Utterance(text, router.now), parts)
+        await self._hear(Utterance(text, router.now, source=words.source), parts)
         if not isinstance(parts.source, AudioInput):
             await router.tick(router.now + self.config.query.silence_timeout + 0.1)
 
@@ -471,7 +471,7 @@ class Daemon:
     async def _hear(self, said: Utterance, parts: Parts) -> None:
         router = parts.router
         with correlation(said.correlation_id) as cid:
-            utterance = rules.Utterance(said.text, said.t, cid)
+            utterance = rules.Utterance(said.text, said.t, cid, source=said.source)
             if said.result is not None:
                 await self._run_as_routed(said, said.result, cid, parts)
                 return

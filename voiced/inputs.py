@@ -58,6 +58,8 @@ class Utterance:
     spotted: bool = False
     """The stop spotter already stopped the arm on this speech: if it is a stop, it is
     announced and not dispatched again."""
+    source: str = ""
+    """Who sent it from outside ("page", "mqtt"); "": the operator, spoken or typed."""
     result: asyncio.Future[TargetResult] | None = None
     """Set for a command that went through the frames when it was first said (queued,
     replayed): it goes to the robot pipeline as it is, and its result (or error) is set here

@@ -97,7 +97,7 @@ async def test_a_cell_publishes_itself_obeys_a_stop_and_its_will_says_offline(
     events = parse_events(out.decode())
     said = [(e["text"], e["source"]) for e in kinds(events, "remote")]
     assert said == [(f"computer {FIVE}", "mqtt"), ("stop", "mqtt")]
-    assert stopped["reason"] == 'operator said "stop"'
+    assert stopped["reason"] == 'MQTT sent "stop"'
     assert halted["halt_reason"] == "stop"
     assert not kinds(after(events, "stopped"), "primitive")
     assert set(configs) == {

@@ -62,6 +62,7 @@ async def test_stop_on_the_page_stops_a_moving_command(tmp_path: Path) -> None:
         {"event": "remote", "t": kinds(events, "remote")[0]["t"], "text": "stop", "source": "page"}
     ]
     stop_at = next(i for i, e in enumerate(events) if e["event"] == "stopped")
+    assert events[stop_at]["reason"] == 'the cell\'s page sent "stop"'  # not "operator said"
     assert not kinds(events[stop_at:], "primitive"), "nothing moved after the stop"
     stories = {story["said"]: story for story in state["exchanges"]}
     assert stories["stop"]["source"] == "page" and stories["stop"]["outcome"] == "stopped"
