@@ -45,7 +45,8 @@ class KeywordModels:
     """0.0: the model's own threshold."""
     min_rms: float = 0.0
     """A model fires only on a second of input with a 40 ms block at least this loud (16-bit
-    RMS; `[audio] rms_gate`, what the segmenter counts as possible speech); 0.0: always."""
+    RMS; `[audio] rms_gate`, what the segmenter counts as possible speech); 0.0: any level.
+    Louder than the daemon's own voice while it speaks, in any case."""
 
     @property
     def empty(self) -> bool:

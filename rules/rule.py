@@ -34,7 +34,7 @@ class Utterance:
     @property
     def said_by(self) -> str:
         """Who said it, as a stop's or a pause's reason reads: 'operator said "stop"', or
-        'the page sent "stop"'."""
+        'the cell's page sent "stop"'."""
         if not self.source:
             return f'operator said "{self.text}"'
         return f'{SENDERS.get(self.source, self.source)} sent "{self.text}"'

@@ -75,3 +75,6 @@ def test_a_command_is_read_out_as_part_of_the_sentence() -> None:
     assert dropped_sentence(["Go to Safe_Pos_1, then I'd like bread."]) == (
         "Stopped. I dropped: go to Safe_Pos_1, then I'd like bread."
     )
+    assert dropped_sentence(["Put the Reuben on the left.", "I want bread? Now!"]) == (
+        "Stopped. I dropped 2 commands: put the Reuben on the left; I want bread now."
+    )

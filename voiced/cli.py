@@ -68,10 +68,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a reader that has gone (`| head`) shows here, not at exit
         return code
     except BaseException as error:  # the one place every error is reported
-        if isinstance(error, BrokenPipeError) and _stdout_closed():
+        if _only_broken_pipes(error) and _stdout_closed():
             return 0  # the reader stopped early: as Unix tools do, end quietly
         debug = getattr(args, "debug", False) or os.environ.get("VOICED_DEBUG", "") not in ("", "0")
         return report_error(error, debug=bool(debug))
+
+
+def _only_broken_pipes(error: BaseException) -> bool:
+    """A broken pipe, or a task group's errors that are all broken pipes (the daemon's)."""
+    if isinstance(error, BaseExceptionGroup):
+        pipes, rest = error.split(BrokenPipeError)
+        return pipes is not None and rest is None
+    return isinstance(error, BrokenPipeError)
 
 
 def _stdout_closed() -> bool:
@@ -503,7 +511,8 @@ def _cmd_history(args: argparse.Namespace) -> int:
 
     data = DataDir(resolve_data_dir(args.data_dir, os.environ))
     if not data.history.exists():
-        print("No history yet.")
+        if not args.json:  # JSON lines: none
+            print("No history yet.")
         return 0
     for run in History(data.history).last(args.last):
         if args.json:

@@ -88,15 +88,19 @@ MAX_LISTED = 3
 
 
 def as_listed(said: str) -> str:
-    """A command as it is read out inside a sentence: its own full stops and capitals gone
-    ("add bread. And cheese." -> "add bread and cheese"); names ("BLT", "Safe_Pos_1") and
-    "I" kept."""
-    text = re.sub(r"[.!?]+(\s+|$)", " ", said).strip(" ,;:")
-    return " ".join(
-        word[0].lower() + word[1:] if len(word) > 1 and word[1:].isalpha() and word[1:].islower()
-        else word
-        for word in text.split()
-    )  # fmt: skip
+    """A command as it is read out inside a sentence: its own sentences run together, the
+    capital each of them starts with gone ("Add bread. And cheese." -> "add bread and cheese");
+    a capital elsewhere is a name's ("put the Reuben on the left") and stays, as do "I", "BLT"
+    and "Safe_Pos_1"."""
+    sentences = [s for s in re.split(r"[.!?]+(?:\s+|$)", said.strip()) if s.strip(" ,;:")]
+    return " ".join(_uncapitalised(s.strip(" ,;:")) for s in sentences)
+
+
+def _uncapitalised(sentence: str) -> str:
+    first, _, rest = sentence.partition(" ")
+    if len(first) > 1 and first[1:].isalpha() and first[1:].islower():
+        first = first[0].lower() + first[1:]
+    return f"{first} {rest}".strip()
 
 
 def dropped_sentence(texts: list[str], lead: str = "Stopped.", cut: Sequence[str] = ()) -> str:

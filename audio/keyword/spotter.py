@@ -154,18 +154,19 @@ class Levels:
 
     def feed(self, samples: npt.NDArray[np.int16], floor: float = 0.0) -> None:
         """More of the stream; `floor`: the echo floor while it played (0: nothing played)."""
-        if not self.min_rms:
-            return
         pending = np.concatenate([self._pending, samples])
         new = block_levels(pending)
         self._pending = pending[len(new) * LEVEL_BLOCK :]
-        margins = np.concatenate([self._margins, new / max(self.min_rms, floor)])
+        needed = max(self.min_rms, floor)
+        margin = new / needed if needed > 0 else np.full(len(new), np.inf, dtype=np.float32)
+        margins = np.concatenate([self._margins, margin])
         drop = max(0, len(margins) - self.KEEP)
         self._margins, self._first = margins[drop:], self._first + drop
 
     def loud(self, end: int) -> bool:
-        """Whether the second before stream sample `end` has a block loud enough."""
-        return not self.min_rms or loudest(self._margins, self._first, end) >= 1.0
+        """Whether the second before stream sample `end` has a block loud enough (with neither
+        `min_rms` nor an echo floor: any block)."""
+        return loudest(self._margins, self._first, end) >= 1.0
 
 
 def _quiet(n: int) -> npt.NDArray[np.int16]:

@@ -126,6 +126,7 @@ def test_a_word_must_be_loud_enough_and_beat_the_daemons_own_voice(clips: Clips)
     assert _fired(audio, loudest * 1.5) == []
     assert _fired(audio, 60.0, floor=loudest * 0.5) == ["stop"]
     assert _fired(audio, 60.0, floor=loudest * 1.5) == []
+    assert _fired(audio, 0.0, floor=loudest * 1.5) == []  # rms_gate = 0 keeps the echo floor
 
 
 def test_the_streaming_gate_is_the_batch_one() -> None:

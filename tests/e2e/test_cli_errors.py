@@ -247,7 +247,12 @@ def test_a_command_joined_from_lines_over_the_limit_is_refused(tmp_path: Path) -
 
 @pytest.mark.parametrize(
     "args",
-    [("interpret", "add bread and cheese", "--cell", "sandwich"), ("cells",), ("print-config",)],
+    [
+        ("interpret", "add bread and cheese", "--cell", "sandwich"),
+        ("cells",),
+        ("print-config",),
+        ("demo", "--text"),  # the daemon: its broken pipe comes out of a task group
+    ],
 )
 def test_a_reader_that_stops_early_ends_the_command_quietly(
     tmp_path: Path, args: tuple[str, ...]

@@ -132,3 +132,9 @@ def test_every_option_of_every_command_says_what_it_is_for() -> None:
         return found
 
     assert bare(_parser(), "voiced") == []
+
+
+def test_an_empty_history_in_json_is_no_lines(tmp_path: Path) -> None:
+    proc = subprocess.run(voiced("history", "--json"), capture_output=True, text=True,
+                          env=voiced_env(tmp_path), timeout=30)  # fmt: skip
+    assert (proc.returncode, proc.stdout) == (0, "")
