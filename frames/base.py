@@ -10,7 +10,17 @@ from voiced.frames.dictation import DictationFrame
 from voiced.frames.query import QueryFrame
 from voiced.frames.router import CommandRouter, Frame
 from voiced.frames.voice import VoicePickerFrame
-from voiced.rules import CatchAll, ExactSet, Match, Pattern, Prefix, Utterance, When, normalize
+from voiced.rules import (
+    CatchAll,
+    ExactSet,
+    Handled,
+    Match,
+    Pattern,
+    Prefix,
+    Utterance,
+    When,
+    normalize,
+)
 
 log = structlog.get_logger(__name__)
 
@@ -200,6 +210,17 @@ def _inside(wake_word: str) -> str:
     meat on the left" (talk or noise before it in the same segment). Exact words only; the
     fuzzy match is for the start of an utterance."""
     return rf"\b{re.escape(normalize(wake_word))}\b\s+(?P<rest>\S.*)$"
+
+
+def after_wake_word(text: str, wake_words: Sequence[str]) -> str | None:
+    """What the base frame hands on from `text` that starts with one of `wake_words` (heard
+    near enough: "compute her, add bread"), in the operator's wording; None: no wake word."""
+    found = Prefix("wake_word", wake_words, _nothing).match(Utterance(text))
+    return _rest_as_said(text, found.match) if isinstance(found, Handled) else None
+
+
+async def _nothing(router: CommandRouter, utterance: Utterance, match: Match) -> None:
+    """An action that is never run: `after_wake_word` only matches."""
 
 
 def _rest_as_said(text: str, match: Match) -> str:

@@ -664,7 +664,7 @@ def _cmd_cells(args: argparse.Namespace) -> int:
 
 def _cmd_interpret(args: argparse.Namespace) -> int:
     from voiced.acceptance import checked_plan
-    from voiced.explain import Explained, before_the_interpreter
+    from voiced.explain import Explained, before_the_interpreter, without_wake_word
     from voiced.interpreter.tiers import Interpreter
     from voiced.llm.client import LlmClient
 
@@ -676,7 +676,9 @@ def _cmd_interpret(args: argparse.Namespace) -> int:
     scene = load_scene_file(cell, args.scene) if args.scene else cell.initial_scene
     data = DataDir(resolve_data_dir(None, os.environ))
 
-    early = before_the_interpreter(cell, scene, args.text, config.daemon.wake_word)
+    daemon = config.daemon
+    text = without_wake_word(args.text, (daemon.wake_word, *daemon.wake_variants))
+    early = before_the_interpreter(cell, scene, text, daemon.wake_word)
     if isinstance(early, Explained):
         print(json.dumps(early.shown, indent=2))
         return 0 if early.done else EXIT_NOT_DONE
@@ -688,7 +690,7 @@ def _cmd_interpret(args: argparse.Namespace) -> int:
             client = LlmClient.from_env(config.llm)
             interpreter = Interpreter(cell, data, client, config.llm, lambda event: None)
             try:
-                understood = await interpreter.interpret(args.text, scene, (), None)
+                understood = await interpreter.interpret(text, scene, (), None)
             finally:
                 if client is not None:
                     await client.aclose()

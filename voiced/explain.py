@@ -7,19 +7,29 @@ neither of which the daemon does.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from voiced.behaviours import behaviour_of
 from voiced.cellhelp import help_examples
-from voiced.frames.base import HELP_WORDS, help_sentence
+from voiced.frames.base import HELP_WORDS, after_wake_word, help_sentence
 from voiced.frames.pause import PauseWords
+from voiced.frames.stop import StopWords
 from voiced.interpreter.result import Interpretation
 from voiced.pausing import PAUSED
 from voiced.questions import Questions, is_question
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
 from voiced.rules import NO_MATCH, Utterance, normalize
+
+
+def without_wake_word(text: str, wake_words: Sequence[str]) -> str:
+    """`text` as the daemon's base frame hands it on: a leading wake word taken off ("computer,
+    add bread" -> "add bread"), near misses too ("compute her add bread"); "" when that was
+    all."""
+    rest = after_wake_word(text, wake_words)
+    return text if rest is None else rest
 
 
 @dataclass(frozen=True)
@@ -33,9 +43,16 @@ class Explained:
 def before_the_interpreter(
     cell: Cell, scene: Scene, text: str, wake_word: str
 ) -> Explained | Interpretation | None:
-    """A question's answer or a pause (`Explained`); a speed change or an undo (an
+    """A stop, a question's answer or a pause (`Explained`); a speed change or an undo (an
     `Interpretation` to check as any other); None when the interpreter decides (a question
-    the daemon cannot answer goes there too)."""
+    the daemon cannot answer goes there too). `text` comes without the wake word
+    (`without_wake_word`)."""
+    if not normalize(text):
+        # The wake word alone: the daemon opens a query and waits for the command.
+        return Explained({"behaviour": "listen", "waits_for": "the command"}, True)
+    if StopWords().match(Utterance(text)) is not NO_MATCH:
+        # The global stop, heard anywhere in what is said ("oh no, stop it").
+        return Explained({"behaviour": "stop", "sends": "STOP", "said": "Stopped."}, True)
     if normalize(text) in HELP_WORDS:
         said = help_sentence(wake_word, help_examples(cell), wake=True)
         return Explained({"behaviour": "help", "said": said}, True)

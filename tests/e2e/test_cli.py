@@ -6,6 +6,8 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.helpers import REPO, voiced, voiced_env
 
 
@@ -129,3 +131,29 @@ def test_an_unreadable_audio_file_is_named_without_a_traceback(tmp_path: Path) -
         assert proc.returncode == 1, args
         assert "cannot read audio" in proc.stderr or "missing.wav: no such file" in proc.stderr
         assert "Traceback" not in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        ("stop", {"behaviour": "stop", "sends": "STOP", "said": "Stopped."}),
+        ("oh no, stop it", {"behaviour": "stop", "sends": "STOP", "said": "Stopped."}),
+        ("computer stop", {"behaviour": "stop", "sends": "STOP", "said": "Stopped."}),
+        ("computer", {"behaviour": "listen", "waits_for": "the command"}),
+    ],
+)
+def test_interpret_shows_what_the_daemon_does_with_a_stop_or_the_wake_word_alone(
+    tmp_path: Path, said: str, shown: dict[str, str]
+) -> None:
+    proc = run(tmp_path, "interpret", said)
+    assert (proc.returncode, json.loads(proc.stdout)) == (0, shown), proc.stderr
+
+
+@pytest.mark.parametrize(
+    "said", ["computer add bread", "Computer, add bread.", "compute her add bread"]
+)
+def test_interpret_takes_the_wake_word_off_as_the_daemon_does(tmp_path: Path, said: str) -> None:
+    proc = run(tmp_path, "interpret", said)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)
+    assert [s["params"]["item"] for s in result["sequence"]] == ["bread"]
