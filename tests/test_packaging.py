@@ -41,9 +41,24 @@ def packages_on_disk() -> set[str]:
     return found
 
 
+def folder_of(package: str) -> Path:
+    top, _, rest = package.removeprefix("voiced.").partition(".")
+    base = REPO / top if top in MAPPED else REPO / "voiced" / top
+    return base.joinpath(*rest.split(".")) if rest else base
+
+
 def test_every_package_on_disk_is_installed_under_voiced() -> None:
     setuptools = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]
-    assert set(setuptools["packages"]) == packages_on_disk()
+    declared = set(setuptools["packages"])
+    code = packages_on_disk()
+    assert code <= declared
+    # The rest are folders of data (declared so the build does not warn about each), every one
+    # with its files named in package-data.
+    for package in declared - code:
+        folder = folder_of(package)
+        assert folder.is_dir() and not (folder / "__init__.py").exists(), package
+        globs = setuptools["package-data"][package]
+        assert any(f for glob in globs for f in folder.glob(glob)), package
     assert setuptools["package-dir"] == {name: top for top, name in MAPPED.items()}
 
 
