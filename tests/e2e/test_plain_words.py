@@ -138,3 +138,19 @@ def test_an_empty_history_in_json_is_no_lines(tmp_path: Path) -> None:
     proc = subprocess.run(voiced("history", "--json"), capture_output=True, text=True,
                           env=voiced_env(tmp_path), timeout=30)  # fmt: skip
     assert (proc.returncode, proc.stdout) == (0, "")
+
+
+def test_start_over_clears_everything_built_and_says_so(tmp_path: Path) -> None:
+    """Cheese on the fixture, tomato on the right stack: "start over" used to ask "I will clear
+    the assembly, then go home" and leave the cheese where it was."""
+    events = session(tmp_path, "sandwich", "computer add cheese\n\ncomputer put the tomato on "
+                     "the right stack\n\ncomputer start over\n\nyes\n\n")  # fmt: skip
+    asked = [said for said in heard(events) if said.endswith("Proceed?")]
+    assert asked == [
+        "I will switch to assembly fixture, then clear the assembly, then switch to assembly "
+        "right, then clear the assembly, then go home. Proceed?"
+    ]
+    (final,) = kinds(events, "final_state")
+    assert final["state"]["zones"] == {"assembly_left": [], "assembly_fixture": [],
+                                       "assembly_right": []}  # fmt: skip
+    assert final["state"]["active_zone"] == "assembly_right"

@@ -353,6 +353,26 @@ def _clear(c: Clause, ctx: Context) -> Steps:
     return on_zones(c, ctx, c.groups[0] if c.groups else None, [step("clear_assembly")])
 
 
+def _restart(c: Clause, ctx: Context) -> Steps:
+    """Everything built goes back, then home. Where the cell builds on several zones that is
+    every zone with something on it, not only the active one ("add cheese" on the fixture,
+    "put the tomato on the right stack", "start over" used to leave the cheese); the active
+    zone is chosen again at the end."""
+    steps = _fixed("clear_assembly", "go_home")(c, ctx)
+    scene = ctx.scene
+    if scene is None or not ctx.has("set_active_zone"):
+        return steps
+    built = [zone for zone in ctx.cell.zones() if scene.stacks.get(zone)]
+    if not built or built == [scene.active_zone]:
+        return steps
+    steps = []
+    for zone in built:
+        steps += [step("set_active_zone", zone=zone), step("clear_assembly")]
+    if scene.active_zone is not None and built[-1] != scene.active_zone:
+        steps.append(step("set_active_zone", zone=scene.active_zone))
+    return [*steps, step("go_home")]
+
+
 def _mistake(c: Clause, ctx: Context) -> Steps:
     """Seed 000: return_to_stack if holding, else clear_assembly."""
     if not (ctx.has("return_to_stack") and ctx.has("clear_assembly")):
@@ -409,7 +429,7 @@ HANDLERS: dict[str, Callable[[Clause, Context], Steps]] = {
     "put": _put, "pick": _pick, "go": _go, "move": _move, "nudge": _nudge, "switch": _switch,
     "swap": swap, "speed": _speed, "wait": _wait, "clear": _clear,
     "undo": _fixed("return_to_stack"),
-    "restart": _fixed("clear_assembly", "go_home"), "mistake": _mistake, "finish": _finish,
+    "restart": _restart, "mistake": _mistake, "finish": _finish,
     "return": _return, "release": _release, "attach": _attach, "routine": _routine, "run": _routine,
 }  # fmt: skip
 
