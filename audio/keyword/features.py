@@ -4,8 +4,7 @@
 Both run here without a TFLite runtime: the spectrogram in numpy, the embedding in ONNX Runtime
 (see `convert`). The top-dB floor is applied per frame, so the features of a stream do not
 depend on how it was cut into chunks: `FeatureStream` fed in any pieces gives exactly what
-`clip_embeddings` gives for the whole clip. Training and the daemon see the same numbers, a
-faint dither included (`DITHER_RMS`).
+`clip_embeddings` gives for the whole clip. Training and the daemon see the same numbers.
 """
 
 from __future__ import annotations
@@ -26,26 +25,8 @@ EMBED_FRAMES = 76
 """Mel frames in one embedding's view (775 ms)."""
 EMBED_DIM = 96
 TOP_DB = 80.0
-DITHER_RMS = 3.0
-"""Noise added to every sample before the spectrogram (`dithered`; about -80 dBFS, under any
-microphone's own floor). Digital silence is input no microphone gives, but files, padding and
-the echo canceller's noise suppression do, and on it the heads fired: 0.97 for "halt" on the
-quiet after a real coffee order. With the dither, silence sounds like a quiet room."""
 
 Floats = npt.NDArray[np.float32]
-
-
-@cache
-def _dither_table() -> Floats:
-    return (np.random.default_rng(0).standard_normal(1 << 16) * DITHER_RMS).astype(np.float32)
-
-
-def dithered(samples: npt.NDArray[np.integer] | npt.NDArray[np.floating], start: int) -> Floats:
-    """`samples` (the stream's from sample `start` on) as float with the dither added: the same
-    numbers however the stream is cut."""
-    table = _dither_table()
-    where = (start + np.arange(len(samples))) % len(table)
-    return np.asarray(samples, dtype=np.float32) + table[where]
 
 
 class MelSpectrogram:
@@ -134,13 +115,10 @@ def clip_embeddings(
     hop: int,
     batch: int = 16,
     mel_warp: float = 1.0,
-    dither: bool = True,
 ) -> Embeddings:
     """Every `hop`-th embedding of a whole clip, as `FeatureStream` would yield them.
-    `mel_warp` (training only) stretches the mel bands first (`warp_mels`); without `dither`,
-    exactly openWakeWord's numbers."""
-    x = dithered(samples, 0) if dither else np.asarray(samples, dtype=np.float32)
-    mels = shared_mel().frames(x)
+    `mel_warp` (training only) stretches the mel bands first (`warp_mels`)."""
+    mels = shared_mel().frames(np.asarray(samples, dtype=np.float32))
     if mel_warp != 1.0:
         mels = warp_mels(mels, mel_warp)
     last = np.arange(EMBED_FRAMES - 1, len(mels))
@@ -165,12 +143,9 @@ class FeatureStream:
         """The last frames made (enough for one view)."""
         self._frames = 0
         """Mel frames made so far."""
-        self._fed = 0
-        """Samples fed so far."""
 
     def feed(self, samples: npt.NDArray[np.int16]) -> Embeddings:
-        self._samples = np.concatenate([self._samples, dithered(samples, self._fed)])
-        self._fed += len(samples)
+        self._samples = np.concatenate([self._samples, samples.astype(np.float32)])
         new = shared_mel().frames(self._samples)
         used = len(new) * MEL_HOP
         self._samples = self._samples[used:]

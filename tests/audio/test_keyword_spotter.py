@@ -102,21 +102,13 @@ def _fired(audio: np.ndarray, min_rms: float, floor: float = 0.0) -> list[str]:
 
 def test_near_silence_after_a_real_order_stops_nothing() -> None:
     """The end of a real coffee order, then near-silence through the echo canceller (digital
-    zero in places): "halt" (0.97) and "stop" (0.91) fired on it. What a model makes of a
-    quiet room is chance; that nothing so quiet can be a word is not."""
+    zero in places): "halt" (0.97) and "stop" (0.91) fired on it. What a model makes of
+    near-silence is chance (a faint dither under it moved the firings about, and cost recall
+    and near-word false alarms elsewhere: bench.keywords); that nothing so quiet can be a word
+    is not."""
     audio = read_audio(DATA / "order-tail.flac")
     assert _fired(audio, 0.0), "the models no longer fire on this: it does not test the gate"
     assert _fired(audio, AudioSettings().rms_gate) == []
-
-
-def test_a_stop_word_in_digital_silence_is_heard_quiet_or_loud(clips: Clips) -> None:
-    """Without the dither the model heard this "stop" only when its loudest 40 ms were at
-    4000 or more (-18 dBFS)."""
-    audio = _said(clips, "stop", "en-us").astype(np.float64)
-    loudest = float(block_levels(audio).max())
-    for level in (500.0, 1000.0, 8000.0):  # about -36, -30 and -12 dBFS
-        scaled = np.round(audio * level / loudest).astype(np.int16)
-        assert _fired(scaled, AudioSettings().rms_gate) == ["stop"], level
 
 
 def test_a_word_must_be_loud_enough_and_beat_the_daemons_own_voice(clips: Clips) -> None:

@@ -24,7 +24,7 @@ from voiced.audio.keyword.training.fit import HARD
 from voiced.audio.keyword.training.speakers import Speaker, transform
 from voiced.audio.keyword.training.voices import RATE, Audio, Delivery, Voice
 
-CLIP_VERSION = 7
+CLIP_VERSION = 6
 """Changes when rendering changes, so cached clips of an older version are not used."""
 TRAIN_HOP = 8
 """Training takes embeddings every 80 ms (the head's spacing); the daemon every 40 ms."""
