@@ -139,16 +139,23 @@ class BaseFrame(Frame):
         return query
 
     async def _wake(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
-        query = self._query(router)
         rest = _rest_as_said(utterance.text, match)
-        if rest:
+        # The wake word said again in the same breath starts the next command: "computer add
+        # bread. Computer, add meat on the left" is two.
+        commands = split_at_wake_word(rest, self.wake_word) or [""]
+        for i, command in enumerate(commands):
+            query = self._query(router)
+            if not command:
+                continue
             # The rest goes through the stack like any utterance, so "computer start dictation"
             # or "computer always listen" work in one breath; plain words land in the query.
-            await router.dispatch(Utterance(rest, utterance.t, utterance.correlation_id))
+            await router.dispatch(Utterance(command, utterance.t, utterance.correlation_id))
             if router.top is query and not query.parts:
                 # Something else answered it ("computer mode query"): the wake word was for
                 # that, and an empty query would only time out into "I didn't hear a command".
                 router.pop(query)
+            elif router.top is query and i < len(commands) - 1:
+                await query.send(router)  # the next wake word ends this command
 
     def _open_with_all(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         self._query(router).append(utterance.text, utterance, router)
@@ -210,6 +217,14 @@ def _inside(wake_word: str) -> str:
     meat on the left" (talk or noise before it in the same segment). Exact words only; the
     fuzzy match is for the start of an utterance."""
     return rf"\b{re.escape(normalize(wake_word))}\b\s+(?P<rest>\S.*)$"
+
+
+def split_at_wake_word(text: str, wake_word: str) -> list[str]:
+    """`text` cut where the wake word is said again (exact words, as `_inside`), the pieces
+    without it or the punctuation around it; empty pieces left out."""
+    word = re.escape(normalize(wake_word)).replace(r"\ ", r"\s+")
+    pieces = re.split(rf"[\s,.;:!?]*\b{word}\b[\s,.;:!?]*", text, flags=re.IGNORECASE)
+    return [piece.strip() for piece in pieces if piece.strip()]
 
 
 def after_wake_word(text: str, wake_words: Sequence[str]) -> str | None:

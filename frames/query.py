@@ -94,6 +94,10 @@ class QueryFrame(Frame):
             router.pop(self)
             router.services.speak("I didn't hear a command.")
 
+    async def send(self, router: CommandRouter) -> None:
+        """Send what was said so far now (the operator began the next command)."""
+        await self._submit(router)
+
     async def _submit(self, router: CommandRouter) -> None:
         text = self.text
         router.pop(self)

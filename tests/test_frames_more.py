@@ -15,6 +15,7 @@ from voiced.frames import (
     ReviewFrame,
     VoicePickerFrame,
 )
+from voiced.frames.base import split_at_wake_word
 from voiced.frames.stop import stop_rule
 from voiced.rules import Utterance
 
@@ -281,3 +282,21 @@ async def test_review_frame_still_answers_yes_and_no() -> None:
     router.push(ReviewFrame("Proceed?", answers.append, lambda f: None, 5.0))
     await say(router, "yes")
     assert answers == ["yes"]
+
+
+@pytest.mark.parametrize(
+    ("text", "wake", "pieces"),
+    [
+        ("add bread and tomato. Computer, add meat on the left", "computer",
+         ["add bread and tomato", "add meat on the left"]),
+        ("add bread computer computer add cheese", "computer", ["add bread", "add cheese"]),
+        ("add bread", "computer", ["add bread"]),
+        ("computer", "computer", []),
+        ("put the commuter mug down", "computer", ["put the commuter mug down"]),
+        ("add bread, hey  gofa, add meat", "hey gofa", ["add bread", "add meat"]),
+    ],
+)  # fmt: skip
+def test_a_command_is_cut_where_the_wake_word_is_said_again(
+    text: str, wake: str, pieces: list[str]
+) -> None:
+    assert split_at_wake_word(text, wake) == pieces

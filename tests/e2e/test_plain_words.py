@@ -154,3 +154,18 @@ def test_start_over_clears_everything_built_and_says_so(tmp_path: Path) -> None:
     assert final["state"]["zones"] == {"assembly_left": [], "assembly_fixture": [],
                                        "assembly_right": []}  # fmt: skip
     assert final["state"]["active_zone"] == "assembly_right"
+
+
+def test_a_wake_word_said_again_in_the_same_breath_starts_the_next_command(
+    tmp_path: Path,
+) -> None:
+    """The README's own example: it was refused as "I don't have computer"."""
+    said = "computer add bread and tomato. Computer, add meat on the left\n\n"
+    events = session(tmp_path, "sandwich", said)
+    assert [e["text"] for e in kinds(events, "submit")] == [
+        "add bread and tomato",
+        "add meat on the left",
+    ]
+    (final,) = kinds(events, "final_state")
+    zones = final["state"]["zones"]
+    assert (zones["assembly_fixture"], zones["assembly_left"]) == (["bread", "tomato"], ["meat"])
