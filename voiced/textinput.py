@@ -4,6 +4,11 @@ Time on this input is virtual, so a session gives the same result however fast i
 line moves the clock on by a few milliseconds, a blank line by more than the query frame's silence
 timer (it stands for a pause), and the end of input by more than every timer.
 
+Typed live (a terminal, or a pipe whose lines come over time), a line followed by nothing for as
+long as that pause is followed by the pause, as speech would be: Enter sends, and lines typed
+seconds apart are separate commands. A file, or a pipe that delivers its lines at once, gives the
+same events however fast it is read.
+
 A file (or a file redirected to stdin, or /dev/null) is read whole before the daemon starts, so a
 missing file, a directory or text that is not UTF-8 is refused at once, naming it. A pipe is read
 as it comes: a line longer than the utterance limit, or one that is not UTF-8, is handed over as
@@ -118,8 +123,38 @@ class TextInput:
             return
         # Closed when the reader stops, so stdin's pipe transport closes then, not at exit.
         async with contextlib.aclosing(_stream_lines(self._stream, self.max_chars)) as lines:
-            async for line in lines:
+            async for line in _with_pauses(lines, self.pause):
                 yield line
+
+
+async def _with_pauses(
+    lines: AsyncGenerator[str | Unusable, None], pause: float
+) -> AsyncGenerator[str | Unusable, None]:
+    """`lines`, with a blank line wherever a line is followed by nothing for `pause` seconds
+    (one blank line: the pause is over once it is long enough to end a command)."""
+    waiting: asyncio.Future[str | Unusable] | None = None
+    typed = False
+    try:
+        while True:
+            if waiting is None:
+                waiting = asyncio.ensure_future(anext(lines))
+            done, _ = await asyncio.wait({waiting}, timeout=pause if typed else None)
+            if not done:
+                typed = False
+                yield ""
+                continue
+            try:
+                line = waiting.result()
+            except StopAsyncIteration:
+                return
+            waiting = None
+            typed = isinstance(line, str) and bool(line.strip())
+            yield line
+    finally:
+        if waiting is not None and not waiting.done():
+            waiting.cancel()
+            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                await waiting
 
 
 def too_long(head: str, length: int, limit: int) -> Unusable:

@@ -174,6 +174,21 @@ async def spawn_text_daemon(
     )  # fmt: skip
 
 
+async def next_event(
+    proc: asyncio.subprocess.Process, kind: str
+) -> tuple[dict[str, Any], list[str]]:
+    """Read `proc`'s events (one JSON line each) until one of `kind`; it and every line read."""
+    assert proc.stdout is not None
+    lines: list[str] = []
+    while True:
+        line = (await asyncio.wait_for(proc.stdout.readline(), 60)).decode()
+        assert line, f"the daemon ended before a {kind} event"
+        lines.append(line)
+        record = json.loads(line)
+        if record["event"] == kind:
+            return record, lines
+
+
 def kinds(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     """The events of one kind, in order."""
     return [e for e in events if e["event"] == kind]

@@ -7,9 +7,8 @@ import asyncio
 import json
 import urllib.request
 from pathlib import Path
-from typing import Any
 
-from tests.e2e.helpers import kinds, parse_events, spawn_text_daemon, voiced_env
+from tests.e2e.helpers import kinds, next_event, parse_events, spawn_text_daemon, voiced_env
 
 PAGE_CONFIG = """
 [simulator]
@@ -18,21 +17,6 @@ time_scale = 1.0
 enabled = true
 port = 0
 """
-
-
-async def next_event(
-    proc: asyncio.subprocess.Process, kind: str
-) -> tuple[dict[str, Any], list[str]]:
-    """Read events until one of `kind`; it and every line read."""
-    assert proc.stdout is not None
-    lines: list[str] = []
-    while True:
-        line = (await asyncio.wait_for(proc.stdout.readline(), 60)).decode()
-        assert line, f"the daemon ended before a {kind} event"
-        lines.append(line)
-        record = json.loads(line)
-        if record["event"] == kind:
-            return record, lines
 
 
 def press_stop(url: str) -> tuple[int, str]:

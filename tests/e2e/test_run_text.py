@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 from pathlib import Path
 
@@ -10,9 +11,12 @@ import pytest
 from tests.e2e.helpers import (
     FAST_CONFIG,
     REPO,
+    fast_config,
     final_state,
+    next_event,
     parse_events,
     run_text,
+    spawn_text_daemon,
     voiced,
     voiced_env,
 )
@@ -219,3 +223,24 @@ def test_confirm_timeout_discards_with_a_spoken_notice(tmp_path: Path) -> None:
     assert [e["answer"] for e in events if e["event"] == "confirmation"] == ["timeout"]
     assert any("did not" in e["text"] for e in events if e["event"] == "feedback")
     assert not _moved(events)
+
+
+async def test_typed_live_enter_sends_and_lines_typed_apart_are_separate_commands(
+    tmp_path: Path,
+) -> None:
+    """`voiced run --text -` at a terminal: a line was submitted only at the end of input, and
+    lines typed seconds apart ran together into one command."""
+    proc = await spawn_text_daemon(fast_config(tmp_path), voiced_env(tmp_path))
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(b"computer add bread\n")  # no blank line: the pause is real
+        await proc.stdin.drain()
+        first, _ = await next_event(proc, "submit")
+        proc.stdin.write(b"computer add cheese\n")
+        await proc.stdin.drain()
+        second, _ = await next_event(proc, "submit")
+    finally:
+        proc.stdin.close()
+    await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0
+    assert (first["text"], second["text"]) == ("add bread", "add cheese")
