@@ -7,7 +7,6 @@ initial scene) still run and the author sees everything wrong in one go.
 
 from __future__ import annotations
 
-import difflib
 import tomllib
 from collections.abc import Mapping
 from dataclasses import replace
@@ -39,7 +38,7 @@ from voiced.robot.scene import Scene
 from voiced.robot.sentences import read_sentences
 from voiced.robot.tomlcheck import Problems, join, named_tables, table
 
-from voiced.errors import CellError, Problem, describe
+from voiced.errors import CellError, Problem, describe, did_you_mean, unknown_name
 
 VIEW_KEYS = (
     "zones",
@@ -134,9 +133,7 @@ def _no_packaged_cell(name: str) -> Problem:
     """A bundled cell's name mistyped: named as given (not as a path inside the package), with
     the names there are and the nearest one."""
     names = [n for n, _ in list_cells()]
-    near = difflib.get_close_matches(name, names, n=1)
-    hint = f"; did you mean {near[0]}?" if near else ""
-    message = f"no such bundled cell (bundled: {', '.join(names)}){hint}"
+    message = f"no such bundled cell (bundled: {', '.join(names)}){did_you_mean(name, names)}"
     return Problem(f"cell {name}", "", message)
 
 
@@ -274,6 +271,8 @@ def _pose(at: list[float], q: list[float] | None) -> Pose:
 
 
 def _inside(problems: Problems, path: str, pose: Pose, limits: Limits) -> None:
+    if problems.at(path):
+        return  # not a position to begin with: said once, there
     for value, lo, hi in zip(
         (pose.x, pose.y, pose.z), limits.workspace_min, limits.workspace_max, strict=True
     ):
@@ -393,10 +392,8 @@ def _objects(problems: Problems, data: object, cell: Cell) -> dict[str, ObjectSp
             )
         supply = good.get("supply")
         if supply is not None and getattr(cell.sites.get(supply), "kind", None) != "supply":
-            supplies = ", ".join(cell.sites_of_kind("supply")) or "none"
-            problems.add(
-                join(path, "supply"), f"unknown supply site '{supply}' (supply sites: {supplies})"
-            )
+            supplies = list(cell.sites_of_kind("supply"))
+            problems.add(join(path, "supply"), unknown_name("supply site", supply, supplies))
             supply = None
         count = int(good.get("count", 1))
         if count < 1:

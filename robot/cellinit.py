@@ -10,6 +10,8 @@ from voiced.robot.primitives import Pose
 from voiced.robot.scene import Scene
 from voiced.robot.tomlcheck import Problems, join, table
 
+from voiced.errors import unknown_name
+
 INITIAL_FIELDS = {
     "pose": "str",
     "gripper": "value",
@@ -66,7 +68,7 @@ def _initial_stacks(
     for site, objects in good.get("stacks", {}).items():
         path = join("initial.stacks", site)
         if site not in cell.sites:
-            problems.add(path, f"unknown site '{site}' (sites: {', '.join(cell.sites)})")
+            problems.add(path, unknown_name("site", site, list(cell.sites)))
         elif not isinstance(objects, list) or not all(o in cell.objects for o in objects):
             problems.add(path, f"expected an array of objects ({', '.join(cell.objects)})")
         else:
@@ -74,8 +76,10 @@ def _initial_stacks(
     for item, count in good.get("supplies", {}).items():
         path = join("initial.supplies", item)
         spec = cell.objects.get(item)
+        if spec is not None and problems.at(join(join("objects", item), "supply")):
+            continue  # its supply is misspelt: said once, there
         if spec is None or spec.supply is None:
-            problems.add(path, f"unknown item '{item}' (items: {', '.join(cell.items())})")
+            problems.add(path, unknown_name("item", item, list(cell.items())))
         elif not isinstance(count, int) or isinstance(count, bool) or count < 0:
             problems.add(path, "expected a count (an integer, 0 or more)")
         elif stacks[spec.supply]:

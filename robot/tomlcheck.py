@@ -11,7 +11,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from voiced.errors import CellError, Problem
+from voiced.errors import CellError, Problem, did_you_mean, nearest
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -41,6 +41,11 @@ class Problems:
 
     def add(self, path: str, message: str) -> None:
         self.items.append(Problem(self.source, path, message))
+
+    def at(self, path: str) -> bool:
+        """Whether a problem was found at `path` already (a later one it causes is not
+        reported again: one mistake, one line)."""
+        return any(problem.path == path for problem in self.items)
 
     def raise_if_any(self) -> None:
         if self.items:
@@ -118,11 +123,18 @@ def table(
         problems.add(path, f"expected a table, got {type_name(data)}")
         return {}
     good: dict[str, Any] = {}
+    meant: set[str] = set()
+    """Known keys an unknown one is near: misspelt, not missing (one mistake, one line)."""
     for key, value in data.items():
         kind = fields.get(key)
         if kind is None:
             expected = ", ".join(fields) or "no keys"
-            problems.add(join(path, key), f"unknown key '{key}' (expected one of {expected})")
+            if (near := nearest(key, fields)) is not None:
+                meant.add(near)
+            problems.add(
+                join(path, key),
+                f"unknown key '{key}' (expected one of {expected}){did_you_mean(key, fields)}",
+            )
         elif is_kind(value, kind):
             good[key] = value
         elif kind in ("numbers", "strings") and isinstance(value, dict):
@@ -139,7 +151,7 @@ def table(
         else:
             problems.add(join(path, key), f"expected {FIELD_KINDS[kind]}, got {type_name(value)}")
     for key in required:
-        if key not in data:
+        if key not in data and key not in meant:
             problems.add(join(path, key), "missing required key")
     return good
 

@@ -18,7 +18,6 @@ accepts an int, NaN and infinities are refused.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 import math
 import textwrap
@@ -26,7 +25,7 @@ import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeAlias, TypeVar
 
-from voiced.errors import ConfigError, Problem
+from voiced.errors import ConfigError, Problem, did_you_mean
 
 T = TypeVar("T")
 
@@ -202,8 +201,7 @@ def _unknown_key_message(
         message = f"unknown key (known top-level keys: {', '.join(known)})"
     else:
         message = f"unknown key (known keys in [{prefix[:-1]}]: {', '.join(known)})"
-    close = difflib.get_close_matches(key, known, n=1)
-    return f"{message}; did you mean {close[0]}?" if close else message
+    return message + did_you_mean(key, known)
 
 
 def _convert(

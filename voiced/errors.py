@@ -6,7 +6,8 @@ can raise these without depending on the daemon.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import difflib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 
@@ -107,3 +108,22 @@ def describe(error: BaseException) -> str:
     if isinstance(error, OSError) and error.strerror:
         return error.strerror
     return str(error) or type(error).__name__
+
+
+def nearest(name: str, known: Iterable[str]) -> str | None:
+    """The known name nearest to `name` (a misspelling of it), or None when none is near."""
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return close[0] if close else None
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """'; did you mean X?' with the known name nearest to `name`; '' when none is near."""
+    near = nearest(name, known)
+    return f"; did you mean {near}?" if near else ""
+
+
+def unknown_name(what: str, name: str, known: Sequence[str], plural: str = "") -> str:
+    """A name the file does not define, what there is, and the nearest: "unknown supply site
+    'supply_chese' (supply sites: ...); did you mean supply_cheese?"."""
+    listed = ", ".join(known) or "none"
+    return f"unknown {what} '{name}' ({plural or what + 's'}: {listed}){did_you_mean(name, known)}"

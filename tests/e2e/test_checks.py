@@ -267,3 +267,32 @@ def test_check_config_says_where_a_path_came_from_and_when_there_is_no_file(
         "OK: no configuration file (none given, $VOICED_CONFIG not set, /etc/voiced/config.toml "
         "absent): the defaults, "
     )
+
+
+SANDWICH = (REPO / "robot" / "cells" / "sandwich.toml").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right", "line"),
+    [
+        ('supply = "supply_cheese"', 'supply = "supply_chese"',
+         "objects.cheese.supply: unknown supply site 'supply_chese' (supply sites: supply_bread, "
+         "supply_meat, supply_cheese, supply_lettuce, supply_tomato); did you mean supply_cheese?"),
+        ("at = [250, -250, 0]", "at = [250, -250]",
+         "sites.supply_bread.at: expected an array of 3 finite numbers [x, y, z], got an array"),
+        ("height_mm = 5\n", "heigth_mm = 5\n",
+         "objects.cheese.heigth_mm: unknown key 'heigth_mm' (expected one of height_mm, width_mm, "
+         "supply, count); did you mean height_mm?"),
+    ],
+)  # fmt: skip
+def test_check_cell_one_mistake_one_line_with_the_nearest_name(
+    tmp_path: Path, wrong: str, right: str, line: str
+) -> None:
+    """A misspelt supply also said "unknown item 'cheese'", a short position also "is outside
+    the workspace", a misspelt key also "missing required key"."""
+    cell = tmp_path / "cell.toml"
+    cell.write_text(SANDWICH.replace(wrong, right, 1), encoding="utf-8")
+    proc = run(tmp_path, "check-cell", str(cell))
+    assert proc.returncode == 1
+    (said,) = proc.stdout.splitlines()
+    assert said.split(": ", 1)[1] == line, said
