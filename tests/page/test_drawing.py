@@ -66,3 +66,15 @@ def test_the_top_of_a_pyramid_is_drawn_above_its_supports() -> None:
     top = {r.get("data-object"): float(r.get("y", "0")) for r in root.iter(f"{SVG}rect")
            if r.get("data-object")}  # fmt: skip
     assert top["blue cube"] < top["red cube"] == top["green cube"]
+
+
+def test_site_names_are_drawn_over_the_arm() -> None:
+    """The arm parked over the assembly fixture hid its name."""
+    cell = load_cell("sandwich")
+    fixture = cell.sites["assembly_fixture"]
+    scene = cell.initial_scene.with_changes(pose=Pose(fixture.x, fixture.y, 200))
+    root = ET.fromstring(cell_svg(cell, scene))
+    order = [e.get("class") or e.get("data-site-name") for e in root if e.tag == f"{SVG}g"]
+    assert order.index("site-names") > order.index("arm")
+    names = {t.get("data-site-name") for t in root.iter(f"{SVG}text") if t.get("data-site-name")}
+    assert "assembly_fixture" in names

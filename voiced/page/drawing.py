@@ -68,14 +68,35 @@ def cell_svg(cell: Cell, scene: Scene) -> str:
         *_tools(cell, scene, plan),
         *_sites(cell, scene, plan),
         *_arm(scene, plan),
+        # Last, over the arm, with a halo: the arm parked at a site covered its name.
+        '<g class="site-names">',
+        *_site_names(cell, plan),
+        "</g>",
         "</svg>",
     ]
     return "".join(parts)
 
 
-def _sites(cell: Cell, scene: Scene, plan: _Plan) -> list[str]:
+def _site_names(cell: Cell, plan: _Plan) -> list[str]:
     out: list[str] = []
     labels: list[tuple[float, float, int]] = []
+    for site in cell.sites.values():
+        x, y = plan(site.x, site.y)
+        # Sites close together (a pyramid's three) would write over each other: the first
+        # is named, the others keep their name as a tooltip.
+        size = len(site.name)
+        if all(abs(x - lx) > 2.5 * (size + n) + 2 or abs(y - ly) > 10 for lx, ly, n in labels):
+            labels.append((x, y, size))
+            out.append(
+                f'<text x="{x}" y="{y + 14}" font-size="10" text-anchor="middle" '
+                f'fill="#455a64" stroke="#f5f5f0" stroke-width="3" paint-order="stroke" '
+                f'data-site-name="{escape(site.name)}">{escape(site.name.replace("_", " "))}</text>'
+            )
+    return out
+
+
+def _sites(cell: Cell, scene: Scene, plan: _Plan) -> list[str]:
+    out: list[str] = []
     for site in cell.sites.values():
         x, y = plan(site.x, site.y)
         kind = SITE_KINDS.get(site.kind, "#9e9e9e")
@@ -85,15 +106,6 @@ def _sites(cell: Cell, scene: Scene, plan: _Plan) -> list[str]:
             f'</title><rect x="{x - BLOCK_W / 2 - 3}" y="{y - 2}" width="{BLOCK_W + 6}" '
             f'height="5" fill="{kind}"/>'
         )
-        # Sites close together (a pyramid's three) would write over each other: the first
-        # is named, the others keep their name as a tooltip.
-        size = len(site.name)
-        if all(abs(x - lx) > 2.5 * (size + n) + 2 or abs(y - ly) > 10 for lx, ly, n in labels):
-            labels.append((x, y, size))
-            out.append(
-                f'<text x="{x}" y="{y + 14}" font-size="10" text-anchor="middle" '
-                f'fill="#455a64">{escape(site.name.replace("_", " "))}</text>'
-            )
         stack = scene.stacks.get(site.name, ())
         # A site resting on others (the top of a pyramid) starts above their stacks.
         below = max((len(scene.stacks.get(s, ())) for s in site.supports), default=0)
