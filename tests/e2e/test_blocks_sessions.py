@@ -66,3 +66,18 @@ def test_an_impossible_arrangement_is_refused_aloud(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert not [e for e in events if e["event"] == "primitive"]
     assert any("yellow" in e["text"] for e in events if e["event"] == "feedback")
+
+
+@pytest.mark.parametrize(
+    "swap", ["swap the red and blue cubes", "swap the blue cube and the red cube"]
+)
+def test_cubes_one_on_the_other_are_swapped_through_the_buffers(tmp_path: Path, swap: str) -> None:
+    """It was refused: "Something is on top of the blue cube — Move what is on it first"."""
+    session = f"computer stack the red cube on the blue cube\n\ncomputer {swap}\n\n"
+    events, proc = run_text(tmp_path, "blocks", session)
+    assert proc.returncode == 0, proc.stderr
+    assert arrangement(events)["placements"] == [
+        {"position": "bottom", "object": "red cube"},
+        {"position": "top", "object": "blue cube"},
+    ]
+    assert final_state(events)["buffers"] == {"B1": None, "B2": None, "B3": None}

@@ -2,13 +2,19 @@
 
 Two places cannot be exchanged in one move: the first object waits in a free buffer slot while
 the second takes its place. The moves are ordinary `move_object` calls, so the compiler checks
-them against the scene like any other command.
+them against the scene like any other command. When something lies on one of them, the two
+places are exchanged in the target arrangement and the optimal planner finds the moves (what is
+on top is set aside and put back).
 """
 
 from __future__ import annotations
 
 from voiced.interpreter.clauses import Clause
 from voiced.interpreter.semantic import Context, Steps, Unparsed, example_hint, step
+from voiced.robot.arrangement import ARRANGEMENT_SITES
+from voiced.robot.rearrange import alike_objects, plan_rearrangement, plan_to_sequence
+from voiced.robot.rearrange.targets import structure_from_stacks
+from voiced.robot.scene import Scene
 
 SUGGESTION = "Say: swap the red cube and the blue cube"
 
@@ -24,6 +30,8 @@ def swap(c: Clause, ctx: Context) -> Steps:
         raise Unparsed("semantic_failure", token, "This cell cannot swap things",
                        example_hint(ctx.cell), "none")  # fmt: skip
     first, second = objects
+    if _buried(ctx.scene, first) or _buried(ctx.scene, second):
+        return _planned_swap(ctx, first, second)
     here, there = _top_site(ctx, first), _top_site(ctx, second)
     spare = next((name for name, site in ctx.cell.sites.items()
                   if site.kind == "buffer" and not ctx.scene.stacks.get(name)), None)  # fmt: skip
@@ -47,3 +55,24 @@ def _top_site(ctx: Context, obj: str) -> str:
                                "Move what is on it first", "none")  # fmt: skip
             return site
     raise Unparsed("semantic_failure", None, f"The {obj} is not on the table", SUGGESTION, "none")
+
+
+def _buried(scene: Scene, obj: str) -> bool:
+    """Whether something lies on `obj`."""
+    return any(obj in stack and stack[-1] != obj for stack in scene.stacks.values())
+
+
+def _planned_swap(ctx: Context, first: str, second: str) -> Steps:
+    """The two exchanged in the arrangement (one of them under something), planned."""
+    assert ctx.scene is not None
+    goal = {site: list(ctx.scene.stacks.get(site, ())) for site in ARRANGEMENT_SITES}
+    places = {obj: [(s, i) for s, stack in goal.items() for i, o in enumerate(stack) if o == obj]
+              for obj in (first, second)}  # fmt: skip
+    for obj, other in ((first, second), (second, first)):
+        for site, index in places[obj]:
+            goal[site][index] = other
+    plan = plan_rearrangement(ctx.cell, ctx.scene, structure_from_stacks(goal))
+    if plan.status != "success":
+        raise Unparsed("semantic_failure", None, f"I cannot swap them: {plan.reason}",
+                       SUGGESTION, "none")  # fmt: skip
+    return list(plan_to_sequence(ctx.cell, plan, alike_objects(ctx.scene)))
