@@ -61,6 +61,7 @@ def test_a_failed_command_keeps_wire_lines_out_of_speech() -> None:
 @pytest.mark.parametrize(("text", "heard"), [
     ("I am at Safe_Pos_1.", "I am at Safe Pos 1."),
     ("add_layer: the bread supply is empty", "The bread supply is empty"),
+    ("put: pickup_3 is full", "Pickup 3 is full"),  # the barista's counter, one-word composite
     ("Safe_Pos_1: reached", "Safe Pos 1: reached"),
     ("Could not save the note in /var/lib/voiced/notes.jsonl: No space left on device.",
      "Could not save the note: No space left on device."),

@@ -35,7 +35,8 @@ _HALTED_BY = {
 """The halt reasons of docs/PROTOCOL.md ("halted by <reason>: send RESUME")."""
 _HALT_REASON = re.compile(r"halted by (?P<why>[^:]+)")
 _FILE_PATH = re.compile(r" (?:in|to|from|at) /[^\s:]+(?=[:.,;]|$)")
-_COMPOSITE_PREFIX = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+: ")
+_COMPOSITE_PREFIX = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*: ")
+"""A compiler finding's composite ("add_layer: ", "put: "), written in lower case."""
 _IDENTIFIER = re.compile(r"(?<=[A-Za-z0-9])_(?=[A-Za-z0-9])")
 _HTTP_STATUS = re.compile(
     r"answered HTTP (?P<code>\d{3})(?: [A-Z][A-Za-z' -]*?)?(?= after|[.,;:]|$)"
