@@ -676,6 +676,8 @@ def _cmd_interpret(args: argparse.Namespace) -> int:
     scene = load_scene_file(cell, args.scene) if args.scene else cell.initial_scene
     data = DataDir(resolve_data_dir(None, os.environ))
 
+    if not args.text.strip():
+        raise UsageError("interpret", "give the command to interpret")
     daemon = config.daemon
     text = without_wake_word(args.text, (daemon.wake_word, *daemon.wake_variants))
     early = before_the_interpreter(cell, scene, text, daemon.wake_word)

@@ -29,6 +29,11 @@ def without_wake_word(text: str, wake_words: Sequence[str]) -> str:
     add bread" -> "add bread"), near misses too ("compute her add bread"); "" when that was
     all."""
     rest = after_wake_word(text, wake_words)
+    while rest:  # "computer computer add bread": the base frame takes each one off
+        again = after_wake_word(rest, wake_words)
+        if again is None:
+            break
+        rest = again
     return text if rest is None else rest
 
 

@@ -150,10 +150,23 @@ def test_interpret_shows_what_the_daemon_does_with_a_stop_or_the_wake_word_alone
 
 
 @pytest.mark.parametrize(
-    "said", ["computer add bread", "Computer, add bread.", "compute her add bread"]
+    "said",
+    [
+        "computer add bread",
+        "Computer, add bread.",
+        "compute her add bread",
+        "computer computer add bread",
+    ],
 )
 def test_interpret_takes_the_wake_word_off_as_the_daemon_does(tmp_path: Path, said: str) -> None:
     proc = run(tmp_path, "interpret", said)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     result = json.loads(proc.stdout)
     assert [s["params"]["item"] for s in result["sequence"]] == ["bread"]
+
+
+@pytest.mark.parametrize("said", ["", "   "])
+def test_interpret_refuses_nothing_to_interpret(tmp_path: Path, said: str) -> None:
+    proc = run(tmp_path, "interpret", said)
+    assert proc.returncode == 2
+    assert "give the command to interpret" in proc.stderr
