@@ -391,7 +391,11 @@ def _objects(problems: Problems, data: object, cell: Cell) -> dict[str, ObjectSp
                 "(else the gripper cannot hold it)",
             )
         supply = good.get("supply")
-        if supply is not None and getattr(cell.sites.get(supply), "kind", None) != "supply":
+        if supply is not None and problems.at(join(join("sites", supply), "kind")):
+            # The site is there, its kind misspelt: said once, at the site.
+            problems.covered.add(join(path, "supply"))
+            supply = None
+        elif supply is not None and getattr(cell.sites.get(supply), "kind", None) != "supply":
             supplies = list(cell.sites_of_kind("supply"))
             problems.add(join(path, "supply"), unknown_name("supply site", supply, supplies))
             supply = None

@@ -38,6 +38,9 @@ class Problems:
     def __init__(self, source: str) -> None:
         self.source = source
         self.items: list[Problem] = []
+        self.covered: set[str] = set()
+        """Paths left unusable by a problem reported elsewhere (an object's supply whose site
+        has a misspelt kind)."""
 
     def add(self, path: str, message: str) -> None:
         self.items.append(Problem(self.source, path, message))
@@ -45,7 +48,7 @@ class Problems:
     def at(self, path: str) -> bool:
         """Whether a problem was found at `path` already (a later one it causes is not
         reported again: one mistake, one line)."""
-        return any(problem.path == path for problem in self.items)
+        return path in self.covered or any(problem.path == path for problem in self.items)
 
     def raise_if_any(self) -> None:
         if self.items:
