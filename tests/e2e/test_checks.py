@@ -281,8 +281,8 @@ SANDWICH = (REPO / "robot" / "cells" / "sandwich.toml").read_text(encoding="utf-
         ("at = [250, -250, 0]", "at = [250, -250]",
          "sites.supply_bread.at: expected an array of 3 finite numbers [x, y, z], got an array"),
         ('kind = "supply"', 'kind = "suply"',
-         "sites.supply_bread.kind: unknown site kind 'suply' (expected one of supply, zone, buffer, "
-         "arrangement, scatter)"),
+         "sites.supply_bread.kind: unknown site kind 'suply' (expected one of supply, zone, "
+         "buffer, arrangement, scatter)"),
         ("height_mm = 5\n", "heigth_mm = 5\n",
          "objects.cheese.heigth_mm: unknown key 'heigth_mm' (expected one of height_mm, width_mm, "
          "supply, count); did you mean height_mm?"),
