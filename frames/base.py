@@ -52,6 +52,10 @@ class BaseFrame(Frame):
         self.follow_until = float("-inf")
         """Until this clock reading, speech without the wake word opens a query: the
         operator went on after a whole command was sent on the short timer."""
+        self.more_for: str | None = None
+        """A command refused with a question for what it left out ("Put what?"): the next
+        words, said until `more_until` without the wake word, finish it."""
+        self.more_until = float("-inf")
         self.spoke_at = float("-inf")
         """When the latest speech began (voice activity; typed lines have none)."""
         self.wake_word = wake_word
@@ -81,6 +85,7 @@ class BaseFrame(Frame):
                 Pattern("wake_word_inside", _inside(wake_word), self._wake),
                 "nothing open",
             ),
+            When(self._answering, CatchAll("answer", self._answer), "asked for more"),
             When(self._always_listening, CatchAll("always_query", self._open_with_all), "always"),
             When(self._following_up, CatchAll("follow_up", self._follow_up), "follow-up"),
         )
@@ -107,6 +112,33 @@ class BaseFrame(Frame):
             return False
         began = self.spoke_at if self.spoke_at > float("-inf") else router.now
         return began <= self.follow_until
+
+    def expect_more(self, said: str | None) -> None:
+        """`said` was refused with a question for what it left out ("put" -> "Put what?"):
+        until the listen timeout, the operator's next words answer it, with or without the
+        wake word. None: the question is gone (a stop came)."""
+        if self._router is not None:
+            self.more_for, self.more_until = said, self._router.now + self.listen_timeout
+
+    def _answering(self) -> bool:
+        router = self._router
+        if self.more_for is None or router is None or router.top is not self:
+            return False
+        began = self.spoke_at if self.spoke_at > float("-inf") else router.now
+        return began <= self.more_until
+
+    def _answer(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
+        text = self._finished(utterance.text)
+        self.more_for = None
+        self._query(router).append(text, utterance, router)
+
+    def _finished(self, answer: str) -> str:
+        """The refused command finished by `answer` ("put" + "cheese" -> "put cheese"); a
+        whole command said again ("put the cheese on the left") is taken as said."""
+        said, answer = self.more_for or "", answer.strip()
+        verb = said.split()[0].lower() if said.split() else ""
+        first = answer.split()[0].lower().strip(",.") if answer.split() else ""
+        return answer if first == verb else f"{said} {answer}"
 
     def _quick_submit(self, now: float) -> None:
         # "computer add bread ... cheese and tomato": the quick path already sent the first
@@ -143,6 +175,9 @@ class BaseFrame(Frame):
         # The wake word said again in the same breath starts the next command: "computer add
         # bread. Computer, add meat on the left" is two.
         commands = split_at_wake_word(rest, self.wake_word) or [""]
+        if self._answering() and commands[0]:
+            commands[0] = self._finished(commands[0])
+        self.more_for = None
         for i, command in enumerate(commands):
             query = self._query(router)
             if not command:

@@ -9,6 +9,7 @@ safe, a missed one is not. A word joined to another by a hyphen is not a stop ("
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from voiced.frames.router import CommandRouter
 from voiced.rules import NO_MATCH, Handled, Match, Rule, RuleResult, Utterance
@@ -16,9 +17,9 @@ from voiced.rules import NO_MATCH, Handled, Match, Rule, RuleResult, Utterance
 STOP_WORDS = ("stop", "halt", "freeze", "emergency stop")
 
 
-async def _stop(router: CommandRouter, utterance: Utterance, match: Match) -> None:
+async def _stop(router: CommandRouter, utterance: Utterance, said_with: Sequence[str] = ()) -> None:
     dropped = [f for f in router.stack[1:] if f.dropped_by_stop]
-    unsent = [text for f in dropped if (text := f.unsent())]
+    unsent = [text for f in dropped if (text := f.unsent())] + list(said_with)
     # The arm first: popping frames can wait a few microseconds, the robot cannot.
     await router.services.stop(utterance.said_by, unsent)
     for frame in reversed(dropped):
@@ -33,18 +34,67 @@ STOP_PATTERN = re.compile(
 transcriber writes those words apart too ("non stop", "stop watch"): neither is a stop."""
 
 
+_EXCLAMATIONS = frozenset(
+    ("oh", "no", "wait", "whoa", "woah", "uh", "um", "ah", "hey", "please", "ok", "okay", "god",
+     "dear")
+)  # fmt: skip
+"""Said with a stop, never part of a command: they also end a command said before the stop
+("put the tomato on the right, oh no, stop")."""
+_NOT_COMMANDS = _EXCLAMATIONS | {
+    "now", "it", "that", "this", "everything", "all", "the", "a", "robot", "arm", "right",
+    "just", "i", "said", "emergency", "and", "then", "so", "careful", "look", "out", "there",
+    "here", "moving", "move", "motion",
+}  # fmt: skip
+"""Words said around a stop word that do not make a command ("oh no, stop it", "stop moving
+the arm now")."""
+_COMMAND_WORDS = 2
+"""Words other than those a piece needs to be a command the stop drops ("add bread")."""
+
+
+def said_with_stop(text: str, wake_words: Sequence[str] = ()) -> list[str]:
+    """The commands said in the same breath as a stop word, before or after it ("computer add
+    bread and cheese, stop" -> ["add bread and cheese"]): the stop drops them, and the operator
+    is told so. Wake words, stop words and the words of an exclamation are not commands."""
+    lowered = text.lower()
+    skip = {w for wake in wake_words for w in wake.lower().split()}
+    pieces, start = [], 0
+    for found in [*STOP_PATTERN.finditer(lowered), None]:
+        end = found.start() if found else len(text)
+        pieces.append(text[start:end])
+        start = found.end() if found else end
+    commands = []
+    for piece in pieces:
+        words = re.findall(r"[\w'-]+", piece)
+        while words and (words[0].lower() in skip or words[0].lower() in _NOT_COMMANDS):
+            words.pop(0)
+        while words and words[-1].lower() in _EXCLAMATIONS:
+            words.pop()
+        meant = [w for w in words if w.lower() not in _NOT_COMMANDS | skip]
+        if len(meant) >= _COMMAND_WORDS:
+            commands.append(" ".join(words))
+    return commands
+
+
 class StopWords:
     """The stop words in an utterance, as the transcriber wrote it."""
 
     name = "global_stop"
+
+    def __init__(self, wake_words: Sequence[str] = ()) -> None:
+        self.wake_words = tuple(wake_words)
 
     def match(self, utterance: Utterance) -> RuleResult:
         found = STOP_PATTERN.search(utterance.text.lower())
         if found is None:
             return NO_MATCH
         why = f'stop word "{found.group(0)}"'
-        return Handled(Match(self.name, found.group(0), why, {}), _stop)
+        said_with = said_with_stop(utterance.text, self.wake_words)
+
+        async def stop(router: CommandRouter, utterance: Utterance, match: Match) -> None:
+            await _stop(router, utterance, said_with)
+
+        return Handled(Match(self.name, found.group(0), why, {}), stop)
 
 
-def stop_rule() -> Rule:
-    return StopWords()
+def stop_rule(wake_words: Sequence[str] = ()) -> Rule:
+    return StopWords(wake_words)

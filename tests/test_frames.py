@@ -162,6 +162,57 @@ async def test_global_stop_from_a_query(said: str) -> None:
     assert services.submitted == []
 
 
+@pytest.mark.parametrize(
+    ("said", "dropped"),
+    [("computer add bread and cheese, stop", ["add bread and cheese"]),
+     ("computer, put the tomato on the right, oh no, stop", ["put the tomato on the right"]),
+     ("go home. Halt! Then add meat", ["go home", "add meat"]),
+     ("oh no, stop it", []), ("computer stop", []), ("stop stop stop", []),
+     ("stop moving the arm now", []), ("stop the robot please", []), ("emergency stop", [])],
+)  # fmt: skip
+async def test_commands_said_with_a_stop_are_dropped_and_named(
+    said: str, dropped: list[str]
+) -> None:
+    services, events = FakeServices(), EventRecorder()
+    base = BaseFrame("computer", SILENCE, LISTEN)
+    router = CommandRouter(base, services, events, [stop_rule(("computer",))], "wake")
+    base.on_push(router, 0.0)
+    await router.dispatch(Utterance(said, 1.0))
+    await router.tick(10.0)
+    assert len(services.stops) == 1
+    assert services.unsent == dropped
+    assert services.submitted == [], "nothing said with a stop moves"
+
+
+async def test_a_question_for_what_a_command_left_out_takes_the_answer() -> None:
+    router, services, _ = make_router()
+    base = router.stack[0]
+    assert isinstance(base, BaseFrame)
+    base.expect_more("put")  # the daemon refused "put" with "Put what?"
+    await say(router, "the cheese", 2.0)
+    await router.tick(2.0 + SILENCE)
+    assert services.submitted == [("robot", "put the cheese")]
+    base.expect_more("pick up")
+    await say(router, "computer pick up the tomato", 5.0)  # the whole command, said again
+    await router.tick(5.0 + SILENCE)
+    assert services.submitted[-1] == ("robot", "pick up the tomato")
+
+
+@pytest.mark.parametrize("late", [False, True])
+async def test_the_answer_window_ends_at_the_listen_timeout_or_a_stop(late: bool) -> None:
+    router, services, _ = make_router()
+    base = router.stack[0]
+    assert isinstance(base, BaseFrame)
+    base.expect_more("put")
+    if late:
+        await router.tick(LISTEN + 0.5)
+    else:
+        base.expect_more(None)  # a stop: nothing said before it is finished after it
+    await say(router, "the cheese", LISTEN + 1.0)
+    await router.tick(LISTEN + 1.0 + SILENCE)
+    assert services.submitted == []
+
+
 async def test_help_describes_the_top_frame() -> None:
     router, services, _ = make_router()
     await say(router, "computer", 1.0)

@@ -12,6 +12,7 @@ cancels it.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable, Callable, Sequence
 
 from voiced import eventtypes as ev
@@ -41,6 +42,15 @@ CONTINUE = frozenset(("continue", "carry on", "go on", "keep going", "resume", "
                       "ok continue", "okay continue", "you can continue",
                       "continue now"))  # fmt: skip
 """What the operator says to finish a command cut short or paused (asked first, re-planned)."""
+
+
+_ASKING_FOR_MORE = re.compile(r"^[A-Z][a-z]*(?: [a-z]+)? what\?")
+"""A refusal that asks for what the command left out ("Put what? — available ingredients
+are: ..."): the operator's answer finishes the command (`BaseFrame.expect_more`)."""
+
+
+def asks_for_more(feedback: str) -> bool:
+    return _ASKING_FOR_MORE.match(feedback) is not None
 
 
 class Acceptance(PipelinePart):
@@ -160,7 +170,7 @@ class Acceptance(PipelinePart):
                 self.events.emit(ev.ValidationFailed(issues))
             feedback = result.user_feedback or "I could not make sense of that."
             self.runlog.record(ticket, meant, "rejected", feedback, intent=understood.intent)
-            self.runlog.settle(ticket, False, feedback)
+            self.runlog.settle(ticket, False, feedback, asks_for_more=asks_for_more(feedback))
             return
         self.runlog.record(ticket, meant, "planned")
         job = Job(ticket, result, checked.compiled.program, meant.sequence, understood)

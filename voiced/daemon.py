@@ -389,9 +389,10 @@ class Daemon:
             help_examples(self.session.cell),
         )
         wake_words = (cfg.daemon.wake_word, *cfg.daemon.wake_variants)
-        rules_first = [stop_rule(), pause_rule(wake_words)]
+        rules_first = [stop_rule(wake_words), pause_rule(wake_words)]
         router = CommandRouter(base, services, self.events, rules_first, cfg.daemon.mode)
         base.on_push(router, 0.0)
+        services.expect_more = base.expect_more
         return router
 
     def _start_watchdog(

@@ -15,9 +15,10 @@ from voiced.behaviours import behaviour_of
 from voiced.cellhelp import help_examples
 from voiced.frames.base import HELP_WORDS, after_wake_word, help_sentence
 from voiced.frames.pause import PauseWords
-from voiced.frames.stop import StopWords
+from voiced.frames.stop import StopWords, said_with_stop
 from voiced.interpreter.result import Interpretation
 from voiced.pausing import PAUSED
+from voiced.pending import dropped_sentence
 from voiced.questions import Questions, is_question
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
@@ -57,7 +58,8 @@ def before_the_interpreter(
         return Explained({"behaviour": "listen", "waits_for": "the command"}, True)
     if StopWords().match(Utterance(text)) is not NO_MATCH:
         # The global stop, heard anywhere in what is said ("oh no, stop it").
-        return Explained({"behaviour": "stop", "sends": "STOP", "said": "Stopped."}, True)
+        said = dropped_sentence(said_with_stop(text, (wake_word,)))
+        return Explained({"behaviour": "stop", "sends": "STOP", "said": said}, True)
     if normalize(text) in HELP_WORDS:
         said = help_sentence(wake_word, help_examples(cell), wake=True)
         return Explained({"behaviour": "help", "said": said}, True)

@@ -15,7 +15,7 @@ from voiced.interpreter.result import CREATIVE, Interpretation
 from voiced.pending import PendingWork, Ticket
 from voiced.plainwords import command_failure
 from voiced.robot.sequence import steps_to_json
-from voiced.targets.base import TargetResult
+from voiced.targets.base import ASKS_FOR_MORE, TargetResult
 
 log = structlog.get_logger(__name__)
 
@@ -97,11 +97,15 @@ class RunLog:
         is told the moment a command ends, not at the next event."""
         self.events.emit(ev.RunChanged(run_id, status, said, feedback))
 
-    def settle(self, ticket: Ticket, ok: bool, message: str) -> None:
-        """`ticket` is no longer pending, and its outcome is known."""
+    def settle(
+        self, ticket: Ticket, ok: bool, message: str, *, asks_for_more: bool = False
+    ) -> None:
+        """`ticket` is no longer pending, and its outcome is known (`asks_for_more`: refused
+        with a question for what it left out, "Put what?")."""
         self.pending.release(ticket)
         if not ticket.outcome.done():
-            ticket.outcome.set_result(TargetResult(ok, message))
+            detail = {ASKS_FOR_MORE: True} if asks_for_more else {}
+            ticket.outcome.set_result(TargetResult(ok, message, detail))
 
     def finish(self, ticket: Ticket, status: str, message: str, ok: bool = False) -> None:
         """Record how a command ended and settle its outcome."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable, Mapping, Sequence
 
 import structlog
@@ -11,11 +12,11 @@ from voiced.audio.tts import Speaker
 from voiced.events import EventLog
 from voiced.eventtypes import Feedback, Ignored, Submitted, VoicePicked
 from voiced.logs import correlation
-from voiced.pending import dropped_sentence
+from voiced.pending import Outcome, dropped_sentence
 from voiced.pipeline import RobotPipeline
 from voiced.plainwords import spoken
 from voiced.targets import SubmitTarget, TargetResult
-from voiced.targets.base import NOTE
+from voiced.targets.base import ASKS_FOR_MORE, NOTE
 from voiced.textinput import MAX_UTTERANCE_CHARS, Unusable, too_long
 
 log = structlog.get_logger(__name__)
@@ -57,6 +58,10 @@ class DaemonServices:
         self._say: Callable[[str], None] | None = None
         self._speaker: Speaker | None = None
         self._interrupt: Callable[[str], list[str]] = lambda why: []
+        self.expect_more: Callable[[str | None], None] = lambda said: None
+        """Told what a command said when it was refused with a question for what it left out
+        ("Put what?"): the base frame takes the answer (`BaseFrame.expect_more`); None after
+        a stop: nothing said before it is finished after it."""
 
     def attach_voice(
         self,
@@ -101,7 +106,8 @@ class DaemonServices:
             return
         self.events.emit(Submitted(target, text, source))
         if target == ROBOT:
-            self.pipeline.submit(text, correlation_id)
+            outcome = self.pipeline.submit(text, correlation_id)
+            outcome.add_done_callback(functools.partial(self._asked, text))
             return
         task = asyncio.create_task(
             self._deliver(target, text, correlation_id, source, self._last.get(target)),
@@ -110,6 +116,12 @@ class DaemonServices:
         self._last[target] = task
         self._tasks.add(task)
         task.add_done_callback(self._forget)
+
+    def _asked(self, said: str, outcome: Outcome) -> None:
+        if outcome.cancelled() or outcome.exception() is not None:
+            return
+        if outcome.result().detail.get(ASKS_FOR_MORE):
+            self.expect_more(said)
 
     def _forget(self, task: asyncio.Task[TargetResult]) -> None:
         self._tasks.discard(task)
@@ -168,6 +180,7 @@ class DaemonServices:
     async def stop(self, reason: str, unsent: Sequence[str] = ()) -> None:
         # Silence first: the operator said stop, and that means the voice too.
         silenced = self.interrupt("stop")
+        self.expect_more(None)
         running = self.pipeline.workload.running()
         dropped = await self.pipeline.stop(reason, unsent, silenced=silenced)
         # A command about to start may still be withdrawable: then it is dropped, not

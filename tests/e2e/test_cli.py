@@ -139,6 +139,10 @@ def test_an_unreadable_audio_file_is_named_without_a_traceback(tmp_path: Path) -
         ("stop", {"behaviour": "stop", "sends": "STOP", "said": "Stopped."}),
         ("oh no, stop it", {"behaviour": "stop", "sends": "STOP", "said": "Stopped."}),
         ("computer stop", {"behaviour": "stop", "sends": "STOP", "said": "Stopped."}),
+        (
+            "computer add bread, stop",
+            {"behaviour": "stop", "sends": "STOP", "said": "Stopped. I dropped: add bread."},
+        ),
         ("computer", {"behaviour": "listen", "waits_for": "the command"}),
     ],
 )

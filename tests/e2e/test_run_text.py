@@ -84,6 +84,15 @@ def test_continue_with_nothing_cut_short_says_so_and_moves_nothing(tmp_path: Pat
     assert final_state(events)["zones"]["assembly_fixture"] == ["bread"]
 
 
+@pytest.mark.parametrize("answer", ["cheese", "the cheese", "computer cheese", "put the cheese"])
+def test_the_answer_to_put_what_finishes_the_command(tmp_path: Path, answer: str) -> None:
+    events, proc = run_text(tmp_path, "sandwich", f"computer put\n\n{answer}\n\n")
+    assert proc.returncode == 0, proc.stderr
+    said = [e["text"] for e in events if e["event"] == "feedback"]
+    assert any(s.startswith("Put what?") for s in said), said
+    assert final_state(events)["zones"]["assembly_fixture"] == ["cheese"]
+
+
 def test_several_commands_build_a_sandwich_across_zones(tmp_path: Path) -> None:
     session = "computer add bread\ncheese and tomato\n\ncomputer put meat on the left\n\n"
     events, proc = run_text(tmp_path, "sandwich", session)

@@ -46,6 +46,23 @@ def test_a_command_submitted_before_stop_never_moves(tmp_path: Path) -> None:
     assert all(not stack for stack in final_state(events)["zones"].values())
 
 
+def test_a_command_said_with_the_stop_is_dropped_and_said_so(tmp_path: Path) -> None:
+    events, proc = run_text(tmp_path, "sandwich", "computer add bread and cheese, oh no, stop\n\n")
+    assert proc.returncode == 0, proc.stderr
+    assert not kinds(events, "primitive")
+    (stopped,) = kinds(events, "stopped")
+    assert stopped["dropped"] == ["add bread and cheese"]
+    assert "Stopped. I dropped: add bread and cheese." in spoken(events)
+
+
+def test_an_answer_after_a_stop_finishes_nothing(tmp_path: Path) -> None:
+    events, proc = run_text(tmp_path, "sandwich", "computer put\n\nstop\n\ncheese\n\n")
+    assert proc.returncode == 0, proc.stderr
+    assert any(text.startswith("Put what?") for text in spoken(events))
+    assert [e["text"] for e in kinds(events, "submit")] == ["put"]
+    assert not kinds(events, "primitive")
+
+
 def test_the_next_command_clears_the_halt_and_old_work_stays_dropped(tmp_path: Path) -> None:
     session = f"computer {FIVE}\n\nstop\n\ncomputer add cheese\n\n"
     events, proc = run_text(tmp_path, "sandwich", session)

@@ -24,6 +24,11 @@ DEFAULT_SOURCE = "voiced"
 """The `source` a submission records when the caller does not name the frame it came from."""
 
 
+ASKS_FOR_MORE = "asks_for_more"
+"""A robot command's `TargetResult.detail` key: refused with a question for what it left out
+("Put what?"), so the operator's next words may answer it."""
+
+
 @dataclass(frozen=True)
 class TargetResult:
     """What became of one submission."""
