@@ -152,7 +152,8 @@ class QueryConfig:
     mostly shortens the time the operator has to go on."""
     listen_timeout: float = setting(
         8.0,
-        "Seconds to wait for a command after the wake word alone before giving up.",
+        "Seconds to wait for a command after the wake word alone, or for the answer to a "
+        'question for what a command left out ("Put what?"), before giving up.',
         min=1.0,
         max=60.0,
     )
