@@ -33,6 +33,36 @@ def test_read_back_a_sandwich_plan() -> None:
     )
 
 
+def zone(name: str) -> SequenceStep:
+    return SequenceStep("set_active_zone", {"zone": name})
+
+
+CLEAR, HOME = SequenceStep("clear_assembly"), SequenceStep("go_home")
+
+
+@pytest.mark.parametrize(
+    ("plan", "said"),
+    [
+        ([CLEAR, HOME], "I will clear the assembly, then go home."),
+        (
+            [zone("assembly_fixture"), CLEAR, zone("assembly_right"), CLEAR,
+             zone("assembly_fixture"), HOME],
+            "I will clear what is on the fixture and on the right, then go home.",
+        ),
+        ([zone("assembly_left"), CLEAR], "I will clear what is on the left."),
+        (
+            [zone("assembly_left"), CLEAR, zone("assembly_right"), SequenceStep("add_layer",
+             {"item": "bread"})],
+            "I will clear what is on the left, then switch to assembly right, then add bread.",
+        ),
+    ],
+)  # fmt: skip
+def test_zones_cleared_are_read_back_as_one(plan: list[SequenceStep], said: str) -> None:
+    """ "start over" on two zones was read back as "I will switch to assembly fixture, then
+    clear the assembly, then switch to assembly right, then clear the assembly, ..." """
+    assert read_back(SANDWICH, plan) == said
+
+
 @pytest.mark.parametrize(
     ("feedback", "expected"),
     [

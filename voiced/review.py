@@ -42,10 +42,35 @@ def describe(cell: Cell, step: SequenceStep) -> str:
 
 def read_back(cell: Cell, sequence: Sequence[SequenceStep]) -> str:
     """ "I will tack weld at Pos 1, then tack weld at Pos 2." for a plan."""
-    said = [describe(cell, step) for step in sequence]
+    said = _zones_cleared(cell, list(sequence))
     if not said:
         return "I have nothing to do."
     return "I will " + ", then ".join(said) + "."
+
+
+def _zones_cleared(cell: Cell, plan: list[SequenceStep]) -> list[str]:
+    """Each step read back, where a zone chosen and then cleared is said as one ("clear what is
+    on the fixture and on the right", not "switch to assembly fixture, then clear the assembly,
+    then switch to ..."); the zone chosen again after them, as it was, goes unsaid."""
+    said: list[str] = []
+    cleared: list[str] = []
+    for i, step in enumerate(plan):
+        after = plan[i + 1] if i + 1 < len(plan) else None
+        zone = step.params.get("zone") if step.instruction == "set_active_zone" else None
+        if zone is not None and after is not None and after.instruction == "clear_assembly":
+            cleared.append(place_said(cell, str(zone)))
+            continue
+        if step.instruction == "clear_assembly" and i > 0 and cleared:
+            continue
+        if cleared:
+            said.append("clear what is on " + " and on ".join(cleared))
+            cleared = []
+            if zone is not None and (after is None or after.instruction == "go_home"):
+                continue
+        said.append(describe(cell, step))
+    if cleared:
+        said.append("clear what is on " + " and on ".join(cleared))
+    return said
 
 
 def revise(

@@ -142,18 +142,22 @@ def test_an_empty_history_in_json_is_no_lines(tmp_path: Path) -> None:
 
 def test_start_over_clears_everything_built_and_says_so(tmp_path: Path) -> None:
     """Cheese on the fixture, tomato on the right stack: "start over" used to ask "I will clear
-    the assembly, then go home" and leave the cheese where it was."""
+    the assembly, then go home" and leave the cheese where it was (then read back every zone
+    switch: "I will switch to assembly fixture, then clear the assembly, then switch to ...")."""
     events = session(tmp_path, "sandwich", "computer add cheese\n\ncomputer put the tomato on "
                      "the right stack\n\ncomputer start over\n\nyes\n\n")  # fmt: skip
     asked = [said for said in heard(events) if said.endswith("Proceed?")]
-    assert asked == [
-        "I will switch to assembly fixture, then clear the assembly, then switch to assembly "
-        "right, then clear the assembly, then go home. Proceed?"
-    ]
+    assert asked == ["I will clear what is on the fixture and on the right, then go home. Proceed?"]
     (final,) = kinds(events, "final_state")
     assert final["state"]["zones"] == {"assembly_left": [], "assembly_fixture": [],
                                        "assembly_right": []}  # fmt: skip
     assert final["state"]["active_zone"] == "assembly_right"
+
+
+def test_start_over_with_nothing_built_goes_home_without_asking(tmp_path: Path) -> None:
+    events = session(tmp_path, "sandwich", "computer start over\n\n")
+    assert not [said for said in heard(events) if said.endswith("Proceed?")]
+    assert [e["status"] for e in kinds(events, "run")][-1] == "completed"
 
 
 def test_a_wake_word_said_again_in_the_same_breath_starts_the_next_command(

@@ -71,7 +71,8 @@ def test_end_of_input_submits_what_is_pending(tmp_path: Path) -> None:
 def test_a_question_asked_at_end_of_input_times_out_instead_of_hanging(tmp_path: Path) -> None:
     # The last query is sent when the input ends, and the question it asks starts its timer
     # only then: the daemon must still run it out and exit.
-    events, proc = run_text(tmp_path, "sandwich", "computer start over", timeout=60)
+    session = "computer add bread\n\ncomputer start over"
+    events, proc = run_text(tmp_path, "sandwich", session, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert [e["answer"] for e in events if e["event"] == "confirmation"] == ["timeout"]
 
@@ -227,11 +228,12 @@ def test_confirm_no_discards_the_plan(tmp_path: Path) -> None:
 
 
 def test_confirm_timeout_discards_with_a_spoken_notice(tmp_path: Path) -> None:
-    events, proc = run_text(tmp_path, "sandwich", "computer start over\n\n")
+    session = "computer add bread\n\ncomputer start over\n\n"
+    events, proc = run_text(tmp_path, "sandwich", session)
     assert proc.returncode == 0, proc.stderr
     assert [e["answer"] for e in events if e["event"] == "confirmation"] == ["timeout"]
     assert any("did not" in e["text"] for e in events if e["event"] == "feedback")
-    assert not _moved(events)
+    assert final_state(events)["zones"]["assembly_fixture"] == ["bread"]
 
 
 async def test_typed_live_enter_sends_and_lines_typed_apart_are_separate_commands(

@@ -47,6 +47,7 @@ class Case:
 
 
 HOLDING_CHEESE = {"holding": "cheese"}
+BREAD_ON_FIXTURE = {"zones": {"assembly_fixture": ["bread"]}}
 TWO_STACKS = {"zones": {"assembly_left": ["bread"], "assembly_right": ["bread", "meat"]}}
 WITH_CAMERA = {"tool": "Camera"}
 WITH_WELDER = {"tool": "Welder"}
@@ -117,9 +118,10 @@ def _sandwich() -> list[Case]:
         Case(c, "go back a little", nudge("backward", "a little")),
         Case(c, "put it back", (s("return_to_stack"),), HOLDING_CHEESE),
         Case(c, "undo", (s("return_to_stack"),)),
-        Case(c, "start over", (s("clear_assembly"), HOME)),
-        Case(c, "never mind", (s("clear_assembly"), HOME)),
-        Case(c, "cancel that", (s("clear_assembly"), HOME)),
+        Case(c, "start over", (s("clear_assembly"), HOME), BREAD_ON_FIXTURE),
+        Case(c, "start again", (HOME,)),  # nothing built: nothing to clear
+        Case(c, "never mind", (s("clear_assembly"), HOME), BREAD_ON_FIXTURE),
+        Case(c, "cancel that", (s("clear_assembly"), HOME), HOLDING_CHEESE),
         Case(c, "I made a mistake", (s("return_to_stack"),), HOLDING_CHEESE),
         Case(c, "oops, I made a mistake", (s("clear_assembly"),), TWO_STACKS),
         Case(c, "take the cheese off", (s("return_to_stack"),), HOLDING_CHEESE),

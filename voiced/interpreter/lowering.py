@@ -354,15 +354,22 @@ def _clear(c: Clause, ctx: Context) -> Steps:
 
 
 def _restart(c: Clause, ctx: Context) -> Steps:
-    """Everything built goes back, then home. Where the cell builds on several zones that is
-    every zone with something on it, not only the active one ("add cheese" on the fixture,
+    """Everything built goes back, then home (only home when nothing is built or held). Where
+    the cell builds on several zones that is every zone with something on it, not only the
+    active one ("add cheese" on the fixture,
     "put the tomato on the right stack", "start over" used to leave the cheese); the active
     zone is chosen again at the end."""
     steps = _fixed("clear_assembly", "go_home")(c, ctx)
     scene = ctx.scene
-    if scene is None or not ctx.has("set_active_zone"):
+    if scene is None:
         return steps
     built = [zone for zone in ctx.cell.zones() if scene.stacks.get(zone)]
+    if not built and not scene.holding:
+        # Nothing to take back: asking "I will clear the assembly. Proceed?" would say more
+        # than it does.
+        return steps[1:]
+    if not ctx.has("set_active_zone"):
+        return steps
     if not built or built == [scene.active_zone]:
         return steps
     steps = []
