@@ -178,6 +178,12 @@ class BaseFrame(Frame):
         if self._answering() and commands[0]:
             commands[0] = self._finished(commands[0])
         self.more_for = None
+        open_query = router.top
+        if isinstance(open_query, QueryFrame) and open_query.parts and commands[0]:
+            # "computer add bread" / "computer add cheese on the left", a line or a breath
+            # apart: the wake word with words after it starts the next command, as it does
+            # inside one breath; alone ("computer ... computer") it only keeps the query open.
+            await open_query.send(router)
         for i, command in enumerate(commands):
             query = self._query(router)
             if not command:

@@ -127,13 +127,26 @@ async def test_mode_query_speaks_the_mode() -> None:
     assert services.spoken == ["I am in wake word mode."]
 
 
-async def test_wake_word_again_continues_the_open_query() -> None:
-    router, _services, _ = make_router()
+async def test_wake_word_again_with_words_starts_the_next_command() -> None:
+    """As inside one breath ("computer add bread. Computer, add cheese"): it used to join the
+    open query ("add bread add cheese")."""
+    router, services, _ = make_router()
     await say(router, "computer add bread", 1.0)
     await say(router, "compute her add cheese", 1.5)
+    assert services.submitted == [("robot", "add bread")]
     assert len(router.stack) == 2
     assert isinstance(router.top, QueryFrame)
-    assert router.top.text == "add bread add cheese"
+    assert router.top.text == "add cheese"
+
+
+async def test_wake_word_alone_again_keeps_the_open_query() -> None:
+    router, services, _ = make_router()
+    await say(router, "computer add bread", 1.0)
+    await say(router, "computer", 1.5)
+    await say(router, "and cheese", 2.0)
+    assert services.submitted == []
+    assert isinstance(router.top, QueryFrame)
+    assert router.top.text == "add bread and cheese"
 
 
 @pytest.mark.parametrize(

@@ -160,11 +160,18 @@ def test_start_over_with_nothing_built_goes_home_without_asking(tmp_path: Path) 
     assert [e["status"] for e in kinds(events, "run")][-1] == "completed"
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "computer add bread and tomato. Computer, add meat on the left\n\n",
+        # A line apart, within the silence timer: it joined the open query.
+        "computer add bread and tomato\ncomputer, add meat on the left\n\n",
+    ],
+)
 def test_a_wake_word_said_again_in_the_same_breath_starts_the_next_command(
-    tmp_path: Path,
+    tmp_path: Path, said: str
 ) -> None:
     """The README's own example: it was refused as "I don't have computer"."""
-    said = "computer add bread and tomato. Computer, add meat on the left\n\n"
     events = session(tmp_path, "sandwich", said)
     assert [e["text"] for e in kinds(events, "submit")] == [
         "add bread and tomato",
