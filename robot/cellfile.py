@@ -355,22 +355,23 @@ def _with_references(
     zones = [s.name for s in cell.sites.values() if s.kind == "zone"]
     for alias, zone in cell.zone_aliases.items():
         if zone not in zones:
-            problems.add(
-                join("zone_aliases", alias), f"unknown zone '{zone}' (zones: {', '.join(zones)})"
+            problems.add_value(
+                join("zone_aliases", alias), "site", unknown_name("zone", zone, zones)
             )
     default_zone = header.get("default_zone", zones[0] if zones else None)
     if default_zone is not None and default_zone not in zones:
-        problems.add(
-            "cell.default_zone", f"unknown zone '{default_zone}' (zones: {', '.join(zones)})"
-        )
+        problems.add_value("cell.default_zone", "site", unknown_name("zone", default_zone, zones))
     if "arrangement" in cell.state_view:
         missing = [s for s in ARRANGEMENT_SITES if cell.sites.get(s) is None]
         if missing:
-            problems.add("cell.state_view", f"'arrangement' needs the sites {', '.join(missing)}")
+            problems.add_value(
+                "cell.state_view", "site", f"'arrangement' needs the sites {', '.join(missing)}"
+            )
     travel_via = header.get("travel_via")
     if travel_via is not None and travel_via not in cell.poses:
-        known = ", ".join(cell.poses) or "none"
-        problems.add("cell.travel_via", f"unknown pose '{travel_via}' (poses: {known})")
+        problems.add_value(
+            "cell.travel_via", "position", unknown_name("pose", travel_via, list(cell.poses))
+        )
     return replace(
         cell, objects=objects, routines=routines, default_zone=default_zone, travel_via=travel_via
     )
@@ -397,7 +398,9 @@ def _objects(problems: Problems, data: object, cell: Cell) -> dict[str, ObjectSp
             supply = None
         elif supply is not None and getattr(cell.sites.get(supply), "kind", None) != "supply":
             supplies = list(cell.sites_of_kind("supply"))
-            problems.add(join(path, "supply"), unknown_name("supply site", supply, supplies))
+            problems.add_value(
+                join(path, "supply"), "site", unknown_name("supply site", supply, supplies)
+            )
             supply = None
         count = int(good.get("count", 1))
         if count < 1:
@@ -413,8 +416,9 @@ def _routines(problems: Problems, data: object, cell: Cell) -> dict[str, Routine
         good = table(problems, body, path, ROUTINE_FIELDS, ("duration_ms", "description"))
         tool = good.get("tool")
         if tool is not None and tool not in cell.tools:
-            problems.add(
+            problems.add_value(
                 join(path, "tool"),
+                "tool",
                 f"unknown tool '{tool}' (tools: {', '.join(cell.tools) or 'none'})",
             )
         duration = good.get("duration_ms", 0)

@@ -31,7 +31,9 @@ def read_initial(problems: Problems, data: object, cell: Cell) -> Scene:
     pose_name = good.get("pose")
     pose = Pose(0.0, 0.0, 0.0)
     if pose_name is not None and pose_name not in cell.poses:
-        problems.add("initial.pose", f"unknown pose '{pose_name}' (poses: {', '.join(cell.poses)})")
+        problems.add_value(
+            "initial.pose", "position", unknown_name("pose", pose_name, list(cell.poses))
+        )
     elif pose_name is not None:
         pose = cell.poses[pose_name].pose
     values: dict[str, Any] = {}
@@ -46,7 +48,7 @@ def read_initial(problems: Problems, data: object, cell: Cell) -> Scene:
             try:
                 values[key] = cell.resolve(kind, good[key])
             except ValueProblem as problem:
-                problems.add(join("initial", key), problem.message)
+                problems.add_value(join("initial", key), kind, problem.message)
     gripper = values.get("gripper", cell.limits.gripper_max)
     if "holding" in values:
         gripper = cell.limits.gripper_min
@@ -68,9 +70,11 @@ def _initial_stacks(
     for site, objects in good.get("stacks", {}).items():
         path = join("initial.stacks", site)
         if site not in cell.sites:
-            problems.add(path, unknown_name("site", site, list(cell.sites)))
+            problems.add_value(path, "site", unknown_name("site", site, list(cell.sites)))
         elif not isinstance(objects, list) or not all(o in cell.objects for o in objects):
-            problems.add(path, f"expected an array of objects ({', '.join(cell.objects)})")
+            problems.add_value(
+                path, "object", f"expected an array of objects ({', '.join(cell.objects)})"
+            )
         else:
             stacks[site] = tuple(objects)
     for item, count in good.get("supplies", {}).items():
@@ -79,7 +83,7 @@ def _initial_stacks(
         if spec is not None and problems.at(join(join("objects", item), "supply")):
             continue  # its supply is misspelt: said once, there
         if spec is None or spec.supply is None:
-            problems.add(path, unknown_name("item", item, list(cell.items())))
+            problems.add_value(path, "item", unknown_name("item", item, list(cell.items())))
         elif not isinstance(count, int) or isinstance(count, bool) or count < 0:
             problems.add(path, "expected a count (an integer, 0 or more)")
         elif stacks[spec.supply]:

@@ -131,7 +131,7 @@ def _params(problems: Problems, data: object, path: str, cell: Cell) -> tuple[Pa
             try:
                 cell.resolve(kind, default)
             except ValueProblem as problem:
-                problems.add(join(where, "default"), problem.message)
+                problems.add_value(join(where, "default"), kind, problem.message)
         params.append(ParamSpec(name, kind or "text", fields.get("description", ""), default))
     return tuple(params)
 
@@ -144,7 +144,7 @@ def _expr(scope: _Scope, source: object, kind: str, path: str) -> Expr | None:
         return None
     messages = ex.check(parsed, kind, scope.params, scope.cell)
     for message in messages:
-        scope.problems.add(path, message)
+        scope.problems.add_value(path, kind, message)
     return None if messages else parsed
 
 
@@ -365,7 +365,7 @@ def _learned_step(problems: Problems, cell: Cell, raw: object, path: str) -> Cal
         try:
             resolved = cell.resolve(spec.type, value)
         except ValueProblem as problem:
-            problems.add(join(join(path, "params"), str(key)), problem.message)
+            problems.add_value(join(join(path, "params"), str(key)), spec.type, problem.message)
             continue
         args[spec.name] = Num(resolved) if isinstance(resolved, float) else Word(resolved)
     for spec in target.params:

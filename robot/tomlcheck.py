@@ -32,6 +32,17 @@ FIELD_KINDS: Mapping[str, str] = {
 """Field kind -> how it is described in messages."""
 
 
+NAMES_FROM = {
+    "speed": ("motion",), "distance": ("motion",), "width": ("limits",),
+    "item": ("objects", "sites"), "object": ("objects",), "site": ("sites",),
+    "zone": ("sites", "zone_aliases"), "position": ("poses",), "pose": ("poses", "sites"),
+    "tool": ("tools",),
+    "routine": ("routines",), "composite": ("composites",),
+    "cond": ("sites", "objects", "poses", "tools"),
+}  # fmt: skip
+"""The top-level tables a kind of value is named in."""
+
+
 class Problems:
     """The problems found so far in one source."""
 
@@ -49,6 +60,12 @@ class Problems:
         """Whether a problem was found at `path` already (a later one it causes is not
         reported again: one mistake, one line)."""
         return path in self.covered or any(problem.path == path for problem in self.items)
+
+    def add_value(self, path: str, kind: str, message: str) -> None:
+        """A value of `kind` that is not one the cell names (`Cell.resolve`), unless the table
+        that names them is itself misspelt ("[moton]": every named speed is unknown then)."""
+        if not any(self.at(source) for source in NAMES_FROM.get(kind, ())):
+            self.add(path, message)
 
     def raise_if_any(self) -> None:
         if self.items:
@@ -73,7 +90,9 @@ def type_name(value: object) -> str:
         return "a string"
     if isinstance(value, list):
         odd = [type_name(v) for v in value if isinstance(v, float) and not math.isfinite(v)]
-        return f"an array holding {odd[0]}" if odd else "an array"
+        if odd:
+            return f"an array holding {odd[0]}"
+        return "an empty array" if not value else f"an array of {len(value)}"
     if isinstance(value, dict):
         return "a table"
     return "null" if value is None else type(value).__name__
@@ -134,6 +153,9 @@ def table(
             expected = ", ".join(fields) or "no keys"
             if (near := nearest(key, fields)) is not None:
                 meant.add(near)
+                # What is missing inside the table it meant ("[limts]": limits.max_speed, ...)
+                # follows from the same mistake.
+                problems.covered.add(join(path, near))
             problems.add(
                 join(path, key),
                 f"unknown key '{key}' (expected one of {expected}){did_you_mean(key, fields)}",
@@ -154,7 +176,7 @@ def table(
         else:
             problems.add(join(path, key), f"expected {FIELD_KINDS[kind]}, got {type_name(value)}")
     for key in required:
-        if key not in data and key not in meant:
+        if key not in data and key not in meant and path not in problems.covered:
             problems.add(join(path, key), "missing required key")
     return good
 

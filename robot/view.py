@@ -90,7 +90,7 @@ class _Builder:
         try:
             return str(self.cell.resolve(kind, raw))
         except ValueProblem as problem:
-            self.problems.add(path, problem.message)
+            self.problems.add_value(path, kind, problem.message)
             return None
 
     def objects(self, kind: str, raw: object, path: str) -> list[str]:

@@ -279,7 +279,11 @@ SANDWICH = (REPO / "robot" / "cells" / "sandwich.toml").read_text(encoding="utf-
          "objects.cheese.supply: unknown supply site 'supply_chese' (supply sites: supply_bread, "
          "supply_meat, supply_cheese, supply_lettuce, supply_tomato); did you mean supply_cheese?"),
         ("at = [250, -250, 0]", "at = [250, -250]",
-         "sites.supply_bread.at: expected an array of 3 finite numbers [x, y, z], got an array"),
+         "sites.supply_bread.at: expected an array of 3 finite numbers [x, y, z], got an array "
+         "of 2"),
+        ('left = "assembly_left"', 'left = "assembly_lft"',
+         "zone_aliases.left: unknown zone 'assembly_lft' (zones: assembly_left, assembly_fixture, "
+         "assembly_right); did you mean assembly_left?"),
         ('kind = "supply"', 'kind = "suply"',
          "sites.supply_bread.kind: unknown site kind 'suply' (expected one of supply, zone, "
          "buffer, arrangement, scatter)"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -309,6 +310,33 @@ def test_all_problems_are_reported_together(tmp_path: Path) -> None:
     joined = "\n".join(found)
     for path in ("objects.puck.height_mm", "composites.go_home.steps[0].op", "params.item.type"):
         assert path in joined
+
+
+TABLES = ("cell", "motion", "limits", "zone_aliases", "objects", "sites", "poses", "tools",
+          "routines", "composites", "initial")  # fmt: skip
+CELL_FILES = Path(__file__).parents[2] / "robot" / "cells"
+
+
+def _misspelt(text: str, table: str) -> str:
+    return re.sub(rf"^(\[\[?){table}(\]|\.)", rf"\g<1>{table}x\g<2>", text, flags=re.M)
+
+
+MISSPELT = [
+    (cell.stem, table)
+    for cell in sorted(CELL_FILES.glob("*.toml"))
+    for table in TABLES
+    if _misspelt(text := cell.read_text(encoding="utf-8"), table) != text
+]
+
+
+@pytest.mark.parametrize(("cell", "table"), MISSPELT)
+def test_a_misspelt_table_is_one_problem(tmp_path: Path, cell: str, table: str) -> None:
+    """ "[limts]" also reported limits.max_speed and four more missing; "[moton]" every named
+    speed; "[sites]" misspelt every zone, supply and condition that names a site."""
+    text = (CELL_FILES / f"{cell}.toml").read_text(encoding="utf-8")
+    found = problems_of(tmp_path, _misspelt(text, table))
+    assert len(found) == 1, found
+    assert f"did you mean {table}?" in found[0]
 
 
 def test_learned_composites_are_tier_2_and_compile() -> None:
