@@ -332,7 +332,7 @@ def _controller_name(text: str) -> str:
 
 _RUN_OPTIONS = (
     ("--config", "PATH", "configuration file"),
-    ("--data-dir", "PATH", "where history, notes and state live"),
+    ("--data-dir", "PATH", DATA_DIR_HELP),
     ("--cell", "NAME|PATH", "cell to drive (overrides [cell] name)"),
     ("--scene", "PATH", "initial scene JSON (state-view schema)"),
     (
@@ -615,6 +615,8 @@ def _cmd_check_config(args: argparse.Namespace) -> int:
 
     if args.path and args.config_path and args.path != args.config_path:
         raise UsageError("check-config", "give the file once: PATH or --config PATH")
+    if "" in (args.path, args.config_path):
+        raise UsageError("check-config", "an empty path: give a configuration file, or none")
     given_by = "the command line" if args.path else "--config"
     return _report_check(check_config_file(args.path or args.config_path, given_by), args.json)
 
@@ -622,6 +624,8 @@ def _cmd_check_config(args: argparse.Namespace) -> int:
 def _cmd_check_cell(args: argparse.Namespace) -> int:
     from voiced.filecheck import check_cell_file
 
+    if not args.path.strip():
+        raise UsageError("check-cell", "an empty cell: give a bundled cell's name or a file")
     return _report_check(check_cell_file(args.path), args.json)
 
 

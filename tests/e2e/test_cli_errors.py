@@ -186,6 +186,20 @@ def test_an_argument_that_cannot_mean_anything_is_a_usage_error(
     assert proc.returncode == 2
 
 
+@pytest.mark.parametrize(("args", "why"), [
+    (("check-config", ""), "check-config: an empty path: give a configuration file, or none"),
+    (("check-config", "--config", ""),
+     "check-config: an empty path: give a configuration file, or none"),
+    (("check-cell", ""), "check-cell: an empty cell: give a bundled cell's name or a file"),
+])  # fmt: skip
+def test_an_empty_path_to_check_is_a_usage_error(
+    tmp_path: Path, args: tuple[str, ...], why: str
+) -> None:
+    """`check-config ""` said "OK: no configuration file ... the defaults"."""
+    proc = run(tmp_path, *args)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (2, "", f"voiced: {why}\n")
+
+
 def test_a_refused_action_shows_why_in_the_history(tmp_path: Path) -> None:
     run_text(tmp_path, "sandwich", "computer add avocado\n\n")
     proc = run(tmp_path, "history")
