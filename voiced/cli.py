@@ -19,7 +19,7 @@ import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import structlog
 
@@ -667,10 +667,13 @@ def _cmd_cells(args: argparse.Namespace) -> int:
 
 
 def _cmd_interpret(args: argparse.Namespace) -> int:
-    from voiced.acceptance import checked_plan
-    from voiced.explain import Explained, before_the_interpreter, without_wake_word
-    from voiced.interpreter.tiers import Interpreter
-    from voiced.llm.client import LlmClient
+    from voiced.explain import (
+        Explained,
+        before_the_interpreter,
+        explain_command,
+        without_wake_word,
+    )
+    from voiced.frames.base import split_at_wake_word
 
     config = load_config(None)
     configure_logging("warning", config.logging.format)
@@ -684,30 +687,23 @@ def _cmd_interpret(args: argparse.Namespace) -> int:
         raise UsageError("interpret", "give the command to interpret")
     daemon = config.daemon
     text = without_wake_word(args.text, (daemon.wake_word, *daemon.wake_variants))
-    early = before_the_interpreter(cell, scene, text, daemon.wake_word)
-    if isinstance(early, Explained):
-        print(json.dumps(early.shown, indent=2))
-        return 0 if early.done else EXIT_NOT_DONE
+    stop = before_the_interpreter(cell, scene, text, daemon.wake_word)
+    if isinstance(stop, Explained) and stop.shown.get("behaviour") == "stop":
+        print(json.dumps(stop.shown, indent=2))  # a stop anywhere in the line is the line
+        return 0
+    # The wake word said again starts the next command, as the daemon's base frame splits it.
+    commands = split_at_wake_word(text, daemon.wake_word) or [text]
 
-    async def understand() -> dict[str, object]:
-        if early is not None:
-            meant = early
-        else:
-            client = LlmClient.from_env(config.llm)
-            interpreter = Interpreter(cell, data, client, config.llm, lambda event: None)
-            try:
-                understood = await interpreter.interpret(text, scene, (), None)
-            finally:
-                if client is not None:
-                    await client.aclose()
-            meant = understood.interpretation
-        checked = checked_plan(cell, scene, meant) if meant.sequence else None
-        shown = checked.interpretation if checked is not None else meant
-        return shown.with_changes(sequence=meant.sequence).to_dict()
+    async def understand_all() -> list[tuple[dict[str, Any], bool]]:
+        return [await explain_command(cell, scene, data, config, said) for said in commands]
 
-    understood = asyncio.run(understand())
-    print(json.dumps(understood, indent=2))
-    return 0 if understood["validated"] is True else EXIT_NOT_DONE
+    results = asyncio.run(understand_all())
+    if len(results) == 1:
+        print(json.dumps(results[0][0], indent=2))
+    else:
+        # Each against the scene given: the daemon would plan the second after the first.
+        print(json.dumps({"commands": [shown for shown, _ in results]}, indent=2))
+    return 0 if all(done for _, done in results) else EXIT_NOT_DONE
 
 
 def _cmd_transcribe(args: argparse.Namespace) -> int:

@@ -11,12 +11,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from voiced.acceptance import checked_plan
 from voiced.behaviours import behaviour_of
 from voiced.cellhelp import help_examples
+from voiced.config import Config
 from voiced.frames.base import HELP_WORDS, after_wake_word, help_sentence
 from voiced.frames.pause import PauseWords
 from voiced.frames.stop import StopWords, said_with_stop
 from voiced.interpreter.result import Interpretation
+from voiced.interpreter.tiers import Interpreter
+from voiced.llm.client import LlmClient
+from voiced.paths import DataDir
 from voiced.pausing import PAUSED
 from voiced.pending import dropped_sentence
 from voiced.questions import Questions, is_question
@@ -72,3 +77,30 @@ def before_the_interpreter(
         return Explained(shown, True)
     # Nothing was put down in a fresh scene, so an undo is refused, as the daemon would.
     return behaviour_of(cell, text, scene, (), None)
+
+
+async def explain_command(
+    cell: Cell, scene: Scene, data: DataDir, config: Config, said: str
+) -> tuple[dict[str, Any], bool]:
+    """What `voiced interpret` shows for one command (without the wake word), and whether the
+    daemon would act on it: the behaviours it knows before its interpreter, else the
+    interpreter's reading checked against `scene` (the language model only if configured)."""
+    early = before_the_interpreter(cell, scene, said, config.daemon.wake_word)
+    if isinstance(early, Explained):
+        return early.shown, early.done
+    if early is not None:
+        meant = early
+    else:
+        client = LlmClient.from_env(config.llm)
+        interpreter = Interpreter(cell, data, client, config.llm, lambda event: None)
+        try:
+            understood = await interpreter.interpret(said, scene, (), None)
+        finally:
+            if client is not None:
+                await client.aclose()
+        meant = understood.interpretation
+    checked = checked_plan(cell, scene, meant) if meant.sequence else None
+    shown = (checked.interpretation if checked is not None else meant).with_changes(
+        sequence=meant.sequence
+    )
+    return shown.to_dict(), shown.validated

@@ -169,6 +169,20 @@ def test_interpret_takes_the_wake_word_off_as_the_daemon_does(tmp_path: Path, sa
     assert [s["params"]["item"] for s in result["sequence"]] == ["bread"]
 
 
+def test_interpret_splits_at_the_wake_word_said_again_as_the_daemon_does(tmp_path: Path) -> None:
+    """It read "add bread. Computer, add meat on the left" as one command: "I don't have
+    computer"."""
+    proc = run(tmp_path, "interpret", "computer add bread. Computer, add meat on the left")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    commands = json.loads(proc.stdout)["commands"]
+    assert [[s["instruction"] for s in c["sequence"]] for c in commands] == [
+        ["add_layer"],
+        ["set_active_zone", "add_layer"],
+    ]
+    failed = run(tmp_path, "interpret", "computer add bread. Computer, add avocado")
+    assert failed.returncode == 3, "one of them would not be done"
+
+
 @pytest.mark.parametrize("said", ["", "   "])
 def test_interpret_refuses_nothing_to_interpret(tmp_path: Path, said: str) -> None:
     proc = run(tmp_path, "interpret", said)
