@@ -8,8 +8,8 @@ from the cell, so the templates never repeat the cell's names.
 
 This module reads and checks the table; `voiced.interpreter.templates` matches utterances
 against it. A template that is wrong is a problem of its own (file, line, intent, sentence),
-never a problem of the cell: the cell loads without its templates and the daemon runs on with
-the grammar (docs/CELLS.md says why), while `voiced check-config` reports it and fails.
+never a problem of the cell: the cell loads without that template, with its others, and the
+daemon runs on (docs/CELLS.md says why), while `voiced check-config` reports it and fails.
 """
 
 from __future__ import annotations
@@ -72,9 +72,9 @@ class _Reader:
         self, lists: Mapping[str, TemplateList], rules: Mapping[str, str],
         blocks: list[TemplateBlock],
     ) -> CellSentences:  # fmt: skip
-        if self.problems:
-            return CellSentences(self.cell.source, problems=tuple(self.problems))
-        return CellSentences(self.cell.source, tuple(blocks), dict(lists), dict(rules))
+        return CellSentences(
+            self.cell.source, tuple(blocks), dict(lists), dict(rules), tuple(self.problems)
+        )
 
     def add(self, path: str, message: str, *near: str) -> None:
         """A problem at `path`, placed on the first line holding every one of `near`."""
@@ -149,7 +149,7 @@ class _Reader:
         return TemplateList(values=tuple(pairs))
 
     def intents(
-        self, data: object, rules: Mapping[str, str], lists: Mapping[str, TemplateList]
+        self, data: object, rules: Mapping[str, str], lists: dict[str, TemplateList]
     ) -> list[TemplateBlock]:
         path = f"{SECTION}.intents"
         if not isinstance(data, dict):
@@ -174,7 +174,7 @@ class _Reader:
 
     def _block(
         self, where: str, composite: Composite, data: object, rules: Mapping[str, str],
-        lists: Mapping[str, TemplateList],
+        lists: dict[str, TemplateList],
     ) -> TemplateBlock | None:  # fmt: skip
         sentences = data.get("sentences") if isinstance(data, dict) else None
         if not isinstance(data, dict) or not isinstance(sentences, list) or not _strings(sentences):
@@ -182,11 +182,17 @@ class _Reader:
                      composite.name)  # fmt: skip
             return None
         self.unknown_keys(data, where, _BLOCK_KEYS)
+        before = len(self.problems)
         slots = self._slots(where, composite, data.get("slots", {}))
+        if len(self.problems) > before:
+            return None  # a fixed value that is wrong would be said by every sentence of it
         fixed = set(data.get("slots", {})) if isinstance(data.get("slots"), dict) else set()
-        for index, text in enumerate(sentences):
-            self._sentence(f"{where}.sentences[{index}]", composite, text, fixed, rules, lists)
-        return TemplateBlock(composite.name, tuple(sentences), slots)
+        good = [
+            text
+            for index, text in enumerate(sentences)
+            if self._sentence(f"{where}.sentences[{index}]", composite, text, fixed, rules, lists)
+        ]
+        return TemplateBlock(composite.name, tuple(good), slots) if good else None
 
     def _slots(self, where: str, composite: Composite, data: object) -> dict[str, SlotValue]:
         if not isinstance(data, dict):
@@ -206,51 +212,65 @@ class _Reader:
 
     def _sentence(
         self, where: str, composite: Composite, text: str, fixed: set[str],
-        rules: Mapping[str, str], lists: Mapping[str, TemplateList],
-    ) -> None:  # fmt: skip
+        rules: Mapping[str, str], lists: dict[str, TemplateList],
+    ) -> bool:  # fmt: skip
+        """Whether the sentence is used: a problem of its own leaves it out (and only it)."""
         sentence = self._parses(text, where, f"sentence '{text}'")
         if sentence is None:
-            return
-        filled = set(fixed)
+            return False
+        usable, filled = True, set(fixed)
         for ref in _references(sentence.expression, rules, set()):
             if isinstance(ref, str):
                 self.add(where, f"sentence '{text}': no expansion rule <{ref}> (rules: "
                          f"{', '.join(rules) or 'none'})", text)  # fmt: skip
+                usable = False
                 continue
             filled.add(ref.slot_name)
-            self._reference(where, composite, text, ref, lists)
+            usable = self._reference(where, composite, text, ref, lists) and usable
         missing = [p.name for p in composite.params if p.default is None and p.name not in filled]
         if missing:
             self.add(where, f"sentence '{text}' never fills {', '.join(missing)}, which "
                      f"{composite.name} needs (add a {{slot}} or a fixed slot)", text)  # fmt: skip
+        return usable and not missing
 
     def _reference(
         self, where: str, composite: Composite, text: str, ref: ListReference,
-        lists: Mapping[str, TemplateList],
-    ) -> None:  # fmt: skip
+        lists: dict[str, TemplateList],
+    ) -> bool:  # fmt: skip
+        """Whether the reference can fill its slot. A list value the cell does not know is
+        said and left out of the list: the sentence and the list's other values stay."""
         param = composite.param(ref.slot_name)
         if param is None:
             self._not_a_param(where, composite, ref.slot_name, text)
-            return
+            return False
         name = ref.list_name
         own = lists.get(name)
         if ref.is_inline_range or (own is not None and own.range is not None) or name == "number":
             if param.type not in NUMERIC_TYPES:
                 self.add(where, f"sentence '{text}': {{{name}}} gives a number, but "
                          f"{param.name} is a {param.type}", text)  # fmt: skip
+                return False
         elif own is not None:
-            for said, value in own.values:
-                shown = f"sentence '{text}': list {{{name}}} ('{said}' -> {value!r})"
-                self._known(where, param.type, value, text, what=shown)
+            known = tuple(
+                (said, value)
+                for said, value in own.values
+                if self._known(where, param.type, value, text,
+                               what=f"sentence '{text}': list {{{name}}} ('{said}' -> {value!r})")
+            )  # fmt: skip
+            lists[name] = TemplateList(values=known)
+            return bool(known)
         elif name in CELL_LISTS or name == param.name:
             kind = param.type if name == param.name else name
             if kind != param.type and (kind, param.type) not in _STANDS_FOR:
                 self.add(where, f"sentence '{text}': {{{name}}} gives {kind} names, but "
                          f"{param.name} is a {param.type}", text)  # fmt: skip
+                return False
         else:
-            known = sorted({*CELL_LISTS, *lists, *(p.name for p in composite.params)})
+            known_lists = sorted({*CELL_LISTS, *lists, *(p.name for p in composite.params)})
             self.add(where, f"sentence '{text}': no list {{{name}}} (lists: "
-                     f"{', '.join(known)})", text)  # fmt: skip
+                     f"{', '.join(known_lists)})", text)  # fmt: skip
+            return False
+        return True
 
     def _not_a_param(self, where: str, composite: Composite, slot: str, *near: str) -> None:
         params = ", ".join(p.name for p in composite.params) or "none"

@@ -41,11 +41,13 @@ class CellSentences:
     source: str
     """The cell file they come from."""
     blocks: tuple[TemplateBlock, ...] = ()
-    """Every block, in file order; empty when the table had problems."""
+    """Every block, in file order, with the sentences that are right (see `problems`)."""
     lists: Mapping[str, TemplateList] = field(default_factory=dict)
     expansion_rules: Mapping[str, str] = field(default_factory=dict)
     problems: tuple[Problem, ...] = ()
-    """What is wrong, each naming the file and line; any problem keeps every template out."""
+    """What is wrong, each naming the file and line: a sentence with a problem is left out (a
+    list value the cell does not know is left out of its list, a block with a wrong fixed slot
+    value is left out whole); the rest is used."""
 
     def sentences(self) -> Iterator[str]:
         for block in self.blocks:

@@ -678,8 +678,8 @@ def _cmd_interpret(args: argparse.Namespace) -> int:
     config = load_config(None)
     configure_logging("warning", config.logging.format)
     cell = load_cell(args.cell)
-    for problem in cell.sentences.problems:  # interpreted without them, as the daemon would
-        print(f"sentence templates not used: {problem}", file=sys.stderr)
+    for problem in cell.sentences.problems:  # interpreted without it, as the daemon would
+        print(f"sentence template left out: {problem}", file=sys.stderr)
     scene = load_scene_file(cell, args.scene) if args.scene else cell.initial_scene
     data = DataDir(resolve_data_dir(None, os.environ))
 

@@ -320,8 +320,9 @@ class Daemon:
         if interpreter.verbs.problem is not None:
             self.events.emit(ev.Failure(LEARNED_VERBS, interpreter.verbs.problem))
         for problem in interpreter.cell.sentences.problems:
-            # The cell runs without its templates (the grammar still hears everything else).
-            log.warning("sentence templates not used", problem=str(problem))
+            # The cell runs without the wrong template (its other templates and the grammar
+            # still hear everything else).
+            log.warning("sentence template left out", problem=str(problem))
             self.events.emit(ev.Failure("sentences", str(problem)))
         return interpreter
 

@@ -123,16 +123,34 @@ def test_each_bad_template_is_one_problem_naming_file_line_and_sentence(
     assert where in found[0] and what in found[0], found[0]
 
 
-def test_a_cell_with_bad_templates_loads_without_any_of_them() -> None:
+def test_a_cell_with_a_bad_template_loads_without_it_and_with_the_others() -> None:
+    """One typo used to keep every template out (a barista cell lost all its orders)."""
     cell = weld_with("""
+[sentences.lists.seam]
+values = ["Pos_3", { in = "the first seam", out = "Pos_1" }, { in = "the moon", out = "Moon" }]
+
 [sentences.intents.attach_tool]
 sentences = ["mount the {tool}"]
+
+[[sentences.intents.run_routine_at]]
+sentences = ["tack {seam:position}", "weld {position} now (please"]
+slots = { routine = "tack_weld" }
+
+[[sentences.intents.run_routine_at]]
+sentences = ["zap {position}"]
+slots = { routine = "zap_weld" }
 
 [sentences.intents.go_home]
 sentences = ["home (time"]
 """)
-    assert cell.sentences.blocks == ()
-    assert len(cell.sentences.problems) == 1
+    assert len(cell.sentences.problems) == 4, cell.sentences.problems
+    shown = {b.intent: (b.sentences, dict(b.slots)) for b in cell.sentences.blocks}
+    assert shown == {
+        "attach_tool": (("mount the {tool}",), {}),
+        "run_routine_at": (("tack {seam:position}",), {"routine": "tack_weld"}),
+    }, "the sentence with a syntax error, the block with a wrong fixed value and go_home out"
+    seam = cell.sentences.lists["seam"]
+    assert [said for said, _ in seam.values] == ["Pos_3", "the first seam"], "Moon left out"
     assert cell.composite("attach_tool") is not None  # the cell itself is whole
 
 
