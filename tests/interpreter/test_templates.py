@@ -160,12 +160,16 @@ async def test_a_template_phrasing_is_a_whole_command_for_the_quick_submit(
     assert (await meaning(tiers, "bin the whole thing")) == ("template", [step("clear_assembly")])
 
 
-async def test_a_cell_whose_templates_have_problems_is_understood_by_the_grammar(
-    tmp_path: Path,
-) -> None:
+async def test_a_cell_whose_templates_have_a_problem_keeps_the_others(tmp_path: Path) -> None:
     broken = weld(INSPECT_ON_GO + '\n[sentences.intents.fly]\nsentences = ["fly"]\n')
-    assert broken.sentences.problems and not broken.sentences.blocks
+    assert len(broken.sentences.problems) == 1
     tiers = interpreter(broken, tmp_path)
+    assert await meaning(tiers, "go to position 2") == (
+        "template", [step("run_routine_at", routine="camera_inspection", position="Pos_2")],
+    ), "the integrator's own reading of 'go to', as without the broken one"  # fmt: skip
+    all_broken = weld('[sentences.intents.fly]\nsentences = ["fly"]\n')
+    assert all_broken.sentences.problems and not all_broken.sentences.blocks
+    tiers = interpreter(all_broken, tmp_path)
     assert not tiers.templates
     assert await meaning(tiers, "go to position 2") == (
         "grammar", [step("move_to_position", position="Pos_2")],
