@@ -236,7 +236,10 @@ class Cell:
     """A named pose every move between different areas (home, work positions, tool stands)
     passes through, e.g. the weld cell's Safe_Pos_1; None where moves go straight."""
     sentences: CellSentences = NO_SENTENCES
-    """The integrator's sentence templates (`[sentences]`); with problems, none are used."""
+    """The integrator's sentence templates (`[sentences]`); one with a problem is left out."""
+    examples: tuple[str, ...] = ()
+    """Commands as an operator of this cell says them (`[cell] examples`), for help and for
+    what to try after a word the cell does not know ("a large cappuccino")."""
 
     def composite(self, name: str) -> Composite | None:
         """The composite a sequence may call by `name` (internal helpers excluded)."""

@@ -74,6 +74,7 @@ CELL_FIELDS = {
     "default_zone": "str",
     "state_view": "strs",
     "travel_via": "str",
+    "examples": "strs",
 }
 MOTION_FIELDS = {
     "speeds": "numbers",
@@ -373,7 +374,12 @@ def _with_references(
             "cell.travel_via", "position", unknown_name("pose", travel_via, list(cell.poses))
         )
     return replace(
-        cell, objects=objects, routines=routines, default_zone=default_zone, travel_via=travel_via
+        cell,
+        objects=objects,
+        routines=routines,
+        default_zone=default_zone,
+        travel_via=travel_via,
+        examples=tuple(" ".join(e.split()) for e in header.get("examples", ()) if e.strip()),
     )
 
 

@@ -56,6 +56,15 @@ def test_help_examples_come_from_the_loaded_cell_and_work_there(tmp_path: Path, 
     assert kinds(events, "primitive")
 
 
+def test_a_word_the_cell_does_not_know_is_answered_with_the_cells_own_examples(
+    tmp_path: Path,
+) -> None:
+    """A barista asked for a pumpkin spice frappuccino heard 'Try: "go home"'."""
+    [said] = heard(session(tmp_path, "barista", "computer a pumpkin spice frappuccino\n\n"))
+    assert said.startswith("I don't know the word 'pumpkin spice'"), said
+    assert 'Try: "can I get a medium latte with milk"' in said
+
+
 def test_help_without_the_wake_word_in_always_listen_mode(tmp_path: Path) -> None:
     said = heard(session(tmp_path, "weld", "always listen\nwhat can I say\n"))
     assert said[-1].startswith('Say a command, for example "go to position 1"'), said

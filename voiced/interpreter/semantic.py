@@ -316,13 +316,18 @@ def routines_hint(cell: Cell) -> str:
     return f"available routines are: {', '.join(cell.routines)}" if cell.routines else "-"
 
 
+HINT_EXAMPLES = 3
+"""Commands a hint offers to try, at most."""
+
+
 def example_hint(cell: Cell) -> str:
-    return "Try: " + ", ".join(f'"{e}"' for e in examples(cell))
+    return "Try: " + ", ".join(f'"{e}"' for e in examples(cell)[:HINT_EXAMPLES])
 
 
 def examples(cell: Cell) -> list[str]:
-    """A few commands this cell understands, built from its own names."""
-    out: list[str] = []
+    """A few commands this cell understands: the cell file's own (`[cell] examples`), then
+    ones built from its names."""
+    out: list[str] = list(cell.examples)
     items = cell.items()
     if cell.composite("add_layer") and items:
         out += [f"add {join(list(items[:2]))}", f"put {items[-1]} on the left"]
