@@ -145,6 +145,14 @@ class FeatureStream:
         """Mel frames made so far."""
 
     def feed(self, samples: npt.NDArray[np.int16]) -> Embeddings:
+        windows, ends = self.windows(samples)
+        vectors = self.embedding(windows)
+        return Embeddings(vectors, ends)
+
+    def windows(self, samples: npt.NDArray[np.int16]) -> tuple[Floats, npt.NDArray[np.int64]]:
+        """The mel windows (n, 76, 32) the next embeddings would be made of, and where each
+        ends, without making them: a caller that knows nothing can be heard in them may make
+        them later, or never (`self.embedding(windows)`)."""
         self._samples = np.concatenate([self._samples, samples.astype(np.float32)])
         new = shared_mel().frames(self._samples)
         used = len(new) * MEL_HOP
@@ -160,5 +168,5 @@ class FeatureStream:
                 ends.append(frame_end(frame))
         self._frames += len(new)
         self._mels = mels[-EMBED_FRAMES:]
-        vectors = self.embedding(np.stack(views)) if views else np.zeros((0, EMBED_DIM), np.float32)
-        return Embeddings(vectors, np.array(ends, dtype=np.int64))
+        stacked = np.stack(views) if views else np.zeros((0, EMBED_FRAMES, 32), np.float32)
+        return stacked, np.array(ends, dtype=np.int64)

@@ -72,6 +72,8 @@ class KeywordSpotter:
             default=1,
         )
         self._history = np.zeros((depth, EMBED_DIM), dtype=np.float32)
+        self._unmade: list[Floats] = []
+        """The mel windows of the newest steps whose embeddings are not made yet (quiet)."""
         self._seen = 0
         self._above = [False] * len(self.models)
         self._last = [-(10**12)] * len(self.models)
@@ -88,18 +90,32 @@ class KeywordSpotter:
         voice reaches at the microphone while these samples played (`Levels`)."""
         found: list[Detection] = []
         self.levels.feed(samples, floor)
-        emb = self.stream.feed(samples)
-        for vector, end in zip(emb.vectors, emb.ends, strict=True):
+        windows, ends = self.stream.windows(samples)
+        for window, end in zip(windows, ends, strict=True):
             self._history = np.roll(self._history, -1, axis=0)
-            self._history[-1] = vector
+            self._unmade = [*self._unmade, window][-len(self._history) :]
             self._seen += 1
-            found += self._score(int(end))
+            if self.levels.loud(int(end)):
+                found += self._score(int(end))
+            else:
+                # Nothing can fire on this step: its embedding is made only if a loud block
+                # comes while it is still in view (a quiet cell costs the mel frames alone).
+                self._above = [False] * len(self.models)
+                self.scores = dict.fromkeys(self.scores, 0.0)
         return found
 
+    def _make_embeddings(self) -> None:
+        """The embeddings of the steps in view that were not made yet (`_unmade`)."""
+        if self._unmade:
+            self._history[-len(self._unmade) :] = self.stream.embedding(np.stack(self._unmade))
+            self._unmade = []
+
     def _score(self, stream_end: int) -> list[Detection]:
+        """Every model's score on the view ending at `stream_end` (a step loud enough to
+        hear), and the models that fire on it."""
+        self._make_embeddings()
         found = []
         end = stream_end - self._offset
-        loud: bool | None = None
         for i, (model, stride) in enumerate(zip(self.models, self._strides, strict=True)):
             needed = (model.info.frames - 1) * stride + 1
             if self._seen < needed:
@@ -108,9 +124,6 @@ class KeywordSpotter:
             score = float(model.scores(view[None])[0])
             self.scores[model.phrase] = score
             above = score >= self.thresholds[model.phrase]
-            if above and loud is None:
-                loud = self.levels.loud(stream_end)
-            above = above and bool(loud)
             if above and not self._above[i] and end - self._last[i] >= self._refractory:
                 self._last[i] = end
                 found.append(Detection(model.phrase, score, end))

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from voiced.audio.convert import read_audio
+from voiced.audio.keyword.features import SpeechEmbedding
 from voiced.audio.keyword.model import KeywordModel, shipped
 from voiced.audio.keyword.spotter import (
     LEVEL_BLOCK,
@@ -146,3 +147,34 @@ def test_loudest_looks_back_one_second() -> None:
     assert loudest(levels, 0, 7040 + 16000 + LEVEL_BLOCK) == 0.0
     assert loudest(levels, 0, 7039) == 0.0  # the block has not ended yet
     assert loudest(levels[20:], 20, 7040) == 0.0  # blocks before the first are gone
+
+
+class CountingEmbedding(SpeechEmbedding):
+    """The real embedding, counting the windows it makes."""
+
+    made = 0
+
+    def __call__(self, windows: np.ndarray) -> np.ndarray:
+        self.made += len(windows)
+        return super().__call__(windows)
+
+
+def test_a_quiet_stream_makes_no_embeddings_and_a_word_after_it_is_scored_as_ever(
+    clips: Clips,
+) -> None:
+    """Nothing can fire while the last second is quiet, so the embedding of a quiet step is
+    made only if a loud block comes while it is in view: the same scores, for the mel frames'
+    cost alone in a quiet cell (idle CPU, bench.keywords --cpu)."""
+    model = KeywordModel.load(shipped("stop"))
+    counted = CountingEmbedding()
+    lazy = KeywordSpotter([model], min_rms=60.0, embedding=counted)
+    quiet = np.round(np.random.default_rng(2).standard_normal(16000 * 5) * 10).astype(np.int16)
+    assert lazy.feed(quiet) == []
+    assert counted.made == 0
+    audio = _said(clips, "stop", "en-us")
+    eager = KeywordSpotter([model], min_rms=0.0)
+    eager.feed(quiet)
+    heard_lazily = [(d.phrase, round(d.score, 5)) for d in lazy.feed(audio)]
+    heard_eagerly = [(d.phrase, round(d.score, 5)) for d in eager.feed(audio)]
+    assert heard_lazily == heard_eagerly == [("stop", heard_eagerly[0][1])]
+    assert 0 < counted.made < len(audio) // 640, "only the steps around the word"
