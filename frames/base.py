@@ -21,6 +21,7 @@ from voiced.rules import (
     When,
     normalize,
 )
+from voiced.rules.question import is_question
 
 log = structlog.get_logger(__name__)
 
@@ -134,11 +135,12 @@ class BaseFrame(Frame):
 
     def _finished(self, answer: str) -> str:
         """The refused command finished by `answer` ("put" + "cheese" -> "put cheese"); a
-        whole command said again ("put the cheese on the left") is taken as said."""
+        whole command said again ("put the cheese on the left") or a question ("what is on
+        the left?") is taken as said."""
         said, answer = self.more_for or "", answer.strip()
         verb = said.split()[0].lower() if said.split() else ""
         first = answer.split()[0].lower().strip(",.") if answer.split() else ""
-        return answer if first == verb else f"{said} {answer}"
+        return answer if first == verb or is_question(answer) else f"{said} {answer}"
 
     def _quick_submit(self, now: float) -> None:
         # "computer add bread ... cheese and tomato": the quick path already sent the first

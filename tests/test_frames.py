@@ -209,6 +209,10 @@ async def test_a_question_for_what_a_command_left_out_takes_the_answer() -> None
     await say(router, "computer pick up the tomato", 5.0)  # the whole command, said again
     await router.tick(5.0 + SILENCE)
     assert services.submitted[-1] == ("robot", "pick up the tomato")
+    base.expect_more("put")
+    await say(router, "what is on the left?", 8.0)  # a question, not what to put
+    await router.tick(8.0 + SILENCE)
+    assert services.submitted[-1] == ("robot", "what is on the left?")
 
 
 @pytest.mark.parametrize("late", [False, True])

@@ -8,9 +8,10 @@ import pytest
 from voiced.robot.cellfile import load_cell
 from voiced.robot.compiler import compile_sequence
 from voiced.robot.sequence import SequenceStep
+from voiced.rules.question import is_question
 
 from voiced.history import History
-from voiced.questions import Questions, is_question
+from voiced.questions import Questions
 from voiced.sequence_builder import build
 
 

@@ -27,12 +27,13 @@ from voiced.interpreter.tiers import Interpreter, Understood
 from voiced.logs import correlation
 from voiced.part import PipelineContext, PipelinePart
 from voiced.pending import Outcome, Ticket
-from voiced.questions import Questions, is_question
+from voiced.questions import Questions
 from voiced.reconcile import describe, rest_of
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
 from voiced.rules.normalize import normalize
+from voiced.rules.question import is_question
 from voiced.sequence_builder import build
 from voiced.workload import Job, Phase
 

@@ -24,10 +24,11 @@ from voiced.llm.client import LlmClient
 from voiced.paths import DataDir
 from voiced.pausing import PAUSED
 from voiced.pending import dropped_sentence
-from voiced.questions import Questions, is_question
+from voiced.questions import Questions
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
 from voiced.rules import NO_MATCH, Utterance, normalize
+from voiced.rules.question import is_question
 
 
 def without_wake_word(text: str, wake_words: Sequence[str]) -> str:

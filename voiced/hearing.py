@@ -35,8 +35,8 @@ from voiced.belief import Belief
 from voiced.frames.router import CommandRouter
 from voiced.interpreter.repair import Repairer, name_words, vocabulary_phrases
 from voiced.interpreter.tiers import Interpreter
-from voiced.questions import is_question
 from voiced.rules.normalize import normalize, words
+from voiced.rules.question import is_question
 from voiced.rules.sounds import Sounds
 
 log = structlog.get_logger(__name__)

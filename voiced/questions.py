@@ -21,10 +21,6 @@ from voiced.robot.scene import Scene
 from voiced.robot.view import state_view
 from voiced.rules.normalize import normalize
 
-QUESTION_START = re.compile(
-    r"^(what|whats|where|wheres|which|who|how many|how much|show me|list|tell me|give me|"
-    r"is there|are there|do you have|have you|did you|what about|and the)\b"
-)
 _NUMBER = re.compile(r"\b(\d+)\b")
 BRIEF_ITEMS = 5
 """How many entries a spoken answer names before it says "and N more"."""
@@ -48,16 +44,6 @@ class _Cursor:
 
     topic: str
     shown: int
-
-
-def is_question(text: str) -> bool:
-    """Grammar-first classification: question words, or a trailing question mark on something
-    that is not a polite request ("can you weld at 2?" is an action)."""
-    said = normalize(text)
-    if QUESTION_START.match(said):
-        return True
-    polite = re.match(r"^(can|could|would|will) you\b|^please\b", said)
-    return text.rstrip().endswith("?") and polite is None
 
 
 class Questions:
