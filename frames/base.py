@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import structlog
 from voiced.frames.dictation import DictationFrame
-from voiced.frames.query import QueryFrame
+from voiced.frames.query import CANCEL_WORDS, QueryFrame
 from voiced.frames.router import CommandRouter, Frame
 from voiced.frames.voice import VoicePickerFrame
 from voiced.rules import (
@@ -129,18 +129,24 @@ class BaseFrame(Frame):
         return began <= self.more_until
 
     def _answer(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
-        text = self._finished(utterance.text)
+        text = self._finished(router, utterance.text)
         self.more_for = None
+        if normalize(text) in CANCEL_WORDS:
+            router.services.speak("Cancelled.")
+            return
         self._query(router).append(text, utterance, router)
 
-    def _finished(self, answer: str) -> str:
-        """The refused command finished by `answer` ("put" + "cheese" -> "put cheese"); a
-        whole command said again ("put the cheese on the left") or a question ("what is on
-        the left?") is taken as said."""
+    def _finished(self, router: CommandRouter, answer: str) -> str:
+        """The refused command finished by `answer` ("put" + "cheese" -> "put cheese", "the
+        cheese on the left"); anything else is taken as said: the command said again, a new
+        one ("go home", "add bread"), a question, "cancel"."""
         said, answer = self.more_for or "", answer.strip()
         verb = said.split()[0].lower() if said.split() else ""
         first = answer.split()[0].lower().strip(",.") if answer.split() else ""
-        return answer if first == verb or is_question(answer) else f"{said} {answer}"
+        heard = normalize(answer)
+        if first == verb or is_question(answer) or heard in CANCEL_WORDS:
+            return answer
+        return f"{said} {answer}" if router.services.continues(heard) else answer
 
     def _quick_submit(self, now: float) -> None:
         # "computer add bread ... cheese and tomato": the quick path already sent the first
@@ -178,7 +184,7 @@ class BaseFrame(Frame):
         # bread. Computer, add meat on the left" is two.
         commands = split_at_wake_word(rest, self.wake_word) or [""]
         if self._answering() and commands[0]:
-            commands[0] = self._finished(commands[0])
+            commands[0] = self._finished(router, commands[0])
         self.more_for = None
         open_query = router.top
         if isinstance(open_query, QueryFrame) and open_query.parts and commands[0]:

@@ -11,6 +11,10 @@ CLOCK_EPSILON = 1e-6
 """Timers compare float clock readings: 1.4 - 1.0 is a hair under 0.4."""
 
 
+CANCEL_WORDS = ("cancel", "abort", "never mind", "cancel that")
+"""What drops a command still being said (and a question for what it left out)."""
+
+
 class QueryFrame(Frame):
     """Seed 002's query frame. It owns the accumulated text, the silence timer and the
     loud-streak counter; they die with the frame.
@@ -45,7 +49,7 @@ class QueryFrame(Frame):
         self.loud_streak = 0
         self.correlation_id: str | None = None
         self.rules = (
-            ExactSet("cancel", ["cancel", "abort", "never mind", "cancel that"], self._cancel),
+            ExactSet("cancel", CANCEL_WORDS, self._cancel),
             ExactSet("submit", ["go", "done", "send", "do it", "go ahead"], self._submit_now),
             ExactSet("read_back", ["read back", "read it back", "what did i say"], self._read),
             check_parent,

@@ -198,8 +198,10 @@ async def test_commands_said_with_a_stop_are_dropped_and_named(
 
 
 async def test_a_question_for_what_a_command_left_out_takes_the_answer() -> None:
-    router, services, _ = make_router()
-    base = router.stack[0]
+    services, events = FakeServices(complete_phrases=("the cheese",)), EventRecorder()
+    base = BaseFrame("computer", SILENCE, LISTEN)
+    router = CommandRouter(base, services, events, [stop_rule()], "wake")
+    base.on_push(router, 0.0)
     assert isinstance(base, BaseFrame)
     base.expect_more("put")  # the daemon refused "put" with "Put what?"
     await say(router, "the cheese", 2.0)
@@ -213,6 +215,14 @@ async def test_a_question_for_what_a_command_left_out_takes_the_answer() -> None
     await say(router, "what is on the left?", 8.0)  # a question, not what to put
     await router.tick(8.0 + SILENCE)
     assert services.submitted[-1] == ("robot", "what is on the left?")
+    base.expect_more("put")
+    await say(router, "computer go home", 11.0)  # a command of its own starts fresh
+    await router.tick(11.0 + SILENCE)
+    assert services.submitted[-1] == ("robot", "go home")
+    base.expect_more("put")
+    await say(router, "cancel", 14.0)
+    await router.tick(14.0 + SILENCE)
+    assert (services.submitted[-1], services.spoken[-1]) == (("robot", "go home"), "Cancelled.")
 
 
 @pytest.mark.parametrize("late", [False, True])

@@ -85,6 +85,17 @@ def test_continue_with_nothing_cut_short_says_so_and_moves_nothing(tmp_path: Pat
     assert final_state(events)["zones"]["assembly_fixture"] == ["bread"]
 
 
+def test_a_new_command_or_cancel_after_put_what_is_not_taken_for_what_to_put(
+    tmp_path: Path,
+) -> None:
+    """'computer go home' became 'put go home', and 'cancel' 'put cancel'."""
+    session = "computer put\n\ncomputer go home\n\ncomputer put\n\ncancel\n\n"
+    events, proc = run_text(tmp_path, "sandwich", session)
+    assert proc.returncode == 0, proc.stderr
+    assert [e["text"] for e in events if e["event"] == "submit"] == ["put", "go home", "put"]
+    assert [e["text"] for e in events if e["event"] == "feedback"][-1] == "Cancelled."
+
+
 @pytest.mark.parametrize("answer", ["cheese", "the cheese", "computer cheese", "put the cheese"])
 def test_the_answer_to_put_what_finishes_the_command(tmp_path: Path, answer: str) -> None:
     events, proc = run_text(tmp_path, "sandwich", f"computer put\n\n{answer}\n\n")
