@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from voiced.frames.router import CommandRouter, Frame
-from voiced.rules import CatchAll, ExactSet, Match, Utterance, check_parent
+from voiced.rules import CatchAll, ExactSet, Match, Utterance, check_parent, normalize
 
 CLOCK_EPSILON = 1e-6
 """Timers compare float clock readings: 1.4 - 1.0 is a hair under 0.4."""
@@ -13,6 +14,12 @@ CLOCK_EPSILON = 1e-6
 
 CANCEL_WORDS = ("cancel", "abort", "never mind", "cancel that")
 """What drops a command still being said (and a question for what it left out)."""
+SUBMIT_WORDS = ("go", "done", "send", "do it", "go ahead")
+"""What sends a command at once."""
+_ENDINGS = "|".join(re.escape(word) for word in (*CANCEL_WORDS, *SUBMIT_WORDS))
+_TRAILING = re.compile(rf"^(?P<rest>.*\w)[\s,.;:!?-]+(?P<last>{_ENDINGS})[\s.!?]*$", re.IGNORECASE)
+"""A command with a cancel or send word said after it in the same breath ("add bread, cancel",
+"add bread, go")."""
 
 
 class QueryFrame(Frame):
@@ -50,7 +57,7 @@ class QueryFrame(Frame):
         self.correlation_id: str | None = None
         self.rules = (
             ExactSet("cancel", CANCEL_WORDS, self._cancel),
-            ExactSet("submit", ["go", "done", "send", "do it", "go ahead"], self._submit_now),
+            ExactSet("submit", SUBMIT_WORDS, self._submit_now),
             ExactSet("read_back", ["read back", "read it back", "what did i say"], self._read),
             check_parent,
             CatchAll("accumulate", self._accumulate),
@@ -107,7 +114,18 @@ class QueryFrame(Frame):
         router.pop(self)
         await router.services.submit(self.target, text, self.correlation_id, source=self.name)
 
-    def _accumulate(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
+    async def _accumulate(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
+        ending = _TRAILING.match(utterance.text.strip())
+        last = ending["last"].lower() if ending is not None else ""
+        if last in CANCEL_WORDS:
+            # "add bread, cancel" ran "add bread, then clear the assembly and go home".
+            self._cancel(router, utterance, match)
+            return
+        if ending is not None and router.services.is_complete(normalize(ending["rest"])):
+            # "add bread, go": sent now, without the word that sends it ("Go where?").
+            self.append(ending["rest"], utterance, router)
+            await self._submit(router)
+            return
         self.append(utterance.text, utterance, router)
 
     def _cancel(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:

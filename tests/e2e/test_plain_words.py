@@ -160,13 +160,18 @@ def test_start_over_clears_everything_built_and_says_so(tmp_path: Path) -> None:
     (final,) = kinds(events, "final_state")
     assert final["state"]["zones"] == {"assembly_left": [], "assembly_fixture": [],
                                        "assembly_right": []}  # fmt: skip
-    assert final["state"]["active_zone"] == "assembly_right"
+    assert final["state"]["active_zone"] == "assembly_fixture", "the zone the cell starts with"
 
 
-def test_start_over_with_nothing_built_goes_home_without_asking(tmp_path: Path) -> None:
-    events = session(tmp_path, "sandwich", "computer start over\n\n")
-    assert not [said for said in heard(events) if said.endswith("Proceed?")]
-    assert [e["status"] for e in kinds(events, "run")][-1] == "completed"
+def test_after_start_over_the_next_command_goes_where_the_cell_starts(tmp_path: Path) -> None:
+    """After "put the cheese on the left", "start over" left the left zone active: the next
+    "add tomato" went on the left."""
+    events = session(tmp_path, "sandwich", "computer put cheese on the left\n\ncomputer start "
+                     "over\n\nyes\n\ncomputer add tomato\n\n")  # fmt: skip
+    asked = [said for said in heard(events) if said.endswith("Proceed?")]
+    assert asked == ["I will clear what is on the left, then go home. Proceed?"]
+    (final,) = kinds(events, "final_state")
+    assert final["state"]["zones"]["assembly_fixture"] == ["tomato"]
 
 
 @pytest.mark.parametrize(

@@ -85,6 +85,23 @@ def test_continue_with_nothing_cut_short_says_so_and_moves_nothing(tmp_path: Pat
     assert final_state(events)["zones"]["assembly_fixture"] == ["bread"]
 
 
+@pytest.mark.parametrize(
+    ("said", "submitted", "fixture"),
+    [
+        ("computer add bread, cancel\n\n", [], []),  # ran "add bread, then go home"
+        ("computer add bread, go\n\n", ["add bread"], ["bread"]),  # "Go where?"
+        ("computer add bread. Done.\n\n", ["add bread"], ["bread"]),  # "I don't have done"
+    ],
+)
+def test_cancel_or_send_said_after_a_command_in_one_breath(
+    tmp_path: Path, said: str, submitted: list[str], fixture: list[str]
+) -> None:
+    events, proc = run_text(tmp_path, "sandwich", said)
+    assert proc.returncode == 0, proc.stderr
+    assert [e["text"] for e in events if e["event"] == "submit"] == submitted
+    assert final_state(events)["zones"]["assembly_fixture"] == fixture
+
+
 def test_a_new_command_or_cancel_after_put_what_is_not_taken_for_what_to_put(
     tmp_path: Path,
 ) -> None:

@@ -119,7 +119,6 @@ def _sandwich() -> list[Case]:
         Case(c, "put it back", (s("return_to_stack"),), HOLDING_CHEESE),
         Case(c, "undo", (s("return_to_stack"),)),
         Case(c, "start over", (s("clear_assembly"), HOME), BREAD_ON_FIXTURE),
-        Case(c, "start again", (HOME,)),  # nothing built: nothing to clear
         Case(c, "never mind", (s("clear_assembly"), HOME), BREAD_ON_FIXTURE),
         Case(c, "cancel that", (s("clear_assembly"), HOME), HOLDING_CHEESE),
         Case(c, "I made a mistake", (s("return_to_stack"),), HOLDING_CHEESE),

@@ -354,29 +354,26 @@ def _clear(c: Clause, ctx: Context) -> Steps:
 
 
 def _restart(c: Clause, ctx: Context) -> Steps:
-    """Everything built goes back, then home (only home when nothing is built or held). Where
-    the cell builds on several zones that is every zone with something on it, not only the
-    active one ("add cheese" on the fixture,
-    "put the tomato on the right stack", "start over" used to leave the cheese); the active
-    zone is chosen again at the end."""
+    """Everything built goes back, then home, and the zone the cell starts with is the active
+    one again. Where the cell builds on several zones that is every zone with something on
+    it, not only the active one ("add cheese" on the fixture, "put the tomato on the right
+    stack", "start over" used to leave the cheese; after "put the cheese on the left", the
+    next "add tomato" went on the left)."""
     steps = _fixed("clear_assembly", "go_home")(c, ctx)
     scene = ctx.scene
-    if scene is None:
+    if scene is None or not ctx.has("set_active_zone"):
         return steps
     built = [zone for zone in ctx.cell.zones() if scene.stacks.get(zone)]
-    if not built and not scene.holding:
-        # Nothing to take back: asking "I will clear the assembly. Proceed?" would say more
-        # than it does.
-        return steps[1:]
-    if not ctx.has("set_active_zone"):
-        return steps
-    if not built or built == [scene.active_zone]:
-        return steps
-    steps = []
-    for zone in built:
-        steps += [step("set_active_zone", zone=zone), step("clear_assembly")]
-    if scene.active_zone is not None and built[-1] != scene.active_zone:
-        steps.append(step("set_active_zone", zone=scene.active_zone))
+    start = ctx.cell.default_zone
+    if not built or built == [scene.active_zone] == [start]:
+        steps = [step("clear_assembly")]
+    else:
+        steps = []
+        for zone in built:
+            steps += [step("set_active_zone", zone=zone), step("clear_assembly")]
+    last = built[-1] if built else scene.active_zone
+    if start is not None and last != start:
+        steps.append(step("set_active_zone", zone=start))
     return [*steps, step("go_home")]
 
 
