@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from voiced.frames.dictation import DictationFrame
 from voiced.frames.router import CommandRouter
 from voiced.rules import NO_MATCH, Handled, Match, Rule, RuleResult, Utterance
 
@@ -19,7 +20,14 @@ STOP_WORDS = ("stop", "halt", "freeze", "emergency stop")
 
 async def _stop(router: CommandRouter, utterance: Utterance, said_with: Sequence[str] = ()) -> None:
     dropped = [f for f in router.stack[1:] if f.dropped_by_stop]
-    unsent = [text for f in dropped if (text := f.unsent())] + list(said_with)
+    unsent = [text for f in dropped if (text := f.unsent())]
+    if isinstance(router.top, DictationFrame):
+        # Said while dictating, words around the stop word are the note's, word for word ("we
+        # need to stop the line at noon"): the arm stops, and nothing was a dropped command.
+        if said_with:
+            router.top.parts.append(utterance.text.strip())
+    else:
+        unsent += said_with
     # The arm first: popping frames can wait a few microseconds, the robot cannot.
     await router.services.stop(utterance.said_by, unsent)
     for frame in reversed(dropped):

@@ -118,6 +118,17 @@ async def test_stop_inside_dictation_stops_the_arm_and_keeps_the_text() -> None:
     assert services.submitted == [("note", "first line second line")]
 
 
+async def test_a_stop_word_in_dictated_words_stops_the_arm_and_is_written_down() -> None:
+    """ "we need to stop the line at noon" was left out of the note, and said as two dropped
+    commands ("we need to; line at noon")."""
+    router, services, _ = make_router()
+    await say(router, "start dictation", "line one", "we need to stop the line at noon",
+              "end dictation")  # fmt: skip
+    assert len(services.stops) == 1
+    assert services.unsent == []
+    assert services.submitted == [("note", "line one we need to stop the line at noon")]
+
+
 async def test_discard_dictation() -> None:
     router, services, _ = make_router()
     await say(router, "start dictation", "oops", "discard dictation")
