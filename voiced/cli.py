@@ -444,9 +444,9 @@ def _check_inputs(text: str | None, audio: str | None, data: DataDir) -> None:
     """What the run reads, checked before anything connects: a typo in a file name is named
     on one line, and no controller is linked (and halted on the way out) to find it."""
     from voiced.history import History
-    from voiced.textinput import read_text_file
+    from voiced.textinput import is_stream, read_text_file
 
-    if text not in (None, "-"):
+    if text not in (None, "-") and not is_stream(text):  # a pipe is read once, as it comes
         read_text_file(text)
     if _satellite(audio):
         _check_satellite(audio)

@@ -21,6 +21,7 @@ import asyncio
 import codecs
 import contextlib
 import os
+import stat
 import sys
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
@@ -89,9 +90,13 @@ class TextInput:
         """The lines of a file, read before the session starts."""
         self._stream: int | None = None
         """The descriptor read as lines come (a pipe, a terminal); None: `_whole` is all."""
-        if source != "-":
+        if source != "-" and not is_stream(source):
             self._whole = read_text_file(source)
             return
+        if source != "-":
+            # A named pipe or `<(...)`: read as lines come, like standard input (reading it
+            # whole first would wait for its writer to finish, or find it already drained).
+            stdin = open_text(source)
         fd = sys.stdin.fileno() if stdin is None else stdin  # a test may give another
         if pollable(fd):
             self._stream = fd
@@ -161,13 +166,26 @@ def too_long(head: str, length: int, limit: int) -> Unusable:
     return Unusable(f"longer than {limit} characters", length, head[:80], 0.0)
 
 
+def is_stream(path: str) -> bool:
+    """Whether `--text PATH` names a pipe (a FIFO, `<(...)`'s /dev/fd/N) rather than a file."""
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def open_text(path: str) -> int:
+    """A descriptor on `--text PATH`; InputError names the file and what is wrong with it."""
+    try:
+        return os.open(path, os.O_RDONLY)
+    except OSError as error:
+        raise InputError(f"--text {path}", describe(error)) from None
+
+
 def read_text_file(path: str) -> list[str]:
     """The lines of `--text PATH`; InputError names the file and what is wrong with it."""
     what = f"--text {path}"
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError as error:
-        raise InputError(what, describe(error)) from None
+    fd = open_text(path)
     try:
         return read_text_fd(fd, what)
     finally:

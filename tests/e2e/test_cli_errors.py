@@ -9,6 +9,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -98,6 +99,19 @@ def test_stdin_from_dev_null_is_the_end_of_input(tmp_path: Path, option: str) ->
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert said(proc) == []
     assert final_state(parse_events(proc.stdout))["position"] == "home"
+
+
+def test_text_from_a_named_pipe_is_read_as_it_comes(tmp_path: Path) -> None:
+    """`--text FIFO` (or bash's `<(...)`) was read whole to check it, then again: the lines
+    were gone, and the session was empty or waited for a writer that had left."""
+    fifo = tmp_path / "said"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_text, args=("computer add bread\n\n",))
+    writer.start()
+    proc = run_sim_text(tmp_path, "--text", str(fifo), "--events", "-")
+    writer.join(timeout=10)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert final_state(parse_events(proc.stdout))["zones"]["assembly_fixture"] == ["bread"]
 
 
 @pytest.mark.parametrize(("content", "offset"), [
