@@ -13,6 +13,10 @@ from voiced.interpreter.lexer import normal_words
 FAILURES = [
     # (cell, said, error_type, token, fallback)
     ("sandwich", "add avocado", "semantic_failure", "avocado", "none"),
+    # Counts past MAX_REPEATS: three million steps stalled the daemon, 10^12 ran out of memory.
+    ("sandwich", "add 3000000 layers of cheese", "semantic_failure", "cheese", "none"),
+    ("sandwich", "add 1000000000000 layers of cheese", "semantic_failure", "cheese", "none"),
+    ("sandwich", "add bread 500 times", "semantic_failure", "bread", "none"),
     ("sandwich", "add pickles and cheese", "semantic_failure", "pickles", "none"),
     ("sandwich", "put the big sausage on the left", "semantic_failure", "big sausage", "interpret"),
     ("sandwich", "tally the bread", "lexical_failure", "tally", "resolve_phrase"),

@@ -25,8 +25,26 @@ from voiced.interpreter.swap import swap
 from voiced.interpreter.vocabulary import Value
 
 
+MAX_REPEATS = 100
+"""The most one command may ask for by a count, "N times" or "N more": "add 3000000 layers of
+cheese" planned three million steps (the daemon stalled for 6 s, a stop waiting behind it;
+10^12 ran out of memory)."""
+
+
+def _too_many(c: Clause) -> Unparsed | None:
+    counts = [o.count for o in c.objects()]
+    asked = max(c.times, 1) * max(c.more or 1, 1) * max(counts, default=1) * max(len(counts), 1)
+    if asked <= MAX_REPEATS:
+        return None
+    token = max(c.objects(), key=lambda o: o.count).token if counts else c.verb_token
+    return Unparsed("semantic_failure", token, f"That is {asked} times: I do at most "
+                    f"{MAX_REPEATS} in one command", "ask for fewer", "none")  # fmt: skip
+
+
 def lower(c: Clause, ctx: Context) -> Steps:
     """The clause's composite calls (speed modifier first, then the action times N)."""
+    if (refused := _too_many(c)) is not None:
+        raise refused
     if c.missing_positions:
         token = c.missing_positions[0]
         raise Unparsed("semantic_failure", token, f"I don't have position {token.text}",
