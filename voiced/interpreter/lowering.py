@@ -24,7 +24,6 @@ from voiced.interpreter.semantic import (
 from voiced.interpreter.swap import swap
 from voiced.interpreter.vocabulary import Value
 
-
 MAX_REPEATS = 100
 """The most one command may ask for by a count, "N times" or "N more": "add 3000000 layers of
 cheese" planned three million steps (the daemon stalled for 6 s, a stop waiting behind it;
