@@ -66,6 +66,7 @@ TOP_FIELDS = {
     "routines": "table",
     "composites": "table",
     "initial": "table",
+    "sentences": "table",  # read apart (robot.sentences); listed for "did you mean sentences?"
 }
 CELL_FIELDS = {
     "name": "str",
