@@ -155,7 +155,9 @@ def load_scene_file(cell: Cell, path: str | Path) -> Scene:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as error:
-        raise CellError([Problem(source, "", f"cannot read: {error.strerror}")]) from None
+        raise CellError(
+            [Problem(source, "", f"cannot read the scene file: {error.strerror}")]
+        ) from None
     except UnicodeDecodeError as error:
         raise CellError([Problem(source, "", f"{describe(error)}: a scene is JSON text")]) from None
     except json.JSONDecodeError as error:
