@@ -138,15 +138,15 @@ class BaseFrame(Frame):
 
     def _finished(self, router: CommandRouter, answer: str) -> str:
         """The refused command finished by `answer` ("put" + "cheese" -> "put cheese", "the
-        cheese on the left"); anything else is taken as said: the command said again, a new
-        one ("go home", "add bread"), a question, "cancel"."""
+        cheese on the left"; "go to" + "position 2"); anything else is taken as said: the
+        command said again, one of its own ("go home", "add bread"), a question, "cancel"."""
         said, answer = self.more_for or "", answer.strip()
         verb = said.split()[0].lower() if said.split() else ""
         first = answer.split()[0].lower().strip(",.") if answer.split() else ""
         heard = normalize(answer)
         if first == verb or is_question(answer) or heard in CANCEL_WORDS:
             return answer
-        return f"{said} {answer}" if router.services.continues(heard) else answer
+        return answer if router.services.starts_with_verb(heard) else f"{said} {answer}"
 
     def _quick_submit(self, now: float) -> None:
         # "computer add bread ... cheese and tomato": the quick path already sent the first

@@ -19,6 +19,10 @@ class Services(Protocol):
         """Whether `text` is a whole command that goes on from the one before rather than
         starting a new one: no verb of its own ("cheese and tomato" after "add bread")."""
 
+    def starts_with_verb(self, text: str) -> bool:
+        """Whether `text` starts with a verb the cell knows: a command of its own ("go home"),
+        not the rest of one ("position 2")."""
+
     def voices(self) -> Sequence[str]:
         """The names of the voices the operator can pick."""
 

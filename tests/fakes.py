@@ -32,6 +32,9 @@ class FakeServices:
     def continues(self, text: str) -> bool:
         return self.is_complete(text) and text.split()[0] not in ("go", "add", "put")
 
+    def starts_with_verb(self, text: str) -> bool:
+        return bool(text.split()) and text.split()[0] in ("go", "add", "put", "pick")
+
     def voices(self) -> tuple[str, ...]:
         return self.voice_names
 

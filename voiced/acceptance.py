@@ -45,7 +45,7 @@ CONTINUE = frozenset(("continue", "carry on", "go on", "keep going", "resume", "
 """What the operator says to finish a command cut short or paused (asked first, re-planned)."""
 
 
-_ASKING_FOR_MORE = re.compile(r"^[A-Z][a-z]*(?: [a-z]+)? what\?")
+_ASKING_FOR_MORE = re.compile(r"^[A-Z][a-z]*(?: [a-z]+)? (?:what|where)\?")
 """A refusal that asks for what the command left out ("Put what? — available ingredients
 are: ..."): the operator's answer finishes the command (`BaseFrame.expect_more`)."""
 
@@ -122,6 +122,9 @@ class Acceptance(PipelinePart):
             or is_behaviour(text)
             or self.interpreter.complete_offline(text, belief.planned, belief.last_goals)
         )
+
+    def starts_with_verb(self, text: str) -> bool:
+        return self.interpreter.starts_with_verb(text)
 
     def continues(self, text: str) -> bool:
         """Whether `text` is a whole command without a verb of its own (a continuation)."""

@@ -118,6 +118,9 @@ class RobotPipeline:
     def continues(self, text: str) -> bool:
         return self.acceptance.continues(text)
 
+    def starts_with_verb(self, text: str) -> bool:
+        return self.acceptance.starts_with_verb(text)
+
     async def wait_accepted(self) -> None:
         """Until every submitted command has been interpreted (and queued, asked or refused)."""
         await self.workload.wait_accepted()

@@ -102,6 +102,13 @@ def test_cancel_or_send_said_after_a_command_in_one_breath(
     assert final_state(events)["zones"]["assembly_fixture"] == fixture
 
 
+def test_the_answer_to_go_where_finishes_the_command(tmp_path: Path) -> None:
+    events, proc = run_text(tmp_path, "weld", "computer go to\n\nposition 2\n\n")
+    assert proc.returncode == 0, proc.stderr
+    assert [e["text"] for e in events if e["event"] == "submit"] == ["go to", "go to position 2"]
+    assert final_state(events)["position"] == "Pos_2"
+
+
 def test_a_new_command_or_cancel_after_put_what_is_not_taken_for_what_to_put(
     tmp_path: Path,
 ) -> None:

@@ -153,10 +153,15 @@ class Interpreter:
         operator adds right after a command, without the wake word. One that starts with a
         verb ("go home") is a new command and needs the wake word, so talk nearby is not
         taken for one."""
-        tokens = self.grammar.lexer.lex(text).tokens
-        if not tokens or tokens[0].verb() is not None:
+        if not text.strip() or self.starts_with_verb(text):
             return False
         return self.complete_offline(text, scene, last_sequence)
+
+    def starts_with_verb(self, text: str) -> bool:
+        """Whether `text` starts with a verb the cell knows ("go home", "add bread"): a command
+        of its own, not the rest of one ("position 2", "the cheese on the left")."""
+        tokens = self.grammar.lexer.lex(text).tokens
+        return bool(tokens) and tokens[0].verb() is not None
 
     def complete_offline(
         self, text: str, scene: Scene, last_sequence: Sequence[SequenceStep]
