@@ -3,12 +3,14 @@
 
 Both run here without a TFLite runtime: the spectrogram in numpy, the embedding in ONNX Runtime
 (see `convert`). The top-dB floor is applied per frame, so the features of a stream do not
-depend on how it was cut into chunks: `FeatureStream` fed in any pieces gives exactly what
-`clip_embeddings` gives for the whole clip. Training and the daemon see the same numbers.
+depend on how it was cut into chunks, nor on when a frame is made: `FeatureStream` fed in any
+pieces gives exactly what `clip_embeddings` gives for the whole clip. Training and the daemon
+see the same numbers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -133,40 +135,77 @@ def clip_embeddings(
 
 class FeatureStream:
     """Streaming embeddings: feed audio in any pieces, get one embedding every `hop` mel frames
-    (4: every 40 ms) once 775 ms have been heard."""
+    (4: every 40 ms) once 775 ms have been heard.
 
-    def __init__(self, embedding: SpeechEmbedding, hop: int) -> None:
+    The mel frames are made when a window is asked for, not as the audio comes: a frame depends
+    on its own 512 samples alone, so making it later gives the same numbers, and a caller that
+    knows nothing can be heard in a stretch (the spotter, on quiet input) never pays for it.
+    The last `keep_steps` windows can be asked for."""
+
+    def __init__(self, embedding: SpeechEmbedding, hop: int, keep_steps: int = 1) -> None:
         self.embedding = embedding
         self.hop = hop
-        self._samples = np.zeros(0, dtype=np.float32)
-        self._mels = np.zeros((0, 32), dtype=np.float32)
-        """The last frames made (enough for one view)."""
+        self._keep_frames = max(1, keep_steps) * hop + EMBED_FRAMES
+        """Frames kept behind the newest ones: enough for the last `keep_steps` windows."""
+        self._audio = np.zeros(0, dtype=np.float32)
+        self._first = 0
+        """The stream offset of `_audio[0]`."""
         self._frames = 0
-        """Mel frames made so far."""
+        """Mel frames the audio so far holds."""
+        self._made = np.zeros((0, 32), dtype=np.float32)
+        self._made_from = 0
+        """Mel frames already made (`_made[i]` is frame `_made_from + i`): a frame is in 19
+        windows one after another, and is made once."""
 
     def feed(self, samples: npt.NDArray[np.int16]) -> Embeddings:
-        windows, ends = self.windows(samples)
-        vectors = self.embedding(windows)
-        return Embeddings(vectors, ends)
+        ends = self.steps(samples)
+        return Embeddings(self.embedding(self.windows(ends)), ends)
 
-    def windows(self, samples: npt.NDArray[np.int16]) -> tuple[Floats, npt.NDArray[np.int64]]:
-        """The mel windows (n, 76, 32) the next embeddings would be made of, and where each
-        ends, without making them: a caller that knows nothing can be heard in them may make
-        them later, or never (`self.embedding(windows)`)."""
-        self._samples = np.concatenate([self._samples, samples.astype(np.float32)])
-        new = shared_mel().frames(self._samples)
-        used = len(new) * MEL_HOP
-        self._samples = self._samples[used:]
-        mels = np.concatenate([self._mels, new])
-        first = self._frames - len(self._mels)  # the frame number of mels[0]
-        ends: list[int] = []
-        views: list[Floats] = []
-        for frame in range(self._frames, self._frames + len(new)):
-            if frame >= EMBED_FRAMES - 1 and (frame - EMBED_FRAMES + 1) % self.hop == 0:
-                stop = frame - first + 1
-                views.append(mels[stop - EMBED_FRAMES : stop])
-                ends.append(frame_end(frame))
-        self._frames += len(new)
-        self._mels = mels[-EMBED_FRAMES:]
-        stacked = np.stack(views) if views else np.zeros((0, EMBED_FRAMES, 32), np.float32)
-        return stacked, np.array(ends, dtype=np.int64)
+    def steps(self, samples: npt.NDArray[np.int16]) -> npt.NDArray[np.int64]:
+        """More audio; where each new window ends (its embedding is made from
+        `self.windows(ends)`, now or later, or never)."""
+        self._audio = np.concatenate([self._audio, samples.astype(np.float32)])
+        total = self._first + len(self._audio)
+        frames = max(0, (total - MEL_WINDOW) // MEL_HOP + 1)
+        new = range(self._frames, frames)
+        self._frames = frames
+        # Kept: the audio of every window from `keep_steps` before the first new one on, so
+        # the windows of a long piece fed at once can all be asked for.
+        oldest = max(0, (new.start - self._keep_frames) * MEL_HOP)
+        drop = max(0, oldest - self._first)
+        self._audio, self._first = self._audio[drop:], self._first + drop
+        last = [f for f in new if f >= EMBED_FRAMES - 1 and (f - EMBED_FRAMES + 1) % self.hop == 0]
+        return np.array([frame_end(f) for f in last], dtype=np.int64)
+
+    def windows(self, ends: npt.NDArray[np.int64] | Sequence[int]) -> Floats:
+        """The mel windows (n, 76, 32) of the windows ending at `ends` (from `steps`, among
+        the last `keep_steps`), made in one go."""
+        if len(ends) == 0:
+            return np.zeros((0, EMBED_FRAMES, 32), dtype=np.float32)
+        last = [(int(end) - MEL_WINDOW) // MEL_HOP for end in ends]
+        first = min(last) - EMBED_FRAMES + 1
+        mels = self._mels(first, max(last) + 1)
+        return np.stack([mels[f - first - EMBED_FRAMES + 1 : f - first + 1] for f in last])
+
+    def _mels(self, first: int, stop: int) -> Floats:
+        """Mel frames `first` to `stop` (exclusive), made where not made yet."""
+        made_to = self._made_from + len(self._made)
+        if not len(self._made) or first > made_to or stop < self._made_from:
+            self._made, self._made_from = self._frames_of(first, stop), first
+        else:
+            before = self._frames_of(first, self._made_from) if first < self._made_from else None
+            after = self._frames_of(made_to, stop) if stop > made_to else None
+            parts = [p for p in (before, self._made, after) if p is not None]
+            self._made = np.concatenate(parts) if len(parts) > 1 else self._made
+            self._made_from = min(first, self._made_from)
+        asked = self._made[first - self._made_from : stop - self._made_from]
+        keep = max(0, len(self._made) - self._keep_frames)
+        self._made, self._made_from = self._made[keep:], self._made_from + keep
+        return asked
+
+    def _frames_of(self, first: int, stop: int) -> Floats:
+        start = first * MEL_HOP - self._first
+        if start < 0:
+            raise ValueError("a window asked for is older than the audio kept")
+        end = (stop - 1) * MEL_HOP + MEL_WINDOW - self._first
+        return shared_mel().frames(self._audio[start:end])

@@ -65,16 +65,18 @@ class KeywordSpotter:
     ) -> None:
         self.models = list(models)
         self.thresholds = {m.phrase: m.threshold for m in self.models} | (thresholds or {})
-        self.stream = FeatureStream(embedding or SpeechEmbedding(), STREAM_HOP)
         self._strides = [max(1, m.info.spacing_ms // STEP_MS) for m in self.models]
         depth = max(
             ((m.info.frames - 1) * s + 1 for m, s in zip(self.models, self._strides, strict=True)),
             default=1,
         )
+        self.stream = FeatureStream(embedding or SpeechEmbedding(), STREAM_HOP, depth)
         self._history = np.zeros((depth, EMBED_DIM), dtype=np.float32)
-        self._unmade: list[Floats] = []
-        """The mel windows of the newest steps whose embeddings are not made yet (quiet)."""
+        self._unmade: list[int] = []
+        """Where the newest steps whose embeddings are not made yet end (quiet ones)."""
         self._seen = 0
+        self._scored = True
+        """Whether the last step was scored (the scores stand for something heard)."""
         self._above = [False] * len(self.models)
         self._last = [-(10**12)] * len(self.models)
         self._refractory = round(refractory_s * 16000)
@@ -90,16 +92,19 @@ class KeywordSpotter:
         voice reaches at the microphone while these samples played (`Levels`)."""
         found: list[Detection] = []
         self.levels.feed(samples, floor)
-        windows, ends = self.stream.windows(samples)
-        for window, end in zip(windows, ends, strict=True):
-            self._history = np.roll(self._history, -1, axis=0)
-            self._unmade = [*self._unmade, window][-len(self._history) :]
+        for end in self.stream.steps(samples).tolist():
+            self._history[:-1] = self._history[1:]
+            self._unmade.append(end)
+            if len(self._unmade) > len(self._history):
+                del self._unmade[0]
             self._seen += 1
-            if self.levels.loud(int(end)):
-                found += self._score(int(end))
-            else:
-                # Nothing can fire on this step: its embedding is made only if a loud block
-                # comes while it is still in view (a quiet cell costs the mel frames alone).
+            if self.levels.loud(end):
+                found += self._score(end)
+            elif self._scored:
+                # Nothing can fire on this step: its mel frames and embedding are made only if
+                # a loud block comes while it is still in view (a quiet cell costs next to
+                # nothing).
+                self._scored = False
                 self._above = [False] * len(self.models)
                 self.scores = dict.fromkeys(self.scores, 0.0)
         return found
@@ -107,13 +112,15 @@ class KeywordSpotter:
     def _make_embeddings(self) -> None:
         """The embeddings of the steps in view that were not made yet (`_unmade`)."""
         if self._unmade:
-            self._history[-len(self._unmade) :] = self.stream.embedding(np.stack(self._unmade))
+            windows = self.stream.windows(self._unmade)
+            self._history[-len(self._unmade) :] = self.stream.embedding(windows)
             self._unmade = []
 
     def _score(self, stream_end: int) -> list[Detection]:
         """Every model's score on the view ending at `stream_end` (a step loud enough to
         hear), and the models that fire on it."""
         self._make_embeddings()
+        self._scored = True
         found = []
         end = stream_end - self._offset
         for i, (model, stride) in enumerate(zip(self.models, self._strides, strict=True)):

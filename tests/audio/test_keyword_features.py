@@ -49,6 +49,26 @@ def test_stream_in_any_pieces_gives_the_clips_embeddings(
     assert whole.vectors.shape[1] == EMBED_DIM and len(whole.vectors) > 20
 
 
+def test_windows_asked_for_late_are_the_same(
+    embedding: SpeechEmbedding, speech: np.ndarray
+) -> None:
+    """The spotter asks for a quiet stretch's windows only when a loud block comes: the mel
+    frames made then, in one go and out of order, are the ones made as the audio came."""
+    whole = clip_embeddings(speech, embedding, hop=4)
+    stream = FeatureStream(embedding, hop=4, keep_steps=31)
+    rng = np.random.default_rng(2)
+    got, waiting, i = [], [], 0
+    while i < len(speech):
+        n = int(rng.integers(1, 2500))
+        waiting += stream.steps(speech[i : i + n]).tolist()
+        if len(waiting) >= 20 or rng.random() < 0.3:  # up to 20 steps behind, as the spotter
+            got.append(embedding(stream.windows(waiting)))
+            waiting = []
+        i += n
+    got.append(embedding(stream.windows(waiting)))
+    assert np.abs(np.concatenate(got) - whole.vectors).max() < 1e-3
+
+
 def test_embeddings_are_openwakewords(embedding: SpeechEmbedding, speech: np.ndarray) -> None:
     """The same numbers as pyopen-wakeword's TFLite front end, fed 80 ms at a time."""
     pyopen = pytest.importorskip("pyopen_wakeword")
