@@ -439,6 +439,7 @@ class _Runner:
     def __init__(self, cell: Cell, scene: Scene) -> None:
         self.cell = cell
         self.scene = scene
+        self.start = scene
         self.primitives: list[Primitive] = []
         self._plans = _plans(cell)
 
@@ -449,9 +450,18 @@ class _Runner:
             plan = self._plans[key] = _plan(self.cell, key)
         for cond, holds in plan.requires:
             if not self._value(holds, params):
-                reason = ex.explain(cond, self.cell, self.scene, params)
+                reason = self._ran_out(ex.explain(cond, self.cell, self.scene, params))
                 raise _Fail("precondition", f"{plan.composite.name}: {reason}")
         self._steps(plan.steps, plan.composite, params)
+
+    def _ran_out(self, reason: str) -> str:
+        """`reason` for an empty site that this plan emptied itself said as what it had: "add
+        ten layers of cheese" with eight left said "the cheese supply is empty"."""
+        for site, had in self.start.stacks.items():
+            label = ex.site_label(self.cell, site)
+            if had and reason == f"the {label} is empty" and not self.scene.stacks.get(site):
+                return f"the {label} has only {len(had)}, not enough for all of this"
+        return reason
 
     def _steps(
         self, steps: Sequence[_Step], composite: Composite, params: Mapping[str, Value]

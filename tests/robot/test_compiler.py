@@ -381,6 +381,15 @@ def test_empty_supply_is_refused() -> None:
     assert issue.message == "add_layer: the cheese supply is empty"
 
 
+def test_a_command_that_asks_for_more_than_a_supply_has_says_how_many_it_has() -> None:
+    """ "add ten layers of cheese" with eight left said "the cheese supply is empty"."""
+    cell = CELLS["sandwich"]
+    scene = scene_from_view(cell, {"supplies": {"cheese": 3}}, "test")
+    (issue,) = issues(cell, [step("add_layer", item="cheese")] * 5, scene)
+    assert (issue.step, issue.code) == (3, "precondition")
+    assert issue.message == "add_layer: the cheese supply has only 3, not enough for all of this"
+
+
 def test_running_a_supply_dry() -> None:
     cell = CELLS["sandwich"]
     found = issues(cell, [step("add_layer", item="tomato")] * 9)
