@@ -93,6 +93,12 @@ def test_history_questions_and_follow_ups(tmp_path: Path) -> None:
     assert "go to position 3" in first.full  # the newest (i = 11)
     more = questions.answer("show me 10 more", WELD.initial_scene)
     assert more is not None and more.full.count("\n") == 6  # only 7 left
+    ten = Questions(WELD, history)
+    said = ten.answer("give me the last 10 tasks", WELD.initial_scene)
+    assert said is not None and said.brief.startswith("The last 10: ")
+    assert said.brief.count(", completed") == 5 and said.brief.endswith("; and 5 more (say more).")
+    rest = ten.answer("show me 5 more", WELD.initial_scene)
+    assert rest is not None and rest.brief.startswith("The next 5: "), "from the 6th on"
     done = questions.answer("what did you do", WELD.initial_scene)
     assert done is not None and done.brief == 'You asked "go to position 3"; it is done.'
     history.record("inspect all positions", [], cell="weld", status="planned")

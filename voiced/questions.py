@@ -181,13 +181,18 @@ class Questions:
             if self.history
             else []
         )
-        self._cursor = _Cursor("tasks", offset + len(runs))
         if not runs:
+            self._cursor = _Cursor("tasks", offset)
             return Answer("There are no more tasks.", "(none)", "tasks")
+        said = runs[:BRIEF_ITEMS]
+        # "more" goes on from the last one said ("give me the last 10 tasks" named 5 under
+        # "The last 10", and "more" then skipped the other 5).
+        self._cursor = _Cursor("tasks", offset + len(said))
         lines = [f"{r.run_id[:8]} {r.status}: {r.operator_input}" for r in runs]
-        brief = f"The last {len(runs)}: " + "; ".join(
-            f"{r.operator_input}, {r.status}" for r in runs[:BRIEF_ITEMS]
-        )
+        lead = "The last" if offset == 0 else "The next"
+        brief = f"{lead} {len(runs)}: " + "; ".join(f"{r.operator_input}, {r.status}" for r in said)
+        if len(runs) > len(said):
+            brief += f"; and {len(runs) - len(said)} more (say more)"
         return Answer(brief + ".", "\n".join(lines), "tasks")
 
     def _last_done(self, scene: Scene, said: str) -> Answer:
