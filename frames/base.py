@@ -106,13 +106,18 @@ class BaseFrame(Frame):
     def _on_top(self) -> bool:
         return self._router is not None and self._router.top is self
 
-    def _following_up(self) -> bool:
-        # Judged by when the speech began: a long continuation that started in time counts.
+    def _began_by(self, deadline: float) -> bool:
+        """Whether nothing is open and the speech now heard began by `deadline`: judged by
+        when it began, a long continuation that started in time counts."""
         router = self._router
-        if router is None or router.top is not self or router.mode != "wake":
+        if router is None or router.top is not self:
             return False
         began = self.spoke_at if self.spoke_at > float("-inf") else router.now
-        return began <= self.follow_until
+        return began <= deadline
+
+    def _following_up(self) -> bool:
+        router = self._router
+        return router is not None and router.mode == "wake" and self._began_by(self.follow_until)
 
     def expect_more(self, said: str | None) -> None:
         """`said` was refused with a question for what it left out ("put" -> "Put what?"):
@@ -122,11 +127,7 @@ class BaseFrame(Frame):
             self.more_for, self.more_until = said, self._router.now + self.listen_timeout
 
     def _answering(self) -> bool:
-        router = self._router
-        if self.more_for is None or router is None or router.top is not self:
-            return False
-        began = self.spoke_at if self.spoke_at > float("-inf") else router.now
-        return began <= self.more_until
+        return self.more_for is not None and self._began_by(self.more_until)
 
     def _answer(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         text = self._finished(router, utterance.text)
