@@ -541,7 +541,7 @@ class Daemon:
         await self._until_signalled(feeder)
         return self.shutdown.is_set()
 
-    async def _until_signalled(self, task: asyncio.Task[None]) -> None:
+    async def _until_signalled(self, task: asyncio.Task[Any]) -> None:
         """Until `task` ends or a shutdown signal arrives (`task` is left as it is)."""
         stopper = asyncio.create_task(self.shutdown.wait(), name="shutdown-wait")
         try:
@@ -553,7 +553,7 @@ class Daemon:
         # End of input: let the robot finish what was asked and the targets deliver what was
         # said, unless a signal comes first.
         if not by_signal and await self._unless_signalled(self._drain(parts)):
-            return
+            return  # everything said was done or delivered
         self.notifier.stopping()
         feeder.cancel()
         # Before the arm is stopped: handing dictation on only starts its write, and that write
@@ -567,15 +567,19 @@ class Daemon:
             log.error("shutdown took too long; abandoning the controller link",
                       timeout=self.config.daemon.shutdown_timeout)  # fmt: skip
 
-    async def _drain(self, parts: Parts) -> None:
+    async def _drain(self, parts: Parts) -> bool:
+        """True once everything said was done and delivered; False if the robot could not be
+        waited for (then the shutdown that follows drops, and names, what still waits)."""
         await parts.router.end()
-        await self._idle_unless_link_down(parts)
+        if not await self._idle_unless_link_down(parts):
+            return False
         await parts.services.flush()
+        return True
 
-    async def _idle_unless_link_down(self, parts: Parts) -> None:
-        """Until the robot is idle. With the controller link down, work may wait for a
+    async def _idle_unless_link_down(self, parts: Parts) -> bool:
+        """Until the robot is idle (True). With the controller link down, work may wait for a
         controller that is gone: after the shutdown timeout without a link the daemon stops
-        waiting (what was said before is dropped by the stop that follows, as for SIGTERM)."""
+        waiting (False)."""
         idle = asyncio.ensure_future(parts.pipeline.wait_idle())
         keeper, loop = parts.pipeline.keeper, asyncio.get_running_loop()
         patience = self.config.daemon.shutdown_timeout
@@ -589,22 +593,22 @@ class Daemon:
                 elif loop.time() - down_since > patience:
                     log.warning("end of input with the controller link down: not waiting for "
                                 "the robot", timeout=patience)  # fmt: skip
-                    return
+                    return False
+            return True
         finally:
             idle.cancel()
 
-    async def _unless_signalled(self, work: Coroutine[Any, Any, None]) -> bool:
-        """Run `work` until it finishes (True) or a shutdown signal arrives (False: it is
-        cancelled, and awaited)."""
+    async def _unless_signalled(self, work: Coroutine[Any, Any, bool]) -> bool:
+        """Run `work` until it finishes (its answer) or a shutdown signal arrives (False: it
+        is cancelled, and awaited)."""
         task = asyncio.create_task(work, name="drain")
         try:
             await self._until_signalled(task)
         finally:
             finished = task.done()
             await _cancel(task)
-        if finished:
-            task.result()  # its error, if it had one, is not lost
-        return finished
+        # Its error, if it had one, is not lost.
+        return task.result() if finished else False
 
     async def _stop_motion(self, parts: Parts) -> None:
         """Nothing said before SIGTERM moves after it: pending work is dropped, motion stops."""

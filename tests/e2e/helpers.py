@@ -10,7 +10,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,17 +133,28 @@ def start_daemon(tmp: Path, cell: str, *args: str, **env: str) -> subprocess.Pop
 
 def say_and_wait_for_motion(proc: subprocess.Popen[str], lines: str, timeout: float = 30) -> None:
     """Write `lines` to the daemon and return once the first primitive has gone out."""
-    assert proc.stdin is not None and proc.stdout is not None
+    assert proc.stdin is not None
     proc.stdin.write(lines)
     proc.stdin.flush()
+    wait_for_event(proc, lambda event: event["event"] == "primitive", "a primitive", timeout)
+
+
+def wait_for_event(
+    proc: subprocess.Popen[str],
+    wanted: Callable[[dict[str, Any]], bool],
+    what: str,
+    timeout: float = 30,
+) -> None:
+    """Read the daemon's events (`--events -`) until one is `wanted`."""
+    assert proc.stdout is not None
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         line = proc.stdout.readline()
         if not line:
             break
-        if json.loads(line)["event"] == "primitive":
+        if wanted(json.loads(line)):
             return
-    raise AssertionError("no primitive event before the deadline")
+    raise AssertionError(f"no event for {what} before the deadline")
 
 
 def stopped_while_moving(

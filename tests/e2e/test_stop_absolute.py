@@ -13,6 +13,7 @@ import json
 import signal
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from tests.e2e.helpers import (
     after,
@@ -28,6 +29,7 @@ from tests.e2e.helpers import (
     start_daemon,
     voiced,
     voiced_env,
+    wait_for_event,
 )
 from tests.llm.messages_api import MessagesApi, Recorded, Reply, json_message
 
@@ -218,7 +220,14 @@ def test_a_lost_link_drops_what_was_said_before_it(tmp_path: Path) -> None:
             env=voiced_env(tmp_path),
         )  # fmt: skip
         try:
-            say_and_wait_for_motion(daemon, "computer add bread\n\ncomputer add cheese\n\n")
+            assert daemon.stdin is not None
+            daemon.stdin.write("computer add bread\n\ncomputer add cheese\n\n")
+            daemon.stdin.flush()
+            # The arm moves, and "add cheese" is said (submitted), not merely typed, in either
+            # order, before the loss.
+            seen: set[str] = set()
+            wait_for_event(daemon, lambda e: _note(seen, e) >= {"primitive", "add cheese"},
+                           "motion and add cheese submitted")  # fmt: skip
             sim.process.kill()
             stdout, stderr = daemon.communicate("", timeout=60)
         finally:
@@ -229,3 +238,40 @@ def test_a_lost_link_drops_what_was_said_before_it(tmp_path: Path) -> None:
                for text in spoken(events))  # fmt: skip
     sent = [e["line"] for e in kinds(events, "primitive")]
     assert len(sent) < 10, "nothing after the loss: add bread alone is 9 lines"
+
+
+def _note(seen: set[str], event: dict[str, Any]) -> set[str]:
+    if event["event"] == "primitive":
+        seen.add("primitive")
+    elif event["event"] == "submit":
+        seen.add(event["text"])
+    return seen
+
+
+def test_a_command_waiting_for_a_lost_link_at_end_of_input_is_dropped_and_named(
+    tmp_path: Path,
+) -> None:
+    """The link is lost, then a command is said: it waits for the link. When the input ends
+    and the link stays down, the daemon stops waiting after the shutdown timeout, and what
+    waited is dropped with a reason, not lost without a word."""
+    with standalone_sim(tmp_path, 1.0) as sim:
+        config = tmp_path / "short.toml"
+        config.write_text(sim.config.read_text(encoding="utf-8")
+                          + "\n[daemon]\nshutdown_timeout = 1.0\n", encoding="utf-8")  # fmt: skip
+        daemon = subprocess.Popen(
+            voiced("run", "--config", str(config), "--cell", "sandwich", "--text", "-",
+                   "--controller", sim.address, "--events", "-"),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=voiced_env(tmp_path),
+        )  # fmt: skip
+        try:
+            wait_for_event(daemon, lambda e: e["event"] == "reconciled", "the link up")
+            sim.process.kill()
+            sim.process.wait()
+            stdout, stderr = daemon.communicate("computer add cheese\n\n", timeout=60)
+        finally:
+            daemon.kill()
+    assert daemon.returncode == 0, stderr
+    events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    assert [e["text"] for e in kinds(events, "dropped")] == ["add cheese"], stderr
+    assert not kinds(events, "primitive")
