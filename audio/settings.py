@@ -465,6 +465,16 @@ class SttSettings:
     """The acoustic judge (`voiced.audio.judge`; bench/README.md, speech to intent). Off by
     default: on the coffee orders' development half it changed no result (every order the
     grammar read had its values right already) and doubled the decoding time."""
+    held: bool = setting(
+        True,
+        "Whisper only: when the grammar reads none of the hypotheses and the cell's sentence "
+        "templates are every command it takes ([sentences] closed = true, as in the barista "
+        "cell), decode the segment again held to them (only tokens that keep the text one of "
+        "the cell's sentences) and keep that sentence if the audio supports it about as well "
+        "as the free reading; about 0.2-1 s on such a segment.",
+    )
+    """Decoding held to the cell's sentences (`voiced.audio.grammar_decode`; bench/README.md,
+    speech to intent)."""
     second_opinion: bool = setting(
         False,
         "Whisper only: when the grammar reads none of the hypotheses, decode the segment again "

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from voiced.audio.segmenter import Segment
 
 from voiced.errors import VoicedError
+
+if TYPE_CHECKING:
+    from voiced.audio.grammar_decode import WordGraph
 
 
 class TranscriptionError(VoicedError):
@@ -136,6 +139,9 @@ class Choice:
     form; the judge keeps whichever the audio supports best."""
     slots: tuple[Slot, ...] = ()
     """Spans of `form` that could hold another value of their list, without overlaps."""
+    refused: bool = False
+    """Kept as heard only to be refused aloud (it names something the cell lacks): a reading
+    held to the cell's sentences may take its place."""
 
     @property
     def judged(self) -> bool:
@@ -146,6 +152,18 @@ class Choice:
 Chooser = Callable[[Sequence[str]], Choice | None]
 """Given the recogniser's hypotheses best first, the one the listener's owner can act on
 (None: keep the best). Called on a worker thread, so it only reads what it is given."""
+
+
+@runtime_checkable
+class HoldsToSentences(Protocol):
+    """A `Chooser` that also names the sentences the recogniser may hold its decoding to when
+    it reads none of the hypotheses (`voiced.audio.grammar_decode`)."""
+
+    def __call__(self, texts: Sequence[str]) -> Choice | None: ...
+
+    def sentences(self) -> WordGraph | None:
+        """The word graph of what may be said now (None: nothing to hold to, decode freely)."""
+        ...
 
 
 class Transcriber(Protocol):

@@ -20,8 +20,12 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import structlog
+from voiced.audio.grammar_decode import decode_held, supported
 from voiced.audio.judge import Judge, judge_choice
-from voiced.audio.transcribe import Chooser
+from voiced.audio.transcribe import Chooser, HoldsToSentences
+
+log = structlog.get_logger(__name__)
 
 FRAMES_PER_SECOND = 100
 """Whisper's mel frames per second (hop length 160 at 16 kHz)."""
@@ -148,6 +152,13 @@ def decode_window(
         if several and choose is not None:
             texts = [_hypothesis(tokenizer, result, i).text for i in range(len(result.scores))]
             chosen = choose(texts)
+            holder = choose if isinstance(choose, HoldsToSentences) else None
+            if holder and not decoded.silent(options) and (chosen is None or chosen.refused):
+                judge = Judge(model.model, encoded, features.shape[-1], tokenizer)
+                heard = texts[chosen.index if chosen is not None else 0]
+                held = _held(judge, holder, heard)
+                if held is not None:
+                    return replace(decoded, repaired=held, chosen=True)
             if chosen is not None:
                 kept = _hypothesis(tokenizer, result, chosen.index)
                 repaired = chosen.text
@@ -164,6 +175,30 @@ def decode_window(
         if compression_ratio(text) <= COMPRESSION_RATIO_LIMIT and avg >= options.logprob_threshold:
             return decoded
     return best
+
+
+def _held(judge: Judge, choose: HoldsToSentences, best: str) -> str | None:
+    """What the grammar's sentences make of a segment none of whose hypotheses it read: the
+    sentence decoding held to them gives, if the audio supports it about as well as the free
+    reading `best` (else it is talk the grammar would be forced onto), and the chooser keeps
+    it; None otherwise."""
+    graph = choose.sentences()
+    if graph is None:
+        return None
+    held = decode_held(judge.model, judge.encoded, judge.tokenizer, graph)
+    if held is None:
+        return None
+    free = judge.scores([best])[0] if best.strip() else -np.inf
+    if not supported(held, free, best):
+        log.info("held reading not supported", heard=best, held=held.text,
+                 score=round(held.logprob, 2), free=round(free, 2))  # fmt: skip
+        return None
+    chosen = choose([held.text])
+    if chosen is None:
+        return None
+    log.info("transcript held to the cell's sentences", heard=best, held=held.text,
+             score=round(held.logprob, 2), free=round(free, 2), calls=held.calls)  # fmt: skip
+    return chosen.text or held.text
 
 
 def _hypothesis(tokenizer: Any, result: Any, index: int) -> Decoded:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from voiced.robot.cell import Cell, ValueProblem
@@ -35,7 +36,7 @@ CELL_LISTS = tuple(kind for kind in PARAM_TYPES if kind != "text")
 NUMERIC_TYPES = frozenset(("number", "distance", "speed"))
 """Parameter types a number (a `range` list, `{number}`) may fill."""
 SECTION = "sentences"
-_SECTION_KEYS = ("intents", "lists", "expansion_rules")
+_SECTION_KEYS = ("intents", "lists", "expansion_rules", "closed")
 _BLOCK_KEYS = ("sentences", "slots")
 _LIST_KEYS = ("values", "range")
 _RANGE_KEYS = ("from", "to", "step")
@@ -57,7 +58,12 @@ def read_sentences(data: object, cell: Cell, text: str = "") -> CellSentences:
     rules = reader.rules(data.get("expansion_rules", {}))
     lists = reader.lists(data.get("lists", {}))
     blocks = reader.intents(data.get("intents", {}), rules, lists)
-    return reader.result(lists, rules, blocks)
+    closed = data.get("closed", False)
+    if not isinstance(closed, bool):
+        reader.add(join(SECTION, "closed"), f"expected true or false, got {type_name(closed)}",
+                   "closed")  # fmt: skip
+        closed = False
+    return replace(reader.result(lists, rules, blocks), closed=closed)
 
 
 class _Reader:

@@ -48,6 +48,9 @@ class CellSentences:
     """What is wrong, each naming the file and line: a sentence with a problem is left out (a
     list value the cell does not know is left out of its list, a block with a wrong fixed slot
     value is left out whole); the rest is used."""
+    closed: bool = False
+    """The templates are every command the cell takes (`[sentences] closed`): recognition may
+    hold its decoding to them."""
 
     def sentences(self) -> Iterator[str]:
         for block in self.blocks:

@@ -29,7 +29,7 @@ needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="no 
 
 def chooser(
     tmp: Path, mode: str = "wake", repair: bool = True, cell_name: str = "sandwich",
-    judge: bool = False,
+    judge: bool = False, held: bool = False,
 ) -> tuple[GrammarChooser, CommandRouter]:  # fmt: skip
     cell = load_cell(cell_name)
     interpreter = Interpreter(cell, DataDir(tmp), None, Config().llm, lambda event: None)
@@ -40,8 +40,24 @@ def chooser(
     choose = GrammarChooser(
         interpreter, belief, router, "computer", FRAME_WORDS,
         lambda text: router.is_global(Utterance(text, router.now)), repair=repair, judge=judge,
+        held=held,
     )  # fmt: skip
     return choose, router
+
+
+def test_decoding_is_held_only_to_a_closed_cells_sentences(tmp_path: Path) -> None:
+    """The barista's templates are every order it takes: the recogniser may hold to them,
+    with the wake word in front where one is needed. The sandwich's are a few extra phrasings
+    beside the grammar; and with `[stt] held` off there is nothing to hold to."""
+    always, _ = chooser(tmp_path / "a", mode="always", cell_name="barista", held=True)
+    graph = always.sentences()
+    assert graph is not None and graph.says(["can", "i", "get", "a", "latte"])
+    wake, _ = chooser(tmp_path / "w", cell_name="barista", held=True)
+    graph = wake.sentences()
+    assert graph is not None and not graph.says(["can", "i", "get", "a", "latte"])
+    assert graph.says(["computer", "can", "i", "get", "a", "latte"])
+    assert chooser(tmp_path / "s", cell_name="sandwich", held=True)[0].sentences() is None
+    assert chooser(tmp_path / "o", cell_name="barista", held=False)[0].sentences() is None
 
 
 def test_the_first_hypothesis_the_grammar_reads_whole_is_kept(tmp_path: Path) -> None:
@@ -90,9 +106,9 @@ def test_a_name_the_cell_lacks_is_kept_and_never_swapped_for_one_it_has(tmp_path
     """ "add avocado": the operator was understood, and must hear that there is no avocado; a
     lower hypothesis or a repair naming tomato would move the arm for a command never given."""
     choose, _ = chooser(tmp_path)
-    assert choose(["Computer add avocado.", "Computer add tomato."]) == Choice(0)
+    assert choose(["Computer add avocado.", "Computer add tomato."]) == Choice(0, refused=True)
     assert choose(["Computer, art avocado.", "Computer add avocado.", "Computer add tomato."]) == (
-        Choice(1)
+        Choice(1, refused=True)
     )
 
 

@@ -265,6 +265,7 @@ class Daemon:
                 pipeline.interpreter, pipeline.belief, router, self.config.daemon.wake_word,
                 FRAME_WORDS, router.stops,
                 repair=self.config.stt.repair, judge=self.config.stt.judge,
+                held=self.config.stt.held,
             )  # fmt: skip
         await front.start(stack)
         services.attach_voice(front.say, front.speaker, front.interrupt)

@@ -28,12 +28,14 @@ from dataclasses import replace
 
 import structlog
 
+from voiced.audio.grammar_decode import WordGraph
 from voiced.audio.guards import once
 from voiced.audio.transcribe import Choice, Slot
 from voiced.audio.wake import matches_wake_word
 from voiced.belief import Belief
 from voiced.frames.router import CommandRouter
 from voiced.interpreter.repair import Repairer, name_words, vocabulary_phrases
+from voiced.interpreter.templategraph import word_graph
 from voiced.interpreter.tiers import Interpreter
 from voiced.rules.normalize import normalize, words
 from voiced.rules.question import is_question
@@ -64,6 +66,7 @@ class GrammarChooser:
         *,
         repair: bool,
         judge: bool = False,
+        held: bool = False,
         sounds: Sounds | None = None,
     ) -> None:
         self.interpreter = interpreter
@@ -79,6 +82,9 @@ class GrammarChooser:
         if self.sounds is not None and not self.sounds.available:
             log.warning("espeak-ng not found: transcripts are not repaired by sound")
         self._repairers: dict[int, Repairer] = {}
+        self.held = held
+        """Offer the cell's sentences to decode held to (`[stt] held`)."""
+        self._graphs: dict[tuple[int, bool], WordGraph] = {}
 
     def __call__(self, texts: Sequence[str]) -> Choice | None:
         if not texts or self.router.top.name == "dictation":
@@ -93,12 +99,15 @@ class GrammarChooser:
                 return self._kept(i, texts, said, needs_wake)
             if self._acts_on(text, needs_wake, best=i == 0, questions=False):
                 return self._offered(i, texts, needs_wake) if self.judge else Choice(i)
-            if self._asks(text, needs_wake) or self._names_what_is_missing(text, needs_wake):
+            asks = self._asks(text, needs_wake)
+            if asks or self._names_what_is_missing(text, needs_wake):
                 # A question, or a command naming what the cell lacks (refused aloud), is kept
                 # as heard, never swapped for a lower hypothesis; unless one of the cell's own
                 # sentences is a word or two away ("ice mocha" is no drink, "iced mocha" is;
-                # "give me a latte with sugar" is an order, though it starts like a question).
-                return self._fixed_by_template(i, texts, needs_wake) or Choice(i)
+                # "give me a latte with sugar" is an order, though it starts like a question),
+                # or (a refusal, in a closed cell) decoding held to them finds one.
+                by_template = self._fixed_by_template(i, texts, needs_wake)
+                return by_template or Choice(i, refused=not asks)
         for i, text in enumerate(texts[:REPAIR_FROM]):
             fixed = self._repaired(once(text), needs_wake)
             if fixed is not None:
@@ -109,6 +118,25 @@ class GrammarChooser:
             if edited is not None:
                 return edited
         return None
+
+    def sentences(self) -> WordGraph | None:
+        """The cell's template sentences, with the wake word in front where one is needed,
+        for the recogniser to hold its decoding to when it reads nothing else; only where they
+        are every command the cell takes (`[sentences] closed`): holding an everyday command
+        to a cell's few extra phrasings would make it one of them. None in dictation or with
+        `[stt] held` off."""
+        templates = self.interpreter.templates
+        if not self.held or not templates.sentences.closed or self.router.top.name == "dictation":
+            return None
+        needs_wake = self.router.mode == "wake" and self.router.top is self.router.stack[0]
+        key = (id(templates), needs_wake)
+        graph = self._graphs.get(key)
+        if graph is None:
+            lead = tuple(words(self.wake_word)) if needs_wake else ()
+            graph = word_graph(templates, lead)
+            self._graphs = {k: g for k, g in self._graphs.items() if k[0] == id(templates)}
+            self._graphs[key] = graph
+        return graph
 
     def _tail(self, index: int, texts: Sequence[str], needs_wake: bool) -> Choice | None:
         """The last sentences of hypothesis `index`, when they are one of the cell's template

@@ -108,6 +108,8 @@ BAD = [
      "sentences.intents.go_home", "non-empty array of templates", 1),
     ("shadowing a cell list", '[sentences.lists.tool]\nvalues = ["Welder"]\n',
      "sentences.lists.tool", "comes from the cell", 1),
+    ("closed not a boolean", '[sentences]\nclosed = "yes"\n',
+     "sentences.closed", "expected true or false, got a string", 2),
 ]  # fmt: skip
 
 

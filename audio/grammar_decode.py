@@ -1,0 +1,325 @@
+"""Decoding held to the cell's sentences: Whisper writes only what the templates can say.
+
+Free decoding writes what it hears and the grammar reads the text afterwards; in noise the
+opening of an order comes out as "Ruoy", "Burn ice mocha" or "Who a" for "brew a", and no repair
+reaches it. A closed-grammar recogniser (Picovoice Rhino) decides instead which of the context's
+sentences was said. This is that decision made by Whisper itself: a beam search in which every
+step may only take a token that keeps the text on a path of the cell's word graph
+(`WordGraph`, built from the templates by `voiced.interpreter.templates`), and the end of the
+text only where a sentence may end. Its result is the sentence the audio supports best, with
+its log-probability; whether it is a command or talk that the grammar was forced onto is for
+the caller to decide (compare it with the free reading's score).
+
+Each step is one batched CTranslate2 `generate` call with every beam's tokens as a forced
+prefix (`return_logits_vocab`, as `voiced.audio.judge` scores a reading): there is no cache
+between steps, which costs little for the few tokens of a command.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from voiced.rules.normalize import words
+
+TOP_TOKENS = 200
+"""Where free decoding leaves the graph, the most likely tokens tried for one it allows."""
+MAX_TOKENS = 60
+"""Longest sentence decoded (tokens)."""
+
+
+MAX_GAP = 20.0
+"""How much less likely (nats) the held sentence may be than the free reading of the same
+audio. Talk forced onto the grammar scores 13-160 below it ("Thank you." -> "I want a coffee."
+-13, prose -30 and lower), real orders in 6 dB kitchen noise mostly 0-20 below (the coffee
+orders' development half, bench/README.md)."""
+MIN_LIKENESS = 50.0
+"""How alike the held sentence's words and the free reading's must be (rapidfuzz's ratio,
+0-100): a misheard order keeps most of its letters ("Through a double shot drip coffee" ->
+"Brew a double shot drip coffee"), talk forced onto an order does not ("See you later." ->
+"I want a coffee.", 29)."""
+
+
+def supported(held: Constrained, free_logprob: float, free_text: str) -> bool:
+    """The audio supports the held sentence about as well as the free reading, and the two
+    are the same words misheard, not talk the grammar was forced onto."""
+    if held.logprob < free_logprob - MAX_GAP:
+        return False
+    from rapidfuzz import fuzz
+
+    said = " ".join(words(free_text))
+    return fuzz.ratio(said, " ".join(words(held.text))) >= MIN_LIKENESS
+
+
+class WordGraph:
+    """A word automaton with empty moves: state 0 is the start; a path from it to a final state
+    spells a sentence. States are ints; sets of states are frozensets."""
+
+    def __init__(self) -> None:
+        self.edges: list[list[tuple[str, int]]] = [[]]
+        self.skips: list[list[int]] = [[]]
+        self.final: set[int] = set()
+        self._after: dict[tuple[frozenset[int], str], frozenset[int]] = {}
+        self._next: dict[frozenset[int], frozenset[str]] = {}
+        self._prefixes: dict[frozenset[int], frozenset[str]] = {}
+
+    def state(self) -> int:
+        self.edges.append([])
+        self.skips.append([])
+        return len(self.edges) - 1
+
+    def word(self, source: int, word: str, target: int) -> None:
+        self.edges[source].append((word, target))
+
+    def skip(self, source: int, target: int) -> None:
+        self.skips[source].append(target)
+
+    def closure(self, states: Iterable[int]) -> frozenset[int]:
+        seen = set(states)
+        todo = list(seen)
+        while todo:
+            for target in self.skips[todo.pop()]:
+                if target not in seen:
+                    seen.add(target)
+                    todo.append(target)
+        return frozenset(seen)
+
+    @functools.cached_property
+    def start(self) -> frozenset[int]:
+        return self.closure((0,))
+
+    def after(self, states: frozenset[int], word: str) -> frozenset[int]:
+        """The states after `word` (empty: the graph cannot say it here)."""
+        key = (states, word)
+        found = self._after.get(key)
+        if found is None:
+            found = self.closure(t for s in states for w, t in self.edges[s] if w == word)
+            self._after[key] = found
+        return found
+
+    def next_words(self, states: frozenset[int]) -> frozenset[str]:
+        found = self._next.get(states)
+        if found is None:
+            found = frozenset(w for s in states for w, _ in self.edges[s])
+            self._next[states] = found
+        return found
+
+    def begins_word(self, states: frozenset[int], part: str) -> bool:
+        """`part` is the start of a word the graph may say next."""
+        prefixes = self._prefixes.get(states)
+        if prefixes is None:
+            said = self.next_words(states)
+            prefixes = frozenset(w[:i] for w in said for i in range(1, len(w) + 1))
+            self._prefixes[states] = prefixes
+        return part in prefixes
+
+    def ends(self, states: frozenset[int]) -> bool:
+        return not self.final.isdisjoint(states)
+
+    def says(self, text: Iterable[str]) -> bool:
+        """The whole word sequence is a sentence of the graph."""
+        states = self.start
+        for word in text:
+            states = self.after(states, word)
+            if not states:
+                return False
+        return self.ends(states)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Where a text stands in the graph: the states after its complete words, and the word
+    being spelt (lower case, letters and digits only)."""
+
+    states: frozenset[int]
+    partial: str = ""
+
+    def then(self, graph: WordGraph, piece: str) -> Reading | None:
+        """After the token text `piece`, or None if the graph cannot go on so. Case is
+        folded, apostrophes dropped, any other character ends a word (as
+        `voiced.rules.normalize.words` reads text)."""
+        states, partial = self.states, self.partial
+        punctuation = not any(char.isalnum() for char in piece)
+        if punctuation and (not partial or not piece.strip("'’")):
+            return None  # punctuation only where it ends a word: never "...", "a"
+        for char in piece:
+            if char.isalnum():
+                partial += char.lower()
+                if not graph.begins_word(states, partial):
+                    return None
+            elif char in "'’":
+                continue
+            elif partial:
+                states = graph.after(states, partial)
+                if not states:
+                    return None
+                partial = ""
+        return Reading(states, partial)
+
+    def ends_word(self, graph: WordGraph) -> bool:
+        """The word being spelt is whole: one the graph may say here."""
+        return self.partial in graph.next_words(self.states)
+
+    def may_end(self, graph: WordGraph) -> bool:
+        if not self.partial:
+            return graph.ends(self.states)
+        return graph.ends(graph.after(self.states, self.partial))
+
+
+@dataclass(frozen=True)
+class Constrained:
+    """The sentence of the graph the audio supports best."""
+
+    text: str
+    logprob: float
+    """log P(tokens, end of text | audio) under the model (nats)."""
+    tokens: int
+    calls: int
+    """Decoder calls it took (one, and one more each time free decoding left the graph)."""
+
+
+@functools.cache
+def _pieces(tokenizer: Any) -> tuple[str, ...]:
+    """Each text token's own text (" ounce", "'d", ",")."""
+    return tuple(tokenizer.decode([i]) for i in range(tokenizer.eot))
+
+
+def decode_held(
+    model: Any, encoded: npt.NDArray[np.float32], tokenizer: Any, graph: WordGraph
+) -> Constrained | None:
+    """The graph's sentence that greedy decoding held to it gives for the encoded audio
+    (`model` is CTranslate2's Whisper; `encoded` its encoder output for one segment, trimmed as
+    `Judge` trims it); None if the model gives no sentence of the graph any chance.
+
+    Each call decodes freely from the tokens kept so far to the end of the text and returns
+    the distribution at every step of that path; its tokens are kept while the graph allows
+    them (the free choice is then the best the graph allows too), and where it leaves the
+    graph the best token the graph allows is taken and decoding goes on from there. So a text
+    the graph says whole costs one call, and each place the grammar corrects costs one more.
+    """
+    pieces = _pieces(tokenizer)
+    start = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
+    kept: list[int] = []
+    reading = Reading(graph.start)
+    logprob = 0.0
+    unscored: list[int] = []
+    for calls in range(1, MAX_TOKENS + 1):
+        if len(kept) >= MAX_TOKENS:
+            return None
+        free, rows = _decode_from(model, encoded, start, kept)
+        logprob += sum(float(rows[at][kept[at]]) for at in unscored)
+        if len(rows) <= len(kept):
+            return None  # nothing decoded after the prefix (the length limit)
+        for at in range(len(kept), len(rows)):
+            logp = rows[at]
+            token = free[at] if at < len(free) else tokenizer.eot
+            if token == tokenizer.eot and reading.may_end(graph):
+                text = tokenizer.decode(kept).strip()
+                return Constrained(text, logprob + float(logp[token]), len(kept), calls)
+            following = reading.then(graph, pieces[token]) if token < tokenizer.eot else None
+            if following is None:
+                break
+            kept.append(int(token))
+            reading, logprob = following, logprob + float(logp[token])
+        else:
+            continue  # the free path was cut off by the length limit: go on from its end
+        logp = rows[len(kept)]
+        way = _best_allowed(logp, reading, graph, tokenizer)
+        if way is None:
+            return None
+        tokens, following = way
+        if following is None:  # the end of the text
+            text = tokenizer.decode(kept).strip()
+            return Constrained(text, logprob + float(logp[tokenizer.eot]), len(kept), calls)
+        # The first token's log-probability is known; the others' come with the next call.
+        logprob += float(logp[tokens[0]])
+        unscored = list(range(len(kept) + 1, len(kept) + len(tokens)))
+        kept += tokens
+        reading = following
+    return None
+
+
+def _best_allowed(
+    logp: npt.NDArray[np.float64],
+    reading: Reading,
+    graph: WordGraph,
+    tokenizer: Any,
+) -> tuple[list[int], Reading | None] | None:
+    """Where free decoding left the graph: the most likely way on that the graph allows (the
+    tokens, and the reading after them; None for the end of the text), or None if there is
+    none. The ways are the end of the text where a sentence may end, each single token among
+    the `TOP_TOKENS` most likely that ends on a word the graph may say here, and each word the
+    graph may say next spelt as the tokenizer spells it (so a word is never left half made
+    with no token to finish it). A way is as likely as its first token."""
+    pieces = _pieces(tokenizer)
+    best: tuple[float, list[int], Reading | None] | None = None
+    if reading.may_end(graph):
+        best = (float(logp[tokenizer.eot]), [], None)
+    for token in np.argsort(logp[: tokenizer.eot])[::-1][:TOP_TOKENS]:
+        if best is not None and logp[token] <= best[0]:
+            break
+        after = reading.then(graph, pieces[token])
+        if after is not None and (not after.partial or after.ends_word(graph)):
+            best = (float(logp[token]), [int(token)], after)
+    for tokens in _spellings(tokenizer, reading, graph):
+        if best is not None and logp[tokens[0]] <= best[0]:
+            continue
+        after = reading
+        for token in tokens:
+            after = after.then(graph, pieces[token]) if after is not None else None
+        if after is not None:
+            best = (float(logp[tokens[0]]), tokens, after)
+    return None if best is None else (best[1], best[2])
+
+
+def _spellings(tokenizer: Any, reading: Reading, graph: WordGraph) -> list[list[int]]:
+    """The tokens of each word the graph may say next (its rest, inside a word), lower case
+    and capitalised."""
+    found = []
+    for word in graph.next_words(reading.states):
+        if reading.partial:
+            if word.startswith(reading.partial) and word != reading.partial:
+                found.append(_spelt(tokenizer, word[len(reading.partial) :]))
+        else:
+            found.append(_spelt(tokenizer, " " + word))
+            found.append(_spelt(tokenizer, " " + word.capitalize()))
+    return [t for t in found if t]
+
+
+@functools.cache
+def _spelt_cached(tokenizer: Any, text: str) -> tuple[int, ...]:
+    return tuple(tokenizer.encode(text))
+
+
+def _spelt(tokenizer: Any, text: str) -> list[int]:
+    return list(_spelt_cached(tokenizer, text))
+
+
+def _decode_from(
+    model: Any, encoded: npt.NDArray[np.float32], start: list[int], prefix: list[int]
+) -> tuple[list[int], list[npt.NDArray[np.float64]]]:
+    """Greedy decoding after the forced `prefix`: the tokens (prefix first) and, for each step
+    of them and the end after them, the log-probabilities of every token."""
+    import ctranslate2  # type: ignore[import-untyped]
+
+    results = model.generate(
+        ctranslate2.StorageView.from_array(encoded),
+        [start + prefix],
+        beam_size=1,
+        # As in `voiced.audio.judge`: the forced prefix counts twice against max_length.
+        max_length=min(448, 2 * len(prefix) + MAX_TOKENS),
+        return_logits_vocab=True,
+        suppress_blank=False,
+        suppress_tokens=[],
+    )
+    tokens = list(results[0].sequences_ids[0])
+    rows = []
+    for row in results[0].logits[0]:
+        values = np.asarray(row, dtype=np.float64)
+        top = values.max()
+        rows.append(values - top - np.log(np.exp(values - top).sum()))
+    return tokens, rows
