@@ -30,6 +30,9 @@ TOP_TOKENS = 200
 """Where free decoding leaves the graph, the most likely tokens tried for one it allows."""
 MAX_TOKENS = 60
 """Longest sentence decoded (tokens)."""
+MAX_CALLS = 12
+"""Most decoder calls for one segment (one, and one per correction: an order that needs more
+than a dozen is not one the audio supports; each call costs ~7 ms a token here)."""
 
 
 MAX_GAP = 20.0
@@ -182,10 +185,16 @@ class Constrained:
     """Decoder calls it took (one, and one more each time free decoding left the graph)."""
 
 
-@functools.cache
 def _pieces(tokenizer: Any) -> tuple[str, ...]:
     """Each text token's own text (" ounce", "'d", ",")."""
-    return tuple(tokenizer.decode([i]) for i in range(tokenizer.eot))
+    return _pieces_of(tokenizer.tokenizer, tokenizer.eot)
+
+
+@functools.cache
+def _pieces_of(vocabulary: Any, eot: int) -> tuple[str, ...]:
+    # Keyed on the model's own tokenizer: faster-whisper's `Tokenizer` wrapper is made anew
+    # for every segment.
+    return tuple(vocabulary.decode([i]) for i in range(eot))
 
 
 def decode_held(
@@ -207,13 +216,14 @@ def decode_held(
     reading = Reading(graph.start)
     logprob = 0.0
     unscored: list[int] = []
-    for calls in range(1, MAX_TOKENS + 1):
+    for calls in range(1, MAX_CALLS + 1):
         if len(kept) >= MAX_TOKENS:
             return None
         free, rows = _decode_from(model, encoded, start, kept)
-        logprob += sum(float(rows[at][kept[at]]) for at in unscored)
         if len(rows) <= len(kept):
             return None  # nothing decoded after the prefix (the length limit)
+        logprob += sum(float(rows[at][kept[at]]) for at in unscored)
+        unscored = []
         for at in range(len(kept), len(rows)):
             logp = rows[at]
             token = free[at] if at < len(free) else tokenizer.eot
@@ -277,31 +287,36 @@ def _best_allowed(
 
 
 def _spellings(tokenizer: Any, reading: Reading, graph: WordGraph) -> list[list[int]]:
-    """The tokens of each word the graph may say next (its rest, inside a word), lower case
-    and capitalised."""
+    """The tokens of each word the graph may say next (the rest of the word being spelt; and
+    after a whole word, the words that may follow it), lower case and capitalised."""
     found = []
-    for word in graph.next_words(reading.states):
-        if reading.partial:
+    following = frozenset[str]()
+    if reading.partial:
+        for word in graph.next_words(reading.states):
             if word.startswith(reading.partial) and word != reading.partial:
                 found.append(_spelt(tokenizer, word[len(reading.partial) :]))
-        else:
-            found.append(_spelt(tokenizer, " " + word))
-            found.append(_spelt(tokenizer, " " + word.capitalize()))
+        if reading.ends_word(graph):  # or the word is whole, and the next one comes
+            following = graph.next_words(graph.after(reading.states, reading.partial))
+    else:
+        following = graph.next_words(reading.states)
+    for word in following:
+        found.append(_spelt(tokenizer, " " + word))
+        found.append(_spelt(tokenizer, " " + word.capitalize()))
     return [t for t in found if t]
 
 
-@functools.cache
-def _spelt_cached(tokenizer: Any, text: str) -> tuple[int, ...]:
-    return tuple(tokenizer.encode(text))
-
-
 def _spelt(tokenizer: Any, text: str) -> list[int]:
-    return list(_spelt_cached(tokenizer, text))
+    return list(_spelt_by(tokenizer.tokenizer, text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _spelt_by(vocabulary: Any, text: str) -> tuple[int, ...]:
+    return tuple(vocabulary.encode(text, add_special_tokens=False).ids)
 
 
 def _decode_from(
     model: Any, encoded: npt.NDArray[np.float32], start: list[int], prefix: list[int]
-) -> tuple[list[int], list[npt.NDArray[np.float64]]]:
+) -> tuple[list[int], _Rows]:
     """Greedy decoding after the forced `prefix`: the tokens (prefix first) and, for each step
     of them and the end after them, the log-probabilities of every token."""
     import ctranslate2  # type: ignore[import-untyped]
@@ -316,10 +331,25 @@ def _decode_from(
         suppress_blank=False,
         suppress_tokens=[],
     )
-    tokens = list(results[0].sequences_ids[0])
-    rows = []
-    for row in results[0].logits[0]:
-        values = np.asarray(row, dtype=np.float64)
-        top = values.max()
-        rows.append(values - top - np.log(np.exp(values - top).sum()))
-    return tokens, rows
+    return list(results[0].sequences_ids[0]), _Rows(results[0].logits[0])
+
+
+class _Rows:
+    """The log-probabilities of each step, worked out from the logits when a step is read
+    (most steps of a call are only looked at for one token)."""
+
+    def __init__(self, logits: Any) -> None:
+        self.logits = logits
+        self._done: dict[int, npt.NDArray[np.float64]] = {}
+
+    def __len__(self) -> int:
+        return len(self.logits)
+
+    def __getitem__(self, step: int) -> npt.NDArray[np.float64]:
+        found = self._done.get(step)
+        if found is None:
+            values = np.asarray(self.logits[step], dtype=np.float64)
+            top = values.max()
+            found = values - top - np.log(np.exp(values - top).sum())
+            self._done[step] = found
+        return found

@@ -139,9 +139,6 @@ class Choice:
     form; the judge keeps whichever the audio supports best."""
     slots: tuple[Slot, ...] = ()
     """Spans of `form` that could hold another value of their list, without overlaps."""
-    refused: bool = False
-    """Kept as heard only to be refused aloud (it names something the cell lacks): a reading
-    held to the cell's sentences may take its place."""
 
     @property
     def judged(self) -> bool:

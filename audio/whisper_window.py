@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import structlog
-from voiced.audio.grammar_decode import decode_held, supported
+from voiced.audio.grammar_decode import WordGraph, decode_held, supported
 from voiced.audio.judge import Judge, judge_choice
 from voiced.audio.transcribe import Chooser, HoldsToSentences
 
@@ -152,13 +152,6 @@ def decode_window(
         if several and choose is not None:
             texts = [_hypothesis(tokenizer, result, i).text for i in range(len(result.scores))]
             chosen = choose(texts)
-            holder = choose if isinstance(choose, HoldsToSentences) else None
-            if holder and not decoded.silent(options) and (chosen is None or chosen.refused):
-                judge = Judge(model.model, encoded, features.shape[-1], tokenizer)
-                heard = texts[chosen.index if chosen is not None else 0]
-                held = _held(judge, holder, heard)
-                if held is not None:
-                    return replace(decoded, repaired=held, chosen=True)
             if chosen is not None:
                 kept = _hypothesis(tokenizer, result, chosen.index)
                 repaired = chosen.text
@@ -167,6 +160,12 @@ def decode_window(
                     verdict = judge_choice(judge, chosen)
                     repaired = verdict.text if verdict.changed else repaired
                 return replace(kept, repaired=repaired, hypothesis=chosen.index, chosen=True)
+            graph = choose.sentences() if isinstance(choose, HoldsToSentences) else None
+            if graph is not None and not decoded.silent(options):
+                judge = Judge(model.model, encoded, features.shape[-1], tokenizer)
+                held = _held(judge, graph, choose, texts[0] if texts else "")
+                if held is not None:
+                    return replace(decoded, repaired=held, chosen=True)
         text, avg = decoded.text, decoded.avg_logprob
         if best is None or decoded.avg_logprob > best.avg_logprob:
             best = decoded
@@ -177,18 +176,19 @@ def decode_window(
     return best
 
 
-def _held(judge: Judge, choose: HoldsToSentences, best: str) -> str | None:
-    """What the grammar's sentences make of a segment none of whose hypotheses it read: the
-    sentence decoding held to them gives, if the audio supports it about as well as the free
-    reading `best` (else it is talk the grammar would be forced onto), and the chooser keeps
-    it; None otherwise."""
-    graph = choose.sentences()
-    if graph is None:
+def _held(judge: Judge, graph: WordGraph, choose: Chooser, best: str) -> str | None:
+    """What the cell's sentences make of a segment none of whose hypotheses the grammar read:
+    the sentence decoding held to `graph` gives, if the audio supports it about as well as the
+    free reading `best` (else it is talk the grammar would be forced onto) and the chooser
+    keeps it; None otherwise (and on any failure: the free reading stands)."""
+    try:
+        held = decode_held(judge.model, judge.encoded, judge.tokenizer, graph)
+        free = judge.scores([best])[0] if best.strip() else -np.inf
+    except Exception as exc:  # CTranslate2's errors have no common type of their own
+        log.error("decoding held to the cell's sentences failed", error=repr(exc))
         return None
-    held = decode_held(judge.model, judge.encoded, judge.tokenizer, graph)
     if held is None:
         return None
-    free = judge.scores([best])[0] if best.strip() else -np.inf
     if not supported(held, free, best):
         log.info("held reading not supported", heard=best, held=held.text,
                  score=round(held.logprob, 2), free=round(free, 2))  # fmt: skip

@@ -61,7 +61,7 @@ def read_sentences(data: object, cell: Cell, text: str = "") -> CellSentences:
     closed = data.get("closed", False)
     if not isinstance(closed, bool):
         reader.add(join(SECTION, "closed"), f"expected true or false, got {type_name(closed)}",
-                   "closed")  # fmt: skip
+                   "closed", "=")  # fmt: skip
         closed = False
     return replace(reader.result(lists, rules, blocks), closed=closed)
 

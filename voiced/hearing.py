@@ -99,15 +99,13 @@ class GrammarChooser:
                 return self._kept(i, texts, said, needs_wake)
             if self._acts_on(text, needs_wake, best=i == 0, questions=False):
                 return self._offered(i, texts, needs_wake) if self.judge else Choice(i)
-            asks = self._asks(text, needs_wake)
-            if asks or self._names_what_is_missing(text, needs_wake):
+            if self._asks(text, needs_wake) or self._names_what_is_missing(text, needs_wake):
                 # A question, or a command naming what the cell lacks (refused aloud), is kept
                 # as heard, never swapped for a lower hypothesis; unless one of the cell's own
                 # sentences is a word or two away ("ice mocha" is no drink, "iced mocha" is;
-                # "give me a latte with sugar" is an order, though it starts like a question),
-                # or (a refusal, in a closed cell) decoding held to them finds one.
-                by_template = self._fixed_by_template(i, texts, needs_wake)
-                return by_template or Choice(i, refused=not asks)
+                # "give me a latte with sugar" is an order, though it starts like a question).
+                # Never held to the sentences: "a hot chocolate" would become a hot coffee.
+                return self._fixed_by_template(i, texts, needs_wake) or Choice(i)
         for i, text in enumerate(texts[:REPAIR_FROM]):
             fixed = self._repaired(once(text), needs_wake)
             if fixed is not None:

@@ -10,7 +10,13 @@ from typing import Any
 
 import pytest
 from voiced.audio.convert import to_float
-from voiced.audio.grammar_decode import Constrained, WordGraph, decode_held, supported
+from voiced.audio.grammar_decode import (
+    Constrained,
+    WordGraph,
+    _pieces,
+    decode_held,
+    supported,
+)
 from voiced.audio.judge import Judge
 from voiced.audio.settings import SttSettings
 from voiced.audio.transcribe import NO_BIAS, Choice, HoldsToSentences
@@ -126,6 +132,30 @@ def test_the_window_decoder_falls_back_to_the_held_sentence(
 
     without = decode_window(whisper.model(), noisy_order, options, Barista(templates, None))
     assert without is not None and not without.chosen
+
+
+def test_a_hypothesis_the_chooser_keeps_is_never_held(
+    whisper: WhisperTranscriber, templates: Templates, graph: WordGraph, noisy_order: Any
+) -> None:
+    """A hypothesis kept as heard (a question, or a name the cell lacks, refused aloud) stays
+    as heard: held to the sentences, "a hot chocolate" could become a hot coffee."""
+
+    class KeepsTheBest(Barista):
+        def __call__(self, texts: Sequence[str]) -> Choice | None:
+            self.asked.append(list(texts))
+            return Choice(0)
+
+    options = replace(whisper.decode_options(NO_BIAS), hypotheses=5, window_s=15.0)
+    chooser = KeepsTheBest(templates, graph)
+    decoded = decode_window(whisper.model(), noisy_order, options, chooser)
+    assert decoded is not None and decoded.chosen and decoded.repaired is None
+    assert len(chooser.asked) == 1  # nothing held was offered after it
+
+
+def test_the_token_texts_are_worked_out_once_per_model(whisper: WhisperTranscriber) -> None:
+    model = whisper.model()
+    # faster-whisper's tokenizer wrapper is made anew for every segment.
+    assert _pieces(_tokenizer(model)) is _pieces(_tokenizer(model))
 
 
 def test_held_decoding_is_on_by_default() -> None:

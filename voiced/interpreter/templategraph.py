@@ -124,7 +124,7 @@ def word_graph(templates: Templates, lead: tuple[str, ...] = ()) -> WordGraph:
                 start = graph.state()
                 try:
                     builder.add(sentence, start, end)
-                except _Unsayable:
+                except (_Unsayable, RecursionError):  # a rule that names itself: endless
                     continue
                 graph.skip(opening, start)
     return graph
