@@ -1,0 +1,155 @@
+"""Decoding held to a word graph, against a hand-written model whose preferences are known: which
+tokens are kept, where the graph corrects the free path, how many decoder calls that takes, and
+that the score is the log-probability of exactly the tokens written and the end."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+from voiced.audio.grammar_decode import MAX_CALLS, WordGraph, decode_held
+
+PIECES = (" can", " i", " get", " a", " latte", " mocha", " hot", " chocolate", ".", " lat", "te")
+EOT = len(PIECES)
+SOT, NO_TIMESTAMPS = EOT + 1, EOT + 2
+
+
+def ids(*pieces: str) -> list[int]:
+    return [PIECES.index(p) for p in pieces]
+
+
+class Vocabulary:
+    """The model's own tokenizer (what faster-whisper's wrapper holds as `.tokenizer`); it
+    spells no word with a piece in `apart`."""
+
+    def __init__(self, apart: frozenset[str] = frozenset()) -> None:
+        self.apart = apart
+
+    def decode(self, tokens: list[int]) -> str:
+        return "".join(PIECES[t] for t in tokens if t < EOT)
+
+    def encode(self, text: str, add_special_tokens: bool = False) -> Any:
+        found, rest = [], text
+        while rest:  # longest piece first, as a BPE would end up
+            fits = [p for p in PIECES if rest.startswith(p) and p not in self.apart]
+            piece = max(fits, key=len, default=None)
+            if piece is None:
+                return _Encoded([])
+            found.append(PIECES.index(piece))
+            rest = rest[len(piece) :]
+        return _Encoded(found)
+
+
+@dataclass
+class _Encoded:
+    ids: list[int]
+
+
+class Tokenizer:
+    """faster-whisper's `Tokenizer` wrapper, as much of it as decoding uses."""
+
+    eot = EOT
+    sot_sequence = (SOT,)
+    no_timestamps = NO_TIMESTAMPS
+
+    def __init__(self, vocabulary: Vocabulary | None = None) -> None:
+        self.tokenizer = vocabulary or Vocabulary()
+
+    def decode(self, tokens: list[int]) -> str:
+        return self.tokenizer.decode(tokens)
+
+
+@dataclass
+class _Result:
+    sequences_ids: list[list[int]]
+    logits: list[list[np.ndarray]]
+
+
+class Hears:
+    """A model that hears `heard` (token ids), position by position whatever came before, with
+    `second` as its second guess at some positions; it ends the text after `heard`."""
+
+    def __init__(self, heard: list[int], second: dict[int, int] | None = None) -> None:
+        self.heard = heard
+        self.second = second or {}
+        self.calls: list[list[int]] = []
+
+    def row(self, at: int) -> np.ndarray:
+        row = np.zeros(NO_TIMESTAMPS + 1)
+        row[PIECES.index(".")] = -3.0  # a full stop mid-sentence is unlikely, as in Whisper
+        row[self.heard[at] if at < len(self.heard) else EOT] = 5.0
+        if at in self.second:
+            row[self.second[at]] = 3.0
+        return row
+
+    def generate(self, features: Any, prompts: list[list[int]], **options: Any) -> list[_Result]:
+        (prompt,) = prompts
+        prefix = prompt[2:]  # after the start of transcript and no-timestamps tokens
+        self.calls.append(list(prefix))
+        tokens = list(prefix)
+        while len(tokens) < 40 and int(np.argmax(self.row(len(tokens)))) != EOT:
+            tokens.append(int(np.argmax(self.row(len(tokens)))))
+        return [_Result([tokens], [[self.row(at) for at in range(len(tokens) + 1)]])]
+
+    def logp(self, at: int, token: int) -> float:
+        row = self.row(at)
+        return float(row[token] - np.log(np.exp(row).sum()))
+
+
+def graph_of(*sentences: str) -> WordGraph:
+    graph = WordGraph()
+    end = graph.state()
+    graph.final.add(end)
+    for sentence in sentences:
+        at = 0
+        words = sentence.split()
+        for i, word in enumerate(words):
+            following = end if i == len(words) - 1 else graph.state()
+            graph.word(at, word, following)
+            at = following
+    return graph
+
+
+ORDERS = graph_of("can i get a latte", "can i get a mocha")
+ENCODED = np.zeros((1, 4, 2), dtype=np.float32)
+
+
+def test_a_sentence_of_the_graph_heard_whole_costs_one_call_and_scores_its_tokens() -> None:
+    heard = ids(" can", " i", " get", " a", " latte")
+    model = Hears(heard)
+    held = decode_held(model, ENCODED, Tokenizer(), ORDERS)
+    assert held is not None and held.text == "can i get a latte" and held.calls == 1
+    expected = sum(model.logp(at, t) for at, t in enumerate(heard)) + model.logp(5, EOT)
+    assert held.logprob == pytest.approx(expected)
+
+
+def test_where_the_free_path_leaves_the_graph_the_best_word_it_allows_is_taken() -> None:
+    heard = ids(" can", " i", " get", " a", " hot", " chocolate")
+    model = Hears(heard, second={4: PIECES.index(" mocha")})
+    held = decode_held(model, ENCODED, Tokenizer(), ORDERS)
+    assert held is not None and held.text == "can i get a mocha"
+    assert held.calls == 2 and model.calls[1] == ids(" can", " i", " get", " a", " mocha")
+    said = ids(" can", " i", " get", " a", " mocha")
+    expected = sum(model.logp(at, t) for at, t in enumerate(said)) + model.logp(5, EOT)
+    assert held.logprob == pytest.approx(expected)
+
+
+def test_a_word_spelt_in_two_tokens_is_scored_once_for_each() -> None:
+    """Where the graph corrects to a word the tokenizer spells in two tokens (" lat" "te"),
+    the second token's log-probability comes from the next call, and only once."""
+    heard = ids(" can", " i", " get", " a", " hot")
+    model = Hears(heard, second={4: PIECES.index(" lat")})
+    split = Tokenizer(Vocabulary(apart=frozenset({" latte"})))
+    held = decode_held(model, ENCODED, split, graph_of("can i get a latte"))
+    assert held is not None and held.text == "can i get a latte"
+    said = ids(" can", " i", " get", " a", " lat", "te")
+    expected = sum(model.logp(at, t) for at, t in enumerate(said)) + model.logp(6, EOT)
+    assert held.logprob == pytest.approx(expected)
+
+
+def test_a_graph_the_model_gives_no_way_into_gives_nothing_and_stops() -> None:
+    model = Hears(ids(" hot", " chocolate"))
+    assert decode_held(model, ENCODED, Tokenizer(), graph_of("make me a tea")) is None
+    assert len(model.calls) <= MAX_CALLS
