@@ -24,6 +24,7 @@ from voiced.config import (
 from voiced.errors import CellError, ConfigError, Problem, VoicedError
 from voiced.keywordsetup import keyword_problems
 from voiced.linkkey import controller_key
+from voiced.robot.cell import Cell
 from voiced.robot.cellfile import cell_path, check_cell, load_cell
 from voiced.robot.view import load_scene_file
 from voiced.tomlwhere import line_of_path, line_of_syntax_error
@@ -175,7 +176,32 @@ def _cell_problems(ref: str) -> list[Problem]:
         # The loader reads the text before it can name the file in a problem: named here.
         return [Problem(str(cell_path(ref)), "", f"not UTF-8 text (byte {error.start}): "
                         "a cell file is TOML text")]  # fmt: skip
-    return problems or stop_words_in(load_cell(ref))
+    if problems:
+        return problems
+    cell = load_cell(ref)
+    return stop_words_in(cell) + examples_not_understood(cell)
+
+
+def examples_not_understood(cell: Cell) -> list[Problem]:
+    """`[cell] examples` the cell's own grammar and templates do not read: "what can I say"
+    and "Try: ..." would teach the operator a command that is refused. An example written as
+    a question ("how many cups are left?") is answered, not read, and is left alone."""
+    from voiced.interpreter.grammar import Grammar
+    from voiced.interpreter.templates import Templates
+
+    grammar = Grammar(cell)
+    templates = Templates(cell, grammar.vocabulary)
+    problems = []
+    for i, example in enumerate(cell.examples):
+        if templates.match(example) is not None or example.rstrip().endswith("?"):
+            continue
+        parsed = grammar.parse(example, cell.initial_scene)
+        if parsed.success and not parsed.snaps:
+            continue
+        why = parsed.error.message if parsed.error is not None else "read only by guessing"
+        said = f"{example!r} is not a command this cell reads: {why}"
+        problems.append(Problem(cell.source, f"cell.examples[{i}]", said))
+    return problems
 
 
 def _scene_problems(cell_ref: str, scene_ref: str) -> list[Problem]:

@@ -141,6 +141,28 @@ def test_check_cell_checks_the_sentences_table(tmp_path: Path) -> None:
     assert proc.stdout.startswith(f"{cell}:{WELD.count(chr(10)) + 2}: "), proc.stdout
 
 
+def test_check_cell_names_each_example_the_cell_does_not_read(tmp_path: Path) -> None:
+    """ "What can I say" reads `[cell] examples` aloud: one the cell refuses would teach the
+    operator a command that fails. A question is answered, not read, and passes."""
+    text = (REPO / "robot" / "cells" / "barista.toml").read_text(encoding="utf-8")
+    good = ('examples = ["can I get a medium latte with milk", '
+            '"give me a small dark roast americano"]')  # fmt: skip
+    assert good in text
+    bad = ('examples = ["can I get a medium latte with milk", "give me a hot chocolate", '
+           '"how many cups are left?", "fly to the moon"]')  # fmt: skip
+    cell = tmp_path / "cafe.toml"
+    cell.write_text(text.replace(good, bad), encoding="utf-8")
+    proc = run(tmp_path, "check-cell", str(cell))
+    line = text[: text.index(good)].count("\n") + 1
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines() == [
+        f"{cell}:{line}: cell.examples[1]: 'give me a hot chocolate' is not a command this cell "
+        "reads: I don't have hot chocolate",
+        f"{cell}:{line}: cell.examples[3]: 'fly to the moon' is not a command this cell reads: "
+        "Unknown command 'fly'",
+    ], proc.stdout
+
+
 def test_check_cell_lists_problems_top_to_bottom_each_once(tmp_path: Path) -> None:
     """A wrong max_speed is said once, at its line, not again at every speed measured against
     it (they were fine); and the problems come in the order of the file's lines."""
