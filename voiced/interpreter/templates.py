@@ -190,10 +190,18 @@ class Templates:
         return found
 
     def interpret(self, found: TemplateMatch, correlation_id: str | None) -> Interpretation:
-        """The interpretation of a match (source "template")."""
-        shown = ", ".join(f"{k}={v}" for k, v in found.step.params.items())
+        """The interpretation of a match (source "template"): the step as it is read back,
+        with every value the template filled ("Make a latte (cup: medium cup, milk: milk),
+        from the template '<ask> <what> {drink} with <milk_added>'")."""
+        from voiced.review import describe
+
+        said = describe(self.cell, found.step)
+        plain = said.lower()
+        shown = ", ".join(f"{k}: {v}" for k, v in found.step.params.items()
+                          if str(v).replace("_", " ").lower() not in plain)  # fmt: skip
+        meaning = said[:1].upper() + said[1:] + (f" ({shown})" if shown else "")
         return Interpretation(
-            interpretation=f"{found.step.instruction}({shown}) (template '{found.sentence}')",
+            interpretation=f"{meaning}, from the template '{found.sentence}'",
             sequence=(found.step,), pass1_sequence=(found.step,), confidence=CONFIDENCE,
             validated=True, source="template", correlation_id=correlation_id,
         )  # fmt: skip
