@@ -41,8 +41,8 @@ def report_error(error: BaseException, debug: bool) -> int:
     if isinstance(leaf, KeyboardInterrupt):
         return EXIT_INTERRUPTED
     if isinstance(leaf, ProblemsError):
-        for problem in leaf.problems:
-            _say(str(problem))
+        for problem in _with_lines(leaf):
+            _say(problem)
         return EXIT_ERROR
     if isinstance(leaf, VoicedError):
         _say(str(leaf))
@@ -55,6 +55,16 @@ def report_error(error: BaseException, debug: bool) -> int:
     hint = "" if debug else " (run with --debug for the traceback)"
     _say(f"internal error: {type(leaf).__name__}: {describe(leaf)}{hint}")
     return EXIT_INTERNAL
+
+
+def _with_lines(error: ProblemsError) -> list[str]:
+    """Each problem with the line of its file, as `voiced check-config` names it."""
+    from voiced.filecheck import located
+
+    try:
+        return [str(problem) for problem in located(error.problems)]
+    except Exception:  # a file gone since: the problems as they are, never a second error
+        return [str(problem) for problem in error.problems]
 
 
 def _leaves(error: BaseException) -> Iterator[BaseException]:

@@ -306,3 +306,14 @@ def test_only_a_closed_standard_output_counts_as_the_reader_gone(
         assert not _stdout_closed()
         os.close(read)
         assert _stdout_closed()
+
+
+def test_run_names_the_line_of_each_config_problem_as_check_config_does(tmp_path: Path) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text('[daemon]\nmode = "sometimes"\n[stt]\nbeam_size = 0\n', encoding="utf-8")
+    started = run(tmp_path, "run", "--config", str(config), "--controller", "sim",
+                  "--text", os.devnull)  # fmt: skip
+    checked = run(tmp_path, "check-config", str(config))
+    assert started.returncode == checked.returncode == 1
+    assert said(started) == [f"voiced: {line}" for line in checked.stdout.splitlines()]
+    assert said(started)[0].startswith(f"voiced: {config}:2: daemon.mode: ")
