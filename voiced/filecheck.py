@@ -115,7 +115,7 @@ def check_config_file(path: str | None, given_by: str = "--config") -> CheckRepo
     try:
         config = load_config(path, given_by=given_by)
     except ConfigError as error:
-        return CheckReport((path or "",), tuple(located(error.problems)))
+        return _with_its_cell(path, error)
     checked = [config.source or NO_CONFIG_FILE]
     problems: list[Problem] = []
     try:
@@ -127,11 +127,7 @@ def check_config_file(path: str | None, given_by: str = "--config") -> CheckRepo
     problems += keyword_problems(config)
     cell_ref = config_relative(config, config.cell.name, bare_names=True)
     checked.append(str(cell_path(cell_ref)))
-    cell_found = _cell_problems(cell_ref)
-    if cell_found and not Path(cell_path(cell_ref)).exists():
-        # No file to point into: the mistake is the config's, at the key that names it.
-        source = config.source or "defaults"
-        cell_found = [Problem(source, "cell.name", f"{p.source}: {p.message}") for p in cell_found]
+    cell_found = _named_cell_problems(cell_ref, config.source or "defaults")
     problems += cell_found
     if config.cell.scene:
         scene_ref = config_relative(config, config.cell.scene)
@@ -139,6 +135,44 @@ def check_config_file(path: str | None, given_by: str = "--config") -> CheckRepo
         if not cell_found:
             problems += _scene_problems(cell_ref, scene_ref)
     return CheckReport(tuple(checked), tuple(located(problems)))
+
+
+def _with_its_cell(path: str | None, error: ConfigError) -> CheckReport:
+    """A configuration that does not load: its problems, and the cell file it names checked
+    too, so that one run of the check names every mistake (not the cell's after the config's
+    are fixed). Unless the cell's name is itself a problem, or there is no file to read."""
+    checked = [path or ""]
+    problems = list(error.problems)
+    named = _cell_named(path) if path else None
+    if path and named is not None and not any(p.path.startswith("cell") for p in problems):
+        cell_ref = named
+        if "/" in named or named.endswith(".toml"):
+            cell_ref = str(Path(path).parent / Path(named).expanduser())
+        checked.append(str(cell_path(cell_ref)))
+        problems += _named_cell_problems(cell_ref, path)
+    return CheckReport(tuple(checked), tuple(located(problems)))
+
+
+def _named_cell_problems(cell_ref: str, source: str) -> list[Problem]:
+    """The problems of the cell a configuration (`source`) names."""
+    found = _cell_problems(cell_ref)
+    if found and not Path(cell_path(cell_ref)).exists():
+        # No file to point into: the mistake is the config's, at the key that names it.
+        found = [Problem(source, "cell.name", f"{p.source}: {p.message}") for p in found]
+    return found
+
+
+def _cell_named(path: str) -> str | None:
+    """`[cell] name` as the file writes it, if it can be read at all (None otherwise)."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    cell = data.get("cell")
+    name = cell.get("name") if isinstance(cell, dict) else None
+    return name if isinstance(name, str) and name.strip() else None
 
 
 def _mqtt_problems(config: Config) -> list[Problem]:

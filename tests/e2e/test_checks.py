@@ -325,3 +325,20 @@ def test_check_cell_one_mistake_one_line_with_the_nearest_name(
     assert proc.returncode == 1
     (said,) = proc.stdout.splitlines()
     assert said.split(": ", 1)[1] == line, said
+
+
+def test_check_config_names_the_cells_mistakes_with_its_own_in_one_run(tmp_path: Path) -> None:
+    """A config that does not load still has its cell checked: a newcomer fixing the config's
+    mistakes must not find the cell's only on the next run."""
+    cell, line = with_unknown_key(tmp_path)
+    config = config_naming(tmp_path, cell.name, '[daemon]\nmode = "sometimes"\n')
+    proc = run(tmp_path, "check-config", str(config))
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines()[0].startswith(f"{config}:4: daemon.mode: "), proc.stdout
+    assert proc.stdout.splitlines()[1].startswith(f"{cell}:{line}: "), proc.stdout
+    assert len(proc.stdout.splitlines()) == 2, proc.stdout
+    # A cell file that is not there is the config's mistake, at the key that names it.
+    wrong = config_naming(tmp_path, "no-such-cell.toml", '[daemon]\nmode = "sometimes"\n')
+    said = run(tmp_path, "check-config", str(wrong)).stdout.splitlines()
+    assert len(said) == 2 and said[0].startswith(f"{wrong}:2: cell.name: "), said
+    assert "no-such-cell.toml" in said[0] and said[1].startswith(f"{wrong}:4: daemon.mode"), said
