@@ -30,7 +30,7 @@ from voiced.config import (
     with_overrides,
 )
 from voiced.errorpath import EXIT_NOT_DONE, EXIT_USAGE, report_error
-from voiced.errors import ConfigError, InputError, UsageError, describe
+from voiced.errors import ConfigError, InputError, Problem, UsageError, describe
 from voiced.filecheck import CheckReport, config_relative
 from voiced.keywordcli import add_keyword_commands
 from voiced.logs import configure_logging
@@ -373,10 +373,25 @@ def _add_run_options(run: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
+def _as_checked(path: str | None) -> ConfigError:
+    """A configuration that does not load, with every problem `voiced check-config` names
+    (the cell file it names included): one run names every mistake."""
+    from voiced.filecheck import check_config_file
+
+    found = check_config_file(path).problems
+    return ConfigError([Problem(f"{p.file}:{p.line}" if p.line else p.file, p.where, p.message)
+                        for p in found])  # fmt: skip
+
+
 def _load_run_config(args: argparse.Namespace) -> tuple[Config, str, str | None]:
     """The merged config, the cell reference and the scene path. Paths given on the command line
     are relative to the working directory; paths in a config file to that file's directory."""
-    config = load_config(args.config)
+    try:
+        config = load_config(args.config)
+    except ConfigError as error:
+        if args.cell:
+            raise
+        raise _as_checked(args.config) from error
     cell_ref = args.cell or config_relative(config, config.cell.name, bare_names=True)
     scene_ref = args.scene or (
         config_relative(config, config.cell.scene) if config.cell.scene else None

@@ -14,7 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.helpers import fast_config, final_state, parse_events, run_text, voiced, voiced_env
+from tests.e2e.helpers import (
+    REPO,
+    fast_config,
+    final_state,
+    parse_events,
+    run_text,
+    voiced,
+    voiced_env,
+)
 from voiced.cli import _stdout_closed
 
 
@@ -317,3 +325,20 @@ def test_run_names_the_line_of_each_config_problem_as_check_config_does(tmp_path
     assert started.returncode == checked.returncode == 1
     assert said(started) == [f"voiced: {line}" for line in checked.stdout.splitlines()]
     assert said(started)[0].startswith(f"voiced: {config}:2: daemon.mode: ")
+
+
+def test_run_names_the_mistakes_of_the_cell_file_the_broken_config_names(tmp_path: Path) -> None:
+    """The config does not load and its cell file has a mistake too: `run` says both, as
+    `check-config` does, not the cell's only once the config is fixed."""
+    weld = (REPO / "robot" / "cells" / "weld.toml").read_text(encoding="utf-8")
+    cell = tmp_path / "mycell.toml"
+    cell.write_text(weld.replace("max_speed = ", "max_speed = -50 # was ", 1), encoding="utf-8")
+    config = tmp_path / "bad.toml"
+    config.write_text('[daemon]\nmode = "sometimes"\n[cell]\nname = "mycell.toml"\n',
+                      encoding="utf-8")  # fmt: skip
+    started = run(tmp_path, "run", "--config", str(config), "--controller", "sim",
+                  "--text", os.devnull)  # fmt: skip
+    checked = run(tmp_path, "check-config", str(config))
+    assert said(started) == [f"voiced: {line}" for line in checked.stdout.splitlines()]
+    assert any(line.startswith(f"voiced: {cell}:") and "max_speed" in line
+               for line in said(started)), said(started)  # fmt: skip
