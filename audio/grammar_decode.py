@@ -47,6 +47,12 @@ MIN_LIKENESS = 50.0
 "I want a coffee.", 29)."""
 
 
+def log_softmax(logits: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Log-probabilities from logits, along the last axis (one row per decoder step)."""
+    top = logits.max(axis=-1, keepdims=True)
+    return np.asarray(logits - top - np.log(np.exp(logits - top).sum(axis=-1, keepdims=True)))
+
+
 def supported(held: Constrained, free_logprob: float, free_text: str) -> bool:
     """The audio supports the held sentence about as well as the free reading, and the two
     are the same words misheard, not talk the grammar was forced onto."""
@@ -348,8 +354,6 @@ class _Rows:
     def __getitem__(self, step: int) -> npt.NDArray[np.float64]:
         found = self._done.get(step)
         if found is None:
-            values = np.asarray(self.logits[step], dtype=np.float64)
-            top = values.max()
-            found = values - top - np.log(np.exp(values - top).sum())
+            found = log_softmax(np.asarray(self.logits[step], dtype=np.float64))
             self._done[step] = found
         return found

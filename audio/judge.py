@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from voiced.audio.grammar_decode import log_softmax
 from voiced.audio.transcribe import Choice, Slot
 
 BATCH = 24
@@ -102,9 +103,7 @@ class Judge:
         logits = np.asarray(result.logits[0], dtype=np.float64)
         if len(logits) <= len(tokens):
             return -np.inf  # too long to score: never preferred
-        steps = logits[: len(tokens) + 1]
-        top = steps.max(axis=1, keepdims=True)
-        logp = steps - top - np.log(np.exp(steps - top).sum(axis=1, keepdims=True))
+        logp = log_softmax(logits[: len(tokens) + 1])
         said = logp[np.arange(len(tokens)), tokens].sum()
         return float(said + logp[len(tokens), self.tokenizer.eot])
 
