@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+import structlog
 from voiced.frames.router import CommandRouter, Frame
 from voiced.rules import CatchAll, ExactSet, Match, Utterance, check_parent, normalize
+
+log = structlog.get_logger(__name__)
 
 CLOCK_EPSILON = 1e-6
 """Timers compare float clock readings: 1.4 - 1.0 is a hair under 0.4."""
@@ -20,6 +23,12 @@ _ENDINGS = "|".join(re.escape(word) for word in (*CANCEL_WORDS, *SUBMIT_WORDS))
 _TRAILING = re.compile(rf"^(?P<rest>.*\w)[\s,.;:!?-]+(?P<last>{_ENDINGS})[\s.!?]*$", re.IGNORECASE)
 """A command with a cancel or send word said after it in the same breath ("add bread, cancel",
 "add bread, go")."""
+_BEARS_ON_NEXT = re.compile(
+    r"\b(?:not|no|never|don'?t|do not|without|except|but|instead of|rather than)[\s,.;:!?-]*$",
+    re.IGNORECASE,
+)
+"""Words that change what is said after them ("don't" ... "add cheese"): what ends with one is
+never sent apart from what follows."""
 
 
 class QueryFrame(Frame):
@@ -126,7 +135,38 @@ class QueryFrame(Frame):
             self.append(ending["rest"], utterance, router)
             await self._submit(router)
             return
+        if self._starts_over(router, utterance.text):
+            await self._start_over(router, utterance)
+            return
         self.append(utterance.text, utterance, router)
+
+    def _starts_over(self, router: CommandRouter, said: str) -> bool:
+        """Whether `said` is a whole command that does not finish the words before it, which
+        are no command: the operator began again, or talk nearby ran into the query ("may have
+        a dull shot" ... "can I have a medium house coffee?"). Joined, both would be refused.
+        A whole command before it is never sent apart from what follows ("put the cheese on the
+        left" ... "no, on the right" is a correction, not two commands)."""
+        if not self.parts or self.complete or _BEARS_ON_NEXT.search(self.text):
+            return False
+        services = router.services
+        return services.is_complete(normalize(said)) and not services.is_complete(
+            normalize(f"{self.text} {said}")
+        )
+
+    async def _start_over(self, router: CommandRouter, utterance: Utterance) -> None:
+        """What was said so far goes alone (refused or asked about aloud, as it would be after
+        a pause); `utterance` opens the next command, on the short timer if it is whole."""
+        log.info("a whole command after words that were none", before=self.text, now=utterance.text)
+        await self._submit(router)
+        fresh = QueryFrame(
+            self.silence_timeout,
+            self.listen_timeout,
+            self.target,
+            self.complete_timeout,
+            self.on_quick_submit,
+        )
+        router.push(fresh)
+        fresh.append(utterance.text, utterance, router)
 
     def _cancel(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         router.pop(self)

@@ -401,3 +401,60 @@ async def test_help_gives_the_examples_it_was_given_with_the_wake_word() -> None
     await say(router, "robot", 2.0)
     await say(router, "what can i say", 2.2)
     assert services.spoken[-1].endswith('For example: "go to position 1" or "go home".')
+
+
+def listening_router(*complete: str) -> tuple[CommandRouter, FakeServices]:
+    services, events = FakeServices(complete_phrases=complete), EventRecorder()
+    base = BaseFrame("computer", SILENCE, LISTEN, complete_timeout=0.4)
+    router = CommandRouter(base, services, events, [stop_rule()], "always")
+    base.on_push(router, 0.0)
+    return router, services
+
+
+async def test_a_whole_command_after_words_that_were_none_goes_on_its_own() -> None:
+    # Talk nearby held the query open (the operator's order, then the kitchen's words, then
+    # the next order): joined, all of it would be refused.
+    router, services = listening_router("can i have a house coffee")
+    await say(router, "May have a dull shot of drip coffee.", 1.0)
+    router.activity(1.5, voiced=True)
+    await say(router, "See you later.", 2.0)
+    await say(router, "can i have a house coffee", 3.0)
+    assert services.submitted == [("robot", "May have a dull shot of drip coffee. See you later.")]
+    assert isinstance(router.top, QueryFrame)
+    assert router.top.text == "can i have a house coffee"
+    router.activity(3.0, voiced=False)
+    await router.tick(3.4)  # whole: the short timer
+    assert services.submitted[1:] == [("robot", "can i have a house coffee")]
+    assert len(router.stack) == 1
+
+
+async def test_the_operator_beginning_again_after_the_wake_word_is_the_next_command() -> None:
+    router, services = quick_router("add cheese on the left")
+    await say(router, "computer put the", 1.0)
+    await say(router, "add cheese on the left", 2.0)
+    await router.tick(2.4)
+    assert services.submitted == [("robot", "put the"), ("robot", "add cheese on the left")]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "complete"),
+    [
+        # What the whole reads as wins: the rest of a command, not a new one.
+        ("put", "cheese on the left", ("cheese on the left", "put cheese on the left")),
+        # A word that changes what follows keeps it.
+        ("don't", "add bread", ("add bread",)),
+        ("add bread without", "cheese", ("cheese", "add bread")),
+        # A whole command is never sent apart from what corrects it.
+        ("add bread", "no add cheese", ("add bread", "no add cheese")),
+    ],
+)
+async def test_what_finishes_or_bears_on_the_words_before_stays_one_command(
+    before: str, after: str, complete: tuple[str, ...]
+) -> None:
+    router, services = quick_router(*complete)
+    await say(router, f"computer {before}", 1.0)
+    router.activity(1.2, voiced=True)
+    await say(router, after, 2.0)
+    router.activity(2.0, voiced=False)
+    await router.tick(2.0 + SILENCE)
+    assert services.submitted == [("robot", f"{before} {after}")]
