@@ -80,7 +80,8 @@ def said_with_stop(text: str, wake_words: Sequence[str] = ()) -> list[str]:
         meant = [w for w in words if w.lower() not in _NOT_COMMANDS | skip]
         if len(meant) >= _COMMAND_WORDS:
             commands.append(" ".join(words))
-    return commands
+    # Once each: Whisper writes a short breath twice ("Stop, then go home, stop, then go home.").
+    return list(dict.fromkeys(commands))
 
 
 class StopWords:

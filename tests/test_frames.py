@@ -181,7 +181,8 @@ async def test_global_stop_from_a_query(said: str) -> None:
      ("computer, put the tomato on the right, oh no, stop", ["put the tomato on the right"]),
      ("go home. Halt! Then add meat", ["go home", "add meat"]),
      ("oh no, stop it", []), ("computer stop", []), ("stop stop stop", []),
-     ("stop moving the arm now", []), ("stop the robot please", []), ("emergency stop", [])],
+     ("stop moving the arm now", []), ("stop the robot please", []), ("emergency stop", []),
+     ("stop, then go home, stop, then go home", ["go home"])],
 )  # fmt: skip
 async def test_commands_said_with_a_stop_are_dropped_and_named(
     said: str, dropped: list[str]

@@ -32,7 +32,7 @@ from voiced.eventtypes import Record
 from voiced.frames import BaseFrame, CommandRouter, ReviewFrame
 from voiced.frames.pause import pause_rule
 from voiced.frames.router import StackChange
-from voiced.frames.stop import stop_rule
+from voiced.frames.stop import said_with_stop, stop_rule
 from voiced.hearing import GrammarChooser
 from voiced.history import History
 from voiced.inputs import (
@@ -57,7 +57,7 @@ from voiced.logs import correlation
 from voiced.mqttservice import mqtt_service
 from voiced.page.server import CellPage, drawing_of, read_token
 from voiced.paths import DataDir, offline
-from voiced.pending import Withdraw
+from voiced.pending import Withdraw, dropped_sentence
 from voiced.pipeline import RobotPipeline
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
@@ -489,8 +489,16 @@ class Daemon:
             self.events.emit(said.announce or ev.Utterance(said.text))
             # The stop spotter acted on this speech: it was a stop, whatever the transcript
             # made of it ("top", "Stop it now"), and must not move anything after the stop.
+            # What else it holds is named, as a stop in a transcript names what it drops.
             if not said.spotted:
                 await router.dispatch(utterance)
+                return
+            wake = self.config.daemon
+            dropped = said_with_stop(said.text, (wake.wake_word, *wake.wake_variants))
+            for command in dropped:
+                self.events.emit(ev.Dropped(command, "said with a stop"))
+            if dropped:
+                parts.services.speak(dropped_sentence(dropped, lead="Heard with the stop."))
 
     async def _stopped_while_accepting(self, parts: Parts) -> bool:
         """What is said waits for the interpreter (never for the robot), so a question it asks

@@ -155,3 +155,25 @@ def test_stop_in_noise_stops_the_moving_arm_at_once(tmp_path: Path, noise: str) 
     assert len(stopped) == 1
     sent = [e["line"] for e in events if e["event"] == "controller" and e["direction"] == "tx"]
     assert any("STOP" in line.split()[:2] for line in sent), sent
+
+
+@pytest.mark.slow
+def test_a_command_said_in_the_breath_a_spotted_stop_was_in_is_named_not_run(
+    tmp_path: Path,
+) -> None:
+    """The spotter stops the arm on the burst "stop"; the segment goes on ("stop, then go
+    home") and is transcribed whole. Nothing in it moves, and what it held is named, as a stop
+    in a transcript names the commands said with it (it used to vanish without a word)."""
+    wav = tmp_path / "stop.wav"
+    render_session(["computer weld at position 1 and 2", "", "stop, then go home", ""], wav,
+                   pause_s=1.0)  # fmt: skip
+    events, _ = run_audio(tmp_path / "run", "weld", wav, real_speed=True)
+    assert len([e for e in events if e["event"] == "spotted"]) == 1
+    heard = [e for e in events if e["event"] == "utterance" and "home" in e["text"].lower()]
+    assert heard and all(e.get("spotted") is True for e in heard), heard
+    dropped = [e for e in events if e["event"] == "dropped"]
+    assert [(e["text"].lower(), e["reason"]) for e in dropped] == [("go home", "said with a stop")]
+    spoken = [e["text"] for e in events if e["event"] == "feedback"]
+    assert "Heard with the stop. I dropped: go home." in spoken, spoken
+    stopped_at = next(i for i, e in enumerate(events) if e["event"] == "stopped")
+    assert not [e for e in events[stopped_at:] if e["event"] == "primitive"]
