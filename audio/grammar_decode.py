@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from voiced.audio.guards import once
 from voiced.rules.normalize import words
 
 TOP_TOKENS = 200
@@ -55,12 +56,14 @@ def log_softmax(logits: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
 
 def supported(held: Constrained, free_logprob: float, free_text: str) -> bool:
     """The audio supports the held sentence about as well as the free reading, and the two
-    are the same words misheard, not talk the grammar was forced onto."""
+    are the same words misheard, not talk the grammar was forced onto. A free reading that is
+    one sentence written over and over is compared as the sentence once: the repetition is
+    Whisper's, not the speaker's."""
     if held.logprob < free_logprob - MAX_GAP:
         return False
     from rapidfuzz import fuzz
 
-    said = " ".join(words(free_text))
+    said = " ".join(words(once(free_text)))
     return fuzz.ratio(said, " ".join(words(held.text))) >= MIN_LIKENESS
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from voiced.audio.grammar_decode import MAX_CALLS, WordGraph, decode_held
+from voiced.audio.grammar_decode import MAX_CALLS, Constrained, WordGraph, decode_held, supported
 
 PIECES = (" can", " i", " get", " a", " latte", " mocha", " hot", " chocolate", ".", " lat", "te")
 EOT = len(PIECES)
@@ -153,3 +153,12 @@ def test_a_graph_the_model_gives_no_way_into_gives_nothing_and_stops() -> None:
     model = Hears(ids(" hot", " chocolate"))
     assert decode_held(model, ENCODED, Tokenizer(), graph_of("make me a tea")) is None
     assert len(model.calls) <= MAX_CALLS
+
+
+def test_a_free_reading_written_over_and_over_is_compared_as_the_sentence_once() -> None:
+    held = Constrained("can i get a large medium roast cappuccino with whole milk", -20.0, 14, 2)
+    looped = " ".join(["Can I put a large medium roast cappuccino with whole milk?"] * 3)
+    assert supported(held, -18.0, looped)
+    # Talk stays talk however often it is written.
+    chatter = " ".join(["We're going to have everybody else, take a look."] * 3)
+    assert not supported(held, -18.0, chatter)
