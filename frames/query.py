@@ -57,6 +57,9 @@ class QueryFrame(Frame):
         self.complete_timeout = silence_timeout if complete_timeout is None else complete_timeout
         self.complete = False
         """Whether the text so far already forms a whole command (checked on each append)."""
+        self.going_on = False
+        """Whether that whole command is also the start of a longer one of the cell's
+        sentences: it waits the full silence timer, as a partial one does."""
         self.listen_timeout = listen_timeout
         self.target = target
         self.parts: list[str] = []
@@ -92,6 +95,7 @@ class QueryFrame(Frame):
         self.correlation_id = self.correlation_id or utterance.correlation_id
         if router is not None:
             self.complete = router.services.is_complete(self.text)
+            self.going_on = self.complete and router.services.may_go_on(self.text)
 
     def on_activity(self, now: float, voiced: bool) -> None:
         # While the operator keeps talking the silence timer must not fire, even if the
@@ -104,10 +108,13 @@ class QueryFrame(Frame):
         if self not in router.stack or self.loud_streak > 0:
             return
         # A whole command goes after a short silence; a partial one ("computer, add ...")
-        # waits the full silence timer for the rest.
-        wait = self.complete_timeout if self.complete else self.silence_timeout
+        # waits the full silence timer for the rest, and so does one the cell's sentences
+        # say may go on ("I want a latte" ... "with oat milk"), as a closed grammar's
+        # endpointing waits.
+        quick = self.complete and not self.going_on
+        wait = self.complete_timeout if quick else self.silence_timeout
         if self.parts and now - self.last_heard >= wait - CLOCK_EPSILON:
-            if self.complete and self.on_quick_submit is not None:
+            if quick and self.on_quick_submit is not None:
                 self.on_quick_submit(now)
             await self._submit(router)
         elif not self.parts and now - self.opened_at >= self.listen_timeout:
@@ -135,7 +142,7 @@ class QueryFrame(Frame):
             self.append(ending["rest"], utterance, router)
             await self._submit(router)
             return
-        if self._starts_over(router, utterance.text):
+        if self._starts_over(router, utterance.text) or self._not_the_rest(router, utterance.text):
             await self._start_over(router, utterance)
             return
         self.append(utterance.text, utterance, router)
@@ -153,10 +160,16 @@ class QueryFrame(Frame):
             normalize(f"{self.text} {said}")
         )
 
+    def _not_the_rest(self, router: CommandRouter, said: str) -> bool:
+        """Whether `said`, heard while a whole command waited only because the cell's
+        sentences may go on, is not how it goes on: the command goes as it stood, as it would
+        have on the short timer, and `said` is heard on its own (talk nearby, the next order)."""
+        return self.going_on and not router.services.is_complete(normalize(f"{self.text} {said}"))
+
     async def _start_over(self, router: CommandRouter, utterance: Utterance) -> None:
         """What was said so far goes alone (refused or asked about aloud, as it would be after
         a pause); `utterance` opens the next command, on the short timer if it is whole."""
-        log.info("a whole command after words that were none", before=self.text, now=utterance.text)
+        log.info("the next command begins", before=self.text, now=utterance.text)
         await self._submit(router)
         fresh = QueryFrame(
             self.silence_timeout,

@@ -15,6 +15,10 @@ class Services(Protocol):
     def is_complete(self, text: str) -> bool:
         """Whether `text` already forms a whole command (so the query need not wait long)."""
 
+    def may_go_on(self, text: str) -> bool:
+        """Whether `text`, a whole command, is also the start of a longer one of the cell's
+        sentences (so the query waits for the rest as for a partial one)."""
+
     def continues(self, text: str) -> bool:
         """Whether `text` is a whole command that goes on from the one before rather than
         starting a new one: no verb of its own ("cheese and tomato" after "add bread")."""

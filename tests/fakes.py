@@ -29,6 +29,12 @@ class FakeServices:
     def is_complete(self, text: str) -> bool:
         return text in self.complete_phrases
 
+    going_on: tuple[str, ...] = ()
+    """Whole commands that may yet go on (`may_go_on`)."""
+
+    def may_go_on(self, text: str) -> bool:
+        return text in self.going_on
+
     def continues(self, text: str) -> bool:
         return self.is_complete(text) and text.split()[0] not in ("go", "add", "put")
 

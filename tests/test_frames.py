@@ -459,3 +459,42 @@ async def test_what_finishes_or_bears_on_the_words_before_stays_one_command(
     router.activity(2.0, voiced=False)
     await router.tick(2.0 + SILENCE)
     assert services.submitted == [("robot", f"{before} {after}")]
+
+
+def going_on_router() -> tuple[CommandRouter, FakeServices]:
+    # A closed cell's order: "i want a latte" is whole, and its sentences may go on.
+    services, events = FakeServices(), EventRecorder()
+    services.complete_phrases = ("i want a latte", "i want a latte with oat milk", "see you later")
+    services.going_on = ("i want a latte",)
+    base = BaseFrame("computer", SILENCE, LISTEN, complete_timeout=0.4)
+    router = CommandRouter(base, services, events, [stop_rule()], "always")
+    base.on_push(router, 0.0)
+    return router, services
+
+
+async def test_a_whole_command_the_cells_sentences_may_go_on_from_waits_for_the_rest() -> None:
+    router, services = going_on_router()
+    await say(router, "i want a latte", 1.0)
+    await router.tick(1.0 + 0.4)
+    assert services.submitted == []  # not on the short timer
+    await say(router, "with oat milk", 2.2)
+    await router.tick(2.2 + 0.4)  # whole and final: the short timer
+    assert services.submitted == [("robot", "i want a latte with oat milk")]
+
+
+async def test_a_whole_command_that_may_go_on_goes_after_the_full_silence() -> None:
+    router, services = going_on_router()
+    await say(router, "i want a latte", 1.0)
+    await router.tick(1.0 + SILENCE - 0.1)
+    assert services.submitted == []
+    await router.tick(1.0 + SILENCE)
+    assert services.submitted == [("robot", "i want a latte")]
+
+
+async def test_words_that_do_not_go_on_from_it_leave_the_whole_command_as_it_stood() -> None:
+    router, services = going_on_router()
+    await say(router, "i want a latte", 1.0)
+    await say(router, "see you later", 2.0)
+    assert services.submitted == [("robot", "i want a latte")]
+    await router.tick(2.0 + 0.4)
+    assert services.submitted[1:] == [("robot", "see you later")]

@@ -23,6 +23,7 @@ from voiced.intent import replay_of
 from voiced.interpreter.check import Checked, validate
 from voiced.interpreter.grammar import is_learning
 from voiced.interpreter.result import Interpretation
+from voiced.interpreter.templategraph import may_go_on
 from voiced.interpreter.tiers import Interpreter, Understood
 from voiced.logs import correlation
 from voiced.part import PipelineContext, PipelinePart
@@ -125,6 +126,9 @@ class Acceptance(PipelinePart):
 
     def starts_with_verb(self, text: str) -> bool:
         return self.interpreter.starts_with_verb(text)
+
+    def may_go_on(self, text: str) -> bool:
+        return may_go_on(self.interpreter.templates, text)
 
     def continues(self, text: str) -> bool:
         """Whether `text` is a whole command without a verb of its own (a continuation)."""

@@ -35,7 +35,7 @@ from voiced.audio.wake import matches_wake_word
 from voiced.belief import Belief
 from voiced.frames.router import CommandRouter
 from voiced.interpreter.repair import Repairer, name_words, vocabulary_phrases
-from voiced.interpreter.templategraph import word_graph
+from voiced.interpreter.templategraph import graph_of
 from voiced.interpreter.tiers import Interpreter
 from voiced.rules.normalize import normalize, words
 from voiced.rules.question import is_question
@@ -84,7 +84,6 @@ class GrammarChooser:
         self._repairers: dict[int, Repairer] = {}
         self.held = held
         """Offer the cell's sentences to decode held to (`[stt] held`)."""
-        self._graphs: dict[tuple[int, bool], WordGraph] = {}
 
     def __call__(self, texts: Sequence[str]) -> Choice | None:
         if not texts or self.router.top.name == "dictation":
@@ -127,14 +126,7 @@ class GrammarChooser:
         if not self.held or not templates.sentences.closed or self.router.top.name == "dictation":
             return None
         needs_wake = self.router.mode == "wake" and self.router.top is self.router.stack[0]
-        key = (id(templates), needs_wake)
-        graph = self._graphs.get(key)
-        if graph is None:
-            lead = tuple(words(self.wake_word)) if needs_wake else ()
-            graph = word_graph(templates, lead)
-            self._graphs = {k: g for k, g in self._graphs.items() if k[0] == id(templates)}
-            self._graphs[key] = graph
-        return graph
+        return graph_of(templates, tuple(words(self.wake_word)) if needs_wake else ())
 
     def _tail(self, index: int, texts: Sequence[str], needs_wake: bool) -> Choice | None:
         """The last sentences of hypothesis `index`, when they are one of the cell's template

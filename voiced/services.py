@@ -89,6 +89,9 @@ class DaemonServices:
     def continues(self, text: str) -> bool:
         return self.pipeline.continues(text)
 
+    def may_go_on(self, text: str) -> bool:
+        return self.pipeline.may_go_on(text)
+
     def starts_with_verb(self, text: str) -> bool:
         return self.pipeline.starts_with_verb(text)
 

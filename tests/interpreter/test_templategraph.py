@@ -8,7 +8,7 @@ from voiced.audio.grammar_decode import Reading, WordGraph
 from voiced.rules.normalize import words
 
 from tests.interpreter.helpers import cell, grammar
-from voiced.interpreter.templategraph import word_graph
+from voiced.interpreter.templategraph import may_go_on, word_graph
 from voiced.interpreter.templates import Templates
 
 
@@ -96,3 +96,24 @@ def test_punctuation_only_ends_a_word() -> None:
     assert read(graph, " Can", ",", ",") is None  # never a text of commas
     assert read(graph, " Can", "''") is None  # an apostrophe is inside a word
     assert read(graph, " Can", ",") is not None
+
+
+@pytest.mark.parametrize(
+    ("said", "goes_on"),
+    [
+        ("I want a dark roast latte.", True),  # "... with almond milk"
+        ("Get me a small, dark roast, americano with some soy milk", True),  # "... and sugar"
+        ("I'd like a latte with soy milk and brown sugar", False),  # a sentence ends there
+        ("I want a dark roast", False),  # not a whole order yet
+        ("see you later", False),
+    ],
+)
+def test_whether_a_whole_order_may_go_on(said: str, goes_on: bool) -> None:
+    templates = Templates(cell("barista"), grammar("barista").vocabulary)
+    assert may_go_on(templates, said) is goes_on
+
+
+def test_only_a_closed_cells_sentences_say_a_command_may_go_on() -> None:
+    templates = Templates(cell("sandwich"), grammar("sandwich").vocabulary)
+    assert not templates.sentences.closed
+    assert not may_go_on(templates, "add bread")

@@ -8,6 +8,7 @@ or a list the cell lacks says nothing here (the graph is for commands, and those
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Mapping
 from typing import Any
@@ -128,3 +129,25 @@ def word_graph(templates: Templates, lead: tuple[str, ...] = ()) -> WordGraph:
                     continue
                 graph.skip(opening, start)
     return graph
+
+
+@functools.lru_cache(maxsize=8)
+def graph_of(templates: Templates, lead: tuple[str, ...] = ()) -> WordGraph:
+    """`word_graph`, built once per cell's templates and lead (a few hundred states, and the
+    query asks on every part it hears)."""
+    return word_graph(templates, lead)
+
+
+def may_go_on(templates: Templates, text: str) -> bool:
+    """Whether `text` is one of the cell's sentences and also the start of a longer one ("I
+    want a dark roast latte" ... "with almond milk"), in a cell whose templates are every
+    command it takes (`[sentences] closed`): the speaker may not have finished."""
+    if not templates.sentences.closed:
+        return False
+    graph = graph_of(templates)
+    states = graph.start
+    for word in words(text):
+        states = graph.after(states, word)
+        if not states:
+            return False
+    return graph.ends(states) and bool(graph.next_words(states))
