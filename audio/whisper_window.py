@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 import structlog
 from voiced.audio.grammar_decode import WordGraph, decode_held, supported
+from voiced.audio.guards import once
 from voiced.audio.judge import Judge, judge_choice
 from voiced.audio.transcribe import Chooser, HoldsToSentences
 
@@ -183,7 +184,9 @@ def _held(judge: Judge, graph: WordGraph, choose: Chooser, best: str) -> str | N
     keeps it; None otherwise (and on any failure: the free reading stands)."""
     try:
         held = decode_held(judge.model, judge.encoded, judge.tokenizer, graph)
-        free = judge.scores([best])[0] if best.strip() else -np.inf
+        # A reading written over and over scores as the sentence once: the sum over the loop
+        # would make any held sentence look supported.
+        free = judge.scores([once(best)])[0] if best.strip() else -np.inf
     except Exception as exc:  # CTranslate2's errors have no common type of their own
         log.error("decoding held to the cell's sentences failed", error=repr(exc))
         return None

@@ -29,6 +29,12 @@ _BEARS_ON_NEXT = re.compile(
 )
 """Words that change what is said after them ("don't" ... "add cheese"): what ends with one is
 never sent apart from what follows."""
+_CORRECTS = re.compile(
+    r"(?:no|not|nope|actually|instead|wait|sorry|rather|i mean|make (?:that|it)|change|"
+    r"scratch that|on second thought)\b",
+    re.IGNORECASE,
+)
+"""How a correction of what was just said begins ("no, make it a cappuccino")."""
 
 
 class QueryFrame(Frame):
@@ -95,7 +101,7 @@ class QueryFrame(Frame):
         self.correlation_id = self.correlation_id or utterance.correlation_id
         if router is not None:
             self.complete = router.services.is_complete(self.text)
-            self.going_on = self.complete and router.services.may_go_on(self.text)
+            self.going_on = self.complete and router.services.may_go_on(normalize(self.text))
 
     def on_activity(self, now: float, voiced: bool) -> None:
         # While the operator keeps talking the silence timer must not fire, even if the
@@ -142,18 +148,32 @@ class QueryFrame(Frame):
             self.append(ending["rest"], utterance, router)
             await self._submit(router)
             return
-        if self._starts_over(router, utterance.text) or self._not_the_rest(router, utterance.text):
-            await self._start_over(router, utterance)
+        if self._starts_over(router, utterance.text):
+            # Never sent: words that are no command may still hold one the interpreter acts
+            # on ("put the cheese on" is "add cheese").
+            log.info("words that were no command dropped", dropped=self.text, now=utterance.text)
+            router.pop(self)
+            router.services.dropped(self.text, "no command, and a whole one followed")
+            await router.dispatch(utterance)
+            return
+        if self._not_the_rest(router, utterance.text):
+            log.info("a whole command sent as it stood", sent=self.text, now=utterance.text)
+            await self._submit(router)
+            await router.dispatch(utterance)
             return
         self.append(utterance.text, utterance, router)
 
     def _starts_over(self, router: CommandRouter, said: str) -> bool:
-        """Whether `said` is a whole command that does not finish the words before it, which
-        are no command: the operator began again, or talk nearby ran into the query ("may have
-        a dull shot" ... "can I have a medium house coffee?"). Joined, both would be refused.
-        A whole command before it is never sent apart from what follows ("put the cheese on the
-        left" ... "no, on the right" is a correction, not two commands)."""
-        if not self.parts or self.complete or _BEARS_ON_NEXT.search(self.text):
+        """Whether, listening without a wake word, `said` is a whole command that does not
+        finish the words before it, which are no command: talk nearby ran into the query, or
+        the operator began again ("may have a dull shot" ... "can I have a medium house
+        coffee?"); joined, both would be refused. Those words are dropped aloud, and `said` is
+        heard as if they had never been. A whole command before it is never split off, nor
+        words that bear on what follows ("don't" ... "add cheese"). With the wake word, what
+        is said while the query is open is the operator's, and stays one command."""
+        if router.mode != "always" or not self.parts or self.complete:
+            return False
+        if _BEARS_ON_NEXT.search(self.text):
             return False
         services = router.services
         return services.is_complete(normalize(said)) and not services.is_complete(
@@ -162,24 +182,16 @@ class QueryFrame(Frame):
 
     def _not_the_rest(self, router: CommandRouter, said: str) -> bool:
         """Whether `said`, heard while a whole command waited only because the cell's
-        sentences may go on, is not how it goes on: the command goes as it stood, as it would
-        have on the short timer, and `said` is heard on its own (talk nearby, the next order)."""
-        return self.going_on and not router.services.is_complete(normalize(f"{self.text} {said}"))
-
-    async def _start_over(self, router: CommandRouter, utterance: Utterance) -> None:
-        """What was said so far goes alone (refused or asked about aloud, as it would be after
-        a pause); `utterance` opens the next command, on the short timer if it is whole."""
-        log.info("the next command begins", before=self.text, now=utterance.text)
-        await self._submit(router)
-        fresh = QueryFrame(
-            self.silence_timeout,
-            self.listen_timeout,
-            self.target,
-            self.complete_timeout,
-            self.on_quick_submit,
-        )
-        router.push(fresh)
-        fresh.append(utterance.text, utterance, router)
+        sentences may go on from it, cannot be how it goes on: joined it is no command, nor the
+        start of one of the sentences ("with" ... "almond milk"), and it is no correction ("no,
+        a cappuccino": joined, that is refused and nothing moves). The command then goes as it
+        stood, and `said` is heard on its own, as after the short timer (talk nearby, the next
+        order; without the wake word, ignored in wake mode)."""
+        if not self.going_on or _CORRECTS.match(said.strip()):
+            return False
+        joined = normalize(f"{self.text} {said}")
+        services = router.services
+        return not services.is_complete(joined) and not services.may_go_on(joined)
 
     def _cancel(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         router.pop(self)

@@ -16,8 +16,11 @@ class Services(Protocol):
         """Whether `text` already forms a whole command (so the query need not wait long)."""
 
     def may_go_on(self, text: str) -> bool:
-        """Whether `text`, a whole command, is also the start of a longer one of the cell's
-        sentences (so the query waits for the rest as for a partial one)."""
+        """Whether `text` is the start of a longer one of the cell's sentences (a whole command
+        that may go on waits for the rest as a partial one does)."""
+
+    def dropped(self, text: str, reason: str) -> None:
+        """`text` was said but will never be acted on, for `reason`: the operator hears so."""
 
     def continues(self, text: str) -> bool:
         """Whether `text` is a whole command that goes on from the one before rather than

@@ -105,5 +105,19 @@ class StopWords:
         return Handled(Match(self.name, found.group(0), why, {}), stop)
 
 
+def heard_with_spotted_stop(
+    router: CommandRouter, text: str, wake_words: Sequence[str]
+) -> list[str]:
+    """The commands in `text`, the transcript of speech the stop spotter already stopped on:
+    nothing in it moves, and these are named as dropped. While dictating, its words are the
+    note's (as `_stop` keeps them); talk is not named, only what would have been a command."""
+    said_with = said_with_stop(text, wake_words)
+    if isinstance(router.top, DictationFrame):
+        if said_with:
+            router.top.parts.append(text.strip())
+        return []
+    return [command for command in said_with if router.services.is_complete(command)]
+
+
 def stop_rule(wake_words: Sequence[str] = ()) -> Rule:
     return StopWords(wake_words)

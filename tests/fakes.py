@@ -35,6 +35,11 @@ class FakeServices:
     def may_go_on(self, text: str) -> bool:
         return text in self.going_on
 
+    dropped_said: list[tuple[str, str]] = field(default_factory=list)
+
+    def dropped(self, text: str, reason: str) -> None:
+        self.dropped_said.append((text, reason))
+
     def continues(self, text: str) -> bool:
         return self.is_complete(text) and text.split()[0] not in ("go", "add", "put")
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 from voiced.frames import BaseFrame, CommandRouter, QueryFrame
-from voiced.frames.stop import stop_rule
+from voiced.frames.dictation import DictationFrame
+from voiced.frames.stop import heard_with_spotted_stop, stop_rule
 from voiced.rules import Utterance
 
 from tests.fakes import EventRecorder, FakeServices
@@ -412,29 +413,39 @@ def listening_router(*complete: str) -> tuple[CommandRouter, FakeServices]:
     return router, services
 
 
-async def test_a_whole_command_after_words_that_were_none_goes_on_its_own() -> None:
+async def test_a_whole_command_after_words_that_were_none_is_heard_on_its_own() -> None:
     # Talk nearby held the query open (the operator's order, then the kitchen's words, then
-    # the next order): joined, all of it would be refused.
+    # the next order): joined, all of it would be refused. The words before are never sent
+    # (they may hold something the interpreter would act on); the operator hears they were
+    # dropped.
     router, services = listening_router("can i have a house coffee")
     await say(router, "May have a dull shot of drip coffee.", 1.0)
     router.activity(1.5, voiced=True)
     await say(router, "See you later.", 2.0)
     await say(router, "can i have a house coffee", 3.0)
-    assert services.submitted == [("robot", "May have a dull shot of drip coffee. See you later.")]
+    assert services.dropped_said == [
+        (
+            "May have a dull shot of drip coffee. See you later.",
+            "no command, and a whole one followed",
+        )
+    ]
+    assert services.submitted == []
     assert isinstance(router.top, QueryFrame)
     assert router.top.text == "can i have a house coffee"
     router.activity(3.0, voiced=False)
     await router.tick(3.4)  # whole: the short timer
-    assert services.submitted[1:] == [("robot", "can i have a house coffee")]
+    assert services.submitted == [("robot", "can i have a house coffee")]
     assert len(router.stack) == 1
 
 
-async def test_the_operator_beginning_again_after_the_wake_word_is_the_next_command() -> None:
-    router, services = quick_router("add cheese on the left")
+async def test_with_the_wake_word_what_is_said_in_the_open_query_stays_one_command() -> None:
+    # A colleague's whole command said into the operator's open query is not run on its own.
+    router, services = quick_router("go home")
     await say(router, "computer put the", 1.0)
-    await say(router, "add cheese on the left", 2.0)
-    await router.tick(2.4)
-    assert services.submitted == [("robot", "put the"), ("robot", "add cheese on the left")]
+    await say(router, "go home", 2.0)
+    await router.tick(2.0 + SILENCE)
+    assert services.submitted == [("robot", "put the go home")]
+    assert services.dropped_said == []
 
 
 @pytest.mark.parametrize(
@@ -498,3 +509,51 @@ async def test_words_that_do_not_go_on_from_it_leave_the_whole_command_as_it_sto
     assert services.submitted == [("robot", "i want a latte")]
     await router.tick(2.0 + 0.4)
     assert services.submitted[1:] == [("robot", "see you later")]
+
+
+async def test_the_start_of_how_a_sentence_goes_on_is_waited_for() -> None:
+    router, services = going_on_router()
+    services.going_on = (*services.going_on, "i want a latte with")
+    await say(router, "i want a latte", 1.0)
+    await say(router, "with", 1.8)
+    await say(router, "oat milk", 2.6)
+    await router.tick(2.6 + 0.4)
+    assert services.submitted == [("robot", "i want a latte with oat milk")]
+
+
+async def test_a_correction_of_a_whole_command_that_waited_stays_with_it() -> None:
+    # Joined, the interpreter refuses it and nothing moves: never the order before the "no".
+    router, services = going_on_router()
+    await say(router, "i want a latte", 1.0)
+    await say(router, "no, make it a mocha", 1.6)
+    await router.tick(1.6 + SILENCE)
+    assert services.submitted == [("robot", "i want a latte no, make it a mocha")]
+
+
+async def test_with_the_wake_word_talk_after_a_whole_command_that_waited_is_not_a_command() -> None:
+    services, events = FakeServices(), EventRecorder()
+    services.complete_phrases = ("i want a latte", "can i have a mocha")
+    services.going_on = ("i want a latte",)
+    base = BaseFrame("computer", SILENCE, LISTEN, complete_timeout=0.4)
+    router = CommandRouter(base, services, events, [stop_rule()], "wake")
+    base.on_push(router, 0.0)
+    await say(router, "computer i want a latte", 1.0)
+    await say(router, "can i have a mocha", 2.0)  # a colleague, without the wake word
+    await router.tick(2.0 + SILENCE + LISTEN)
+    assert services.submitted == [("robot", "i want a latte")]
+    assert len(router.stack) == 1
+
+
+def test_words_heard_with_a_spotted_stop_name_only_what_would_have_been_commands() -> None:
+    router, _ = quick_router("go home")
+    assert heard_with_spotted_stop(router, "Stop, then go home.", ("computer",)) == ["go home"]
+    assert heard_with_spotted_stop(router, "Stop. See you later.", ("computer",)) == []
+
+
+def test_words_heard_with_a_spotted_stop_while_dictating_are_the_notes() -> None:
+    router, _ = quick_router("go home")
+    note = DictationFrame("note")
+    router.push(note)
+    said = "we need to stop the line at noon"
+    assert heard_with_spotted_stop(router, said, ("computer",)) == []
+    assert note.parts == [said]

@@ -143,7 +143,9 @@ class QueryConfig:
         0.4,
         "Seconds of silence (from the end of the last word) after which a query that already "
         'forms a whole command ("add bread") is submitted; partial ones wait silence_timeout. '
-        "Speech starting within it still joins the command. Keep it at most silence_timeout.",
+        "Speech starting within it still joins the command. In a cell whose sentences are "
+        "closed, a whole command they may go on from waits silence_timeout. Keep it at most "
+        "silence_timeout.",
         min=0.1,
         max=10.0,
     )

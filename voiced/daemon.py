@@ -32,7 +32,7 @@ from voiced.eventtypes import Record
 from voiced.frames import BaseFrame, CommandRouter, ReviewFrame
 from voiced.frames.pause import pause_rule
 from voiced.frames.router import StackChange
-from voiced.frames.stop import said_with_stop, stop_rule
+from voiced.frames.stop import heard_with_spotted_stop, stop_rule
 from voiced.hearing import GrammarChooser
 from voiced.history import History
 from voiced.inputs import (
@@ -494,7 +494,8 @@ class Daemon:
                 await router.dispatch(utterance)
                 return
             wake = self.config.daemon
-            dropped = said_with_stop(said.text, (wake.wake_word, *wake.wake_variants))
+            wake_words = (wake.wake_word, *wake.wake_variants)
+            dropped = heard_with_spotted_stop(router, said.text, wake_words)
             for command in dropped:
                 self.events.emit(ev.Dropped(command, "said with a stop"))
             if dropped:

@@ -10,7 +10,7 @@ import structlog
 
 from voiced.audio.tts import Speaker
 from voiced.events import EventLog
-from voiced.eventtypes import Feedback, Ignored, Submitted, VoicePicked
+from voiced.eventtypes import Dropped, Feedback, Ignored, Submitted, VoicePicked
 from voiced.logs import correlation
 from voiced.pending import Outcome, dropped_sentence
 from voiced.pipeline import RobotPipeline
@@ -134,6 +134,11 @@ class DaemonServices:
         for target, last in list(self._last.items()):
             if last is task:
                 del self._last[target]
+
+    def dropped(self, text: str, reason: str) -> None:
+        log.info("dropped", text=text, reason=reason)
+        self.events.emit(Dropped(text, reason))
+        self.speak(dropped_sentence([text], lead="Not understood."))
 
     def ignore(self, unusable: Unusable) -> None:
         """Input that cannot be a command: said and logged, never dispatched, so nothing of it

@@ -139,9 +139,9 @@ def graph_of(templates: Templates, lead: tuple[str, ...] = ()) -> WordGraph:
 
 
 def may_go_on(templates: Templates, text: str) -> bool:
-    """Whether `text` is one of the cell's sentences and also the start of a longer one ("I
-    want a dark roast latte" ... "with almond milk"), in a cell whose templates are every
-    command it takes (`[sentences] closed`): the speaker may not have finished."""
+    """Whether `text` is the start of a longer one of the cell's sentences ("I want a dark
+    roast latte" ... "with almond milk"; "I want a latte with" ...), in a cell whose templates
+    are every command it takes (`[sentences] closed`): the speaker may not have finished."""
     if not templates.sentences.closed:
         return False
     graph = graph_of(templates)
@@ -150,4 +150,4 @@ def may_go_on(templates: Templates, text: str) -> bool:
         states = graph.after(states, word)
         if not states:
             return False
-    return graph.ends(states) and bool(graph.next_words(states))
+    return bool(graph.next_words(states))
