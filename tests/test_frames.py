@@ -295,10 +295,12 @@ async def test_speech_that_goes_on_holds_even_a_complete_command() -> None:
     assert services.submitted == [("robot", "add bread and cheese")]
 
 
-def quick_router(*complete: str) -> tuple[CommandRouter, FakeServices]:
-    services, events = FakeServices(complete_phrases=complete), EventRecorder()
+def quick_router(
+    *complete: str, mode: str = "wake", going_on: tuple[str, ...] = ()
+) -> tuple[CommandRouter, FakeServices]:
+    services = FakeServices(complete_phrases=complete, going_on=going_on)
     base = BaseFrame("computer", SILENCE, LISTEN, complete_timeout=0.4)
-    router = CommandRouter(base, services, events, [stop_rule()], "wake")
+    router = CommandRouter(base, services, EventRecorder(), [stop_rule()], mode)
     base.on_push(router, 0.0)
     return router, services
 
@@ -406,11 +408,7 @@ async def test_help_gives_the_examples_it_was_given_with_the_wake_word() -> None
 
 
 def listening_router(*complete: str) -> tuple[CommandRouter, FakeServices]:
-    services, events = FakeServices(complete_phrases=complete), EventRecorder()
-    base = BaseFrame("computer", SILENCE, LISTEN, complete_timeout=0.4)
-    router = CommandRouter(base, services, events, [stop_rule()], "always")
-    base.on_push(router, 0.0)
-    return router, services
+    return quick_router(*complete, mode="always")
 
 
 async def test_a_whole_command_after_words_that_were_none_is_heard_on_its_own() -> None:
@@ -472,15 +470,15 @@ async def test_what_finishes_or_bears_on_the_words_before_stays_one_command(
     assert services.submitted == [("robot", f"{before} {after}")]
 
 
-def going_on_router() -> tuple[CommandRouter, FakeServices]:
+def going_on_router(mode: str = "always") -> tuple[CommandRouter, FakeServices]:
     # A closed cell's order: "i want a latte" is whole, and its sentences may go on.
-    services, events = FakeServices(), EventRecorder()
-    services.complete_phrases = ("i want a latte", "i want a latte with oat milk", "see you later")
-    services.going_on = ("i want a latte",)
-    base = BaseFrame("computer", SILENCE, LISTEN, complete_timeout=0.4)
-    router = CommandRouter(base, services, events, [stop_rule()], "always")
-    base.on_push(router, 0.0)
-    return router, services
+    complete = (
+        "i want a latte",
+        "i want a latte with oat milk",
+        "see you later",
+        "can i have a mocha",
+    )
+    return quick_router(*complete, mode=mode, going_on=("i want a latte",))
 
 
 async def test_a_whole_command_the_cells_sentences_may_go_on_from_waits_for_the_rest() -> None:
@@ -531,12 +529,7 @@ async def test_a_correction_of_a_whole_command_that_waited_stays_with_it() -> No
 
 
 async def test_with_the_wake_word_talk_after_a_whole_command_that_waited_is_not_a_command() -> None:
-    services, events = FakeServices(), EventRecorder()
-    services.complete_phrases = ("i want a latte", "can i have a mocha")
-    services.going_on = ("i want a latte",)
-    base = BaseFrame("computer", SILENCE, LISTEN, complete_timeout=0.4)
-    router = CommandRouter(base, services, events, [stop_rule()], "wake")
-    base.on_push(router, 0.0)
+    router, services = going_on_router("wake")
     await say(router, "computer i want a latte", 1.0)
     await say(router, "can i have a mocha", 2.0)  # a colleague, without the wake word
     await router.tick(2.0 + SILENCE + LISTEN)
