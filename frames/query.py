@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Callable
 
 import structlog
@@ -24,17 +25,17 @@ _TRAILING = re.compile(rf"^(?P<rest>.*\w)[\s,.;:!?-]+(?P<last>{_ENDINGS})[\s.!?]
 """A command with a cancel or send word said after it in the same breath ("add bread, cancel",
 "add bread, go")."""
 _BEARS_ON_NEXT = re.compile(
-    r"\b(?:not|no|never|don'?t|do not|without|except|but|instead of|rather than)[\s,.;:!?-]*$",
-    re.IGNORECASE,
+    r"\b(?:not|no|never|don'?t|do not|without|except|but|instead of|rather than)\b", re.IGNORECASE
 )
-"""Words that change what is said after them ("don't" ... "add cheese"): what ends with one is
-never sent apart from what follows."""
+"""Words that change what is said after them ("don't" ... "add cheese", "don't put the bread
+and" ... "cheese"): words that hold one are never dropped apart from what follows."""
 _CORRECTS = re.compile(
+    r"(?:(?:uh|um|er|oh|ah|hmm|well|okay|ok)\b[\s,.!?-]*)*"
     r"(?:no|not|nope|actually|instead|wait|sorry|rather|i mean|make (?:that|it)|change|"
     r"scratch that|on second thought)\b",
     re.IGNORECASE,
 )
-"""How a correction of what was just said begins ("no, make it a cappuccino")."""
+"""How a correction of what was just said begins ("no, make it a cappuccino", "uh, no, ...")."""
 
 
 class QueryFrame(Frame):
@@ -63,6 +64,10 @@ class QueryFrame(Frame):
         self.complete_timeout = silence_timeout if complete_timeout is None else complete_timeout
         self.complete = False
         """Whether the text so far already forms a whole command (checked on each append)."""
+        self.said_until = 0.0
+        """Where the last part heard ended (its segment's end, on the input clock)."""
+        self.bursts: deque[float] = deque(maxlen=32)
+        """When the latest bursts of voice activity began (to tell when a part began)."""
         self.going_on = False
         """Whether that whole command is also the start of a longer one of the cell's
         sentences: it waits the full silence timer, as a partial one does."""
@@ -97,7 +102,7 @@ class QueryFrame(Frame):
 
     def append(self, text: str, utterance: Utterance, router: CommandRouter | None = None) -> None:
         self.parts.append(text.strip())
-        self.last_heard = utterance.t
+        self.last_heard = self.said_until = utterance.t
         self.correlation_id = self.correlation_id or utterance.correlation_id
         if router is not None:
             self.complete = router.services.is_complete(self.text)
@@ -106,6 +111,8 @@ class QueryFrame(Frame):
     def on_activity(self, now: float, voiced: bool) -> None:
         # While the operator keeps talking the silence timer must not fire, even if the
         # transcript of the current phrase has not arrived yet.
+        if voiced and self.loud_streak == 0:
+            self.bursts.append(now)
         self.loud_streak = self.loud_streak + 1 if voiced else 0
         if voiced:
             self.last_heard = now
@@ -153,7 +160,9 @@ class QueryFrame(Frame):
             # on ("put the cheese on" is "add cheese").
             log.info("words that were no command dropped", dropped=self.text, now=utterance.text)
             router.pop(self)
-            router.services.dropped(self.text, "no command, and a whole one followed")
+            router.services.dropped(
+                self.text, "no command, and a whole one followed", self.correlation_id
+            )
             await router.dispatch(utterance)
             return
         if self._not_the_rest(router, utterance.text):
@@ -169,8 +178,8 @@ class QueryFrame(Frame):
         the operator began again ("may have a dull shot" ... "can I have a medium house
         coffee?"); joined, both would be refused. Those words are dropped aloud, and `said` is
         heard as if they had never been. A whole command before it is never split off, nor
-        words that bear on what follows ("don't" ... "add cheese"). With the wake word, what
-        is said while the query is open is the operator's, and stays one command."""
+        words with one that bears on what follows ("don't put the" ... "cheese"). With the
+        wake word, what is said while the query is open is the operator's: one command."""
         if router.mode != "always" or not self.parts or self.complete:
             return False
         if _BEARS_ON_NEXT.search(self.text):
@@ -182,16 +191,25 @@ class QueryFrame(Frame):
 
     def _not_the_rest(self, router: CommandRouter, said: str) -> bool:
         """Whether `said`, heard while a whole command waited only because the cell's
-        sentences may go on from it, cannot be how it goes on: joined it is no command, nor the
-        start of one of the sentences ("with" ... "almond milk"), and it is no correction ("no,
-        a cappuccino": joined, that is refused and nothing moves). The command then goes as it
-        stood, and `said` is heard on its own, as after the short timer (talk nearby, the next
-        order; without the wake word, ignored in wake mode)."""
+        sentences may go on from it, is not how it goes on: no correction ("uh, no, make it a
+        cappuccino"), joined no command nor the start of one of the sentences ("with" ...
+        "almond milk"), and either a whole command of its own or begun after the short timer
+        would have sent the command (talk nearby). The command then goes as it stood, and
+        `said` is heard on its own (without the wake word, ignored in wake mode). Anything
+        else joins it, as it did on the short timer: refused with it, nothing moves."""
+        services = router.services
         if not self.going_on or _CORRECTS.match(said.strip()):
             return False
         joined = normalize(f"{self.text} {said}")
-        services = router.services
-        return not services.is_complete(joined) and not services.may_go_on(joined)
+        if services.is_complete(joined) or services.may_go_on(joined):
+            return False
+        return services.is_complete(normalize(said)) or self._began_late()
+
+    def _began_late(self) -> bool:
+        """Whether the part now heard began later than `complete_timeout` after the command
+        before it: on the short timer, the command would have gone before it began."""
+        began = min((t for t in self.bursts if t > self.said_until), default=None)
+        return began is not None and began - self.said_until > self.complete_timeout
 
     def _cancel(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         router.pop(self)

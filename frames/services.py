@@ -19,7 +19,7 @@ class Services(Protocol):
         """Whether `text` is the start of a longer one of the cell's sentences (a whole command
         that may go on waits for the rest as a partial one does)."""
 
-    def dropped(self, text: str, reason: str) -> None:
+    def dropped(self, text: str, reason: str, correlation_id: str | None) -> None:
         """`text` was said but will never be acted on, for `reason`: the operator hears so."""
 
     def continues(self, text: str) -> bool:

@@ -37,7 +37,7 @@ class FakeServices:
 
     dropped_said: list[tuple[str, str]] = field(default_factory=list)
 
-    def dropped(self, text: str, reason: str) -> None:
+    def dropped(self, text: str, reason: str, correlation_id: str | None = None) -> None:
         self.dropped_said.append((text, reason))
 
     def continues(self, text: str) -> bool:

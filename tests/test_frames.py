@@ -475,7 +475,6 @@ def going_on_router(mode: str = "always") -> tuple[CommandRouter, FakeServices]:
     complete = (
         "i want a latte",
         "i want a latte with oat milk",
-        "see you later",
         "can i have a mocha",
     )
     return quick_router(*complete, mode=mode, going_on=("i want a latte",))
@@ -500,13 +499,33 @@ async def test_a_whole_command_that_may_go_on_goes_after_the_full_silence() -> N
     assert services.submitted == [("robot", "i want a latte")]
 
 
-async def test_words_that_do_not_go_on_from_it_leave_the_whole_command_as_it_stood() -> None:
+async def test_talk_begun_after_the_short_timer_leaves_the_whole_command_as_it_stood() -> None:
     router, services = going_on_router()
     await say(router, "i want a latte", 1.0)
+    router.activity(1.6, voiced=True)  # began 0.6 s after: the short timer had run out
     await say(router, "see you later", 2.0)
     assert services.submitted == [("robot", "i want a latte")]
-    await router.tick(2.0 + 0.4)
+    router.activity(2.0, voiced=False)
+    await router.tick(2.0 + SILENCE)
     assert services.submitted[1:] == [("robot", "see you later")]
+
+
+async def test_talk_begun_within_the_short_timer_joins_the_command_as_it_did() -> None:
+    router, services = going_on_router()
+    await say(router, "i want a latte", 1.0)
+    router.activity(1.2, voiced=True)
+    await say(router, "see you later", 2.0)
+    router.activity(2.0, voiced=False)
+    await router.tick(2.0 + SILENCE)
+    assert services.submitted == [("robot", "i want a latte see you later")]
+
+
+async def test_the_next_whole_command_leaves_the_one_that_waited_as_it_stood() -> None:
+    router, services = going_on_router()
+    await say(router, "i want a latte", 1.0)
+    await say(router, "can i have a mocha", 1.3)
+    await router.tick(1.3 + 0.4)
+    assert services.submitted == [("robot", "i want a latte"), ("robot", "can i have a mocha")]
 
 
 async def test_the_start_of_how_a_sentence_goes_on_is_waited_for() -> None:
@@ -519,13 +538,33 @@ async def test_the_start_of_how_a_sentence_goes_on_is_waited_for() -> None:
     assert services.submitted == [("robot", "i want a latte with oat milk")]
 
 
-async def test_a_correction_of_a_whole_command_that_waited_stays_with_it() -> None:
+@pytest.mark.parametrize(
+    "then", ["no, make it a mocha", "uh, no, can i have a mocha", "large", "a mocha instead"]
+)
+async def test_a_correction_or_an_addition_of_a_whole_command_that_waited_stays_with_it(
+    then: str,
+) -> None:
     # Joined, the interpreter refuses it and nothing moves: never the order before the "no".
     router, services = going_on_router()
     await say(router, "i want a latte", 1.0)
-    await say(router, "no, make it a mocha", 1.6)
+    await say(router, then, 1.6)
     await router.tick(1.6 + SILENCE)
-    assert services.submitted == [("robot", "i want a latte no, make it a mocha")]
+    assert services.submitted == [("robot", f"i want a latte {then}")]
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [("don't add", "cheese"), ("do not add", "add bread"), ("don't put the bread and", "cheese")],
+)
+async def test_a_negation_before_a_pause_keeps_what_follows_with_it(
+    before: str, after: str
+) -> None:
+    router, services = quick_router("cheese", "add bread", "add cheese", mode="always")
+    await say(router, before, 1.0)
+    await say(router, after, 2.0)
+    await router.tick(2.0 + SILENCE)
+    assert services.submitted == [("robot", f"{before} {after}")]
+    assert services.dropped_said == []
 
 
 async def test_with_the_wake_word_talk_after_a_whole_command_that_waited_is_not_a_command() -> None:

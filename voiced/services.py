@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 from collections.abc import Callable, Mapping, Sequence
 
@@ -110,7 +111,8 @@ class DaemonServices:
         if target != NOTE and len(text) > self.max_command_chars:
             self.ignore(too_long(text, len(text), self.max_command_chars))
             return
-        self.events.emit(Submitted(target, text, source))
+        with self._said_as(correlation_id):
+            self.events.emit(Submitted(target, text, source))
         if target == ROBOT:
             outcome = self.pipeline.submit(text, correlation_id)
             outcome.add_done_callback(functools.partial(self._asked, text))
@@ -135,10 +137,17 @@ class DaemonServices:
             if last is task:
                 del self._last[target]
 
-    def dropped(self, text: str, reason: str) -> None:
-        log.info("dropped", text=text, reason=reason)
-        self.events.emit(Dropped(text, reason))
-        self.speak(dropped_sentence([text], lead="Not understood."))
+    def dropped(self, text: str, reason: str, correlation_id: str | None) -> None:
+        with self._said_as(correlation_id):
+            log.info("dropped", text=text, reason=reason)
+            self.events.emit(Dropped(text, reason))
+            self.speak(dropped_sentence([text], lead="Not understood."))
+
+    @staticmethod
+    def _said_as(correlation_id: str | None) -> contextlib.AbstractContextManager[object]:
+        """The correlation id of the words acted on: a query sends its words while the next
+        utterance's id is bound."""
+        return correlation(correlation_id) if correlation_id else contextlib.nullcontext()
 
     def ignore(self, unusable: Unusable) -> None:
         """Input that cannot be a command: said and logged, never dispatched, so nothing of it
