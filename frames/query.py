@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections import deque
 from collections.abc import Callable
 
 import structlog
@@ -64,10 +63,6 @@ class QueryFrame(Frame):
         self.complete_timeout = silence_timeout if complete_timeout is None else complete_timeout
         self.complete = False
         """Whether the text so far already forms a whole command (checked on each append)."""
-        self.said_until = 0.0
-        """Where the last part heard ended (its segment's end, on the input clock)."""
-        self.bursts: deque[float] = deque(maxlen=32)
-        """When the latest bursts of voice activity began (to tell when a part began)."""
         self.going_on = False
         """Whether that whole command is also the start of a longer one of the cell's
         sentences: it waits the full silence timer, as a partial one does."""
@@ -102,7 +97,7 @@ class QueryFrame(Frame):
 
     def append(self, text: str, utterance: Utterance, router: CommandRouter | None = None) -> None:
         self.parts.append(text.strip())
-        self.last_heard = self.said_until = utterance.t
+        self.last_heard = utterance.t
         self.correlation_id = self.correlation_id or utterance.correlation_id
         if router is not None:
             self.complete = router.services.is_complete(self.text)
@@ -111,8 +106,6 @@ class QueryFrame(Frame):
     def on_activity(self, now: float, voiced: bool) -> None:
         # While the operator keeps talking the silence timer must not fire, even if the
         # transcript of the current phrase has not arrived yet.
-        if voiced and self.loud_streak == 0:
-            self.bursts.append(now)
         self.loud_streak = self.loud_streak + 1 if voiced else 0
         if voiced:
             self.last_heard = now
@@ -191,25 +184,19 @@ class QueryFrame(Frame):
 
     def _not_the_rest(self, router: CommandRouter, said: str) -> bool:
         """Whether `said`, heard while a whole command waited only because the cell's
-        sentences may go on from it, is not how it goes on: no correction ("uh, no, make it a
-        cappuccino"), joined no command nor the start of one of the sentences ("with" ...
-        "almond milk"), and either a whole command of its own or begun after the short timer
-        would have sent the command (talk nearby). The command then goes as it stood, and
-        `said` is heard on its own (without the wake word, ignored in wake mode). Anything
-        else joins it, as it did on the short timer: refused with it, nothing moves."""
+        sentences may go on from it, is the next command: a whole command of its own, no
+        correction ("uh, no, make it a cappuccino"), and joined no command nor the start of
+        one of the sentences ("with" ... "almond milk"). The command then goes as it stood, and
+        `said` is heard on its own (without the wake word, ignored in wake mode). Anything else
+        said before the silence timer joins it: an addition, a correction or talk nearby
+        ("large", "a cappuccino instead") is refused with it, and nothing moves."""
         services = router.services
         if not self.going_on or _CORRECTS.match(said.strip()):
             return False
         joined = normalize(f"{self.text} {said}")
         if services.is_complete(joined) or services.may_go_on(joined):
             return False
-        return services.is_complete(normalize(said)) or self._began_late()
-
-    def _began_late(self) -> bool:
-        """Whether the part now heard began later than `complete_timeout` after the command
-        before it: on the short timer, the command would have gone before it began."""
-        began = min((t for t in self.bursts if t > self.said_until), default=None)
-        return began is not None and began - self.said_until > self.complete_timeout
+        return services.is_complete(normalize(said))
 
     def _cancel(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         router.pop(self)

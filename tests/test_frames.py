@@ -499,25 +499,17 @@ async def test_a_whole_command_that_may_go_on_goes_after_the_full_silence() -> N
     assert services.submitted == [("robot", "i want a latte")]
 
 
-async def test_talk_begun_after_the_short_timer_leaves_the_whole_command_as_it_stood() -> None:
+@pytest.mark.parametrize("began", [1.2, 1.9])
+async def test_words_that_are_no_command_join_the_command_that_waited(began: float) -> None:
+    # An addition, a correction or talk, whenever it began before the silence timer: joined,
+    # refused, nothing moves (the order is never made without what was added to it).
     router, services = going_on_router()
     await say(router, "i want a latte", 1.0)
-    router.activity(1.6, voiced=True)  # began 0.6 s after: the short timer had run out
-    await say(router, "see you later", 2.0)
-    assert services.submitted == [("robot", "i want a latte")]
-    router.activity(2.0, voiced=False)
-    await router.tick(2.0 + SILENCE)
-    assert services.submitted[1:] == [("robot", "see you later")]
-
-
-async def test_talk_begun_within_the_short_timer_joins_the_command_as_it_did() -> None:
-    router, services = going_on_router()
-    await say(router, "i want a latte", 1.0)
-    router.activity(1.2, voiced=True)
-    await say(router, "see you later", 2.0)
-    router.activity(2.0, voiced=False)
-    await router.tick(2.0 + SILENCE)
-    assert services.submitted == [("robot", "i want a latte see you later")]
+    router.activity(began, voiced=True)
+    await say(router, "large", 2.2)
+    router.activity(2.2, voiced=False)
+    await router.tick(2.2 + SILENCE)
+    assert services.submitted == [("robot", "i want a latte large")]
 
 
 async def test_the_next_whole_command_leaves_the_one_that_waited_as_it_stood() -> None:
