@@ -701,7 +701,7 @@ def _cmd_interpret(args: argparse.Namespace) -> int:
     if not args.text.strip():
         raise UsageError("interpret", "give the command to interpret")
     daemon = config.daemon
-    text = without_wake_word(args.text, (daemon.wake_word, *daemon.wake_variants))
+    text = without_wake_word(args.text, daemon.wake_words)
     stop = before_the_interpreter(cell, scene, text, daemon.wake_word)
     if isinstance(stop, Explained) and stop.shown.get("behaviour") == "stop":
         print(json.dumps(stop.shown, indent=2))  # a stop anywhere in the line is the line

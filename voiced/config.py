@@ -90,6 +90,12 @@ class DaemonConfig:
         "matched anyway). Replace these when you change wake_word.",
     )
     """Exact alternative spellings; fuzzy matching covers single-word near misses."""
+
+    @property
+    def wake_words(self) -> tuple[str, ...]:
+        """The wake word and its variants."""
+        return (self.wake_word, *self.wake_variants)
+
     shutdown_timeout: float = setting(
         5.0,
         "Seconds a graceful shutdown (SIGTERM) may take before the daemon stops forcibly.",

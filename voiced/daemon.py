@@ -390,7 +390,7 @@ class Daemon:
             min(cfg.query.complete_timeout, cfg.query.silence_timeout),
             help_examples(self.session.cell),
         )
-        wake_words = (cfg.daemon.wake_word, *cfg.daemon.wake_variants)
+        wake_words = cfg.daemon.wake_words
         rules_first = [stop_rule(wake_words), pause_rule(wake_words)]
         router = CommandRouter(base, services, self.events, rules_first, cfg.daemon.mode)
         base.on_push(router, 0.0)
@@ -467,8 +467,7 @@ class Daemon:
     def _woken(self, text: str) -> bool:
         """Whether `text` starts with the wake word (or one of its variants)."""
         said = rules.normalize(text)
-        daemon = self.config.daemon
-        words = (daemon.wake_word, *daemon.wake_variants)
+        words = self.config.daemon.wake_words
         return any(said.startswith(rules.normalize(word)) for word in words)
 
     async def _hear(self, said: Utterance, parts: Parts) -> None:
@@ -493,9 +492,7 @@ class Daemon:
             if not said.spotted:
                 await router.dispatch(utterance)
                 return
-            wake = self.config.daemon
-            wake_words = (wake.wake_word, *wake.wake_variants)
-            dropped = heard_with_spotted_stop(router, said.text, wake_words)
+            dropped = heard_with_spotted_stop(router, said.text, self.config.daemon.wake_words)
             for command in dropped:
                 self.events.emit(ev.Dropped(command, "said with a stop"))
             if dropped:
