@@ -21,12 +21,7 @@ STOP_WORDS = ("stop", "halt", "freeze", "emergency stop")
 async def _stop(router: CommandRouter, utterance: Utterance, said_with: Sequence[str] = ()) -> None:
     dropped = [f for f in router.stack[1:] if f.dropped_by_stop]
     unsent = [text for f in dropped if (text := f.unsent())]
-    if isinstance(router.top, DictationFrame):
-        # Said while dictating, words around the stop word are the note's, word for word ("we
-        # need to stop the line at noon"): the arm stops, and nothing was a dropped command.
-        if said_with:
-            router.top.parts.append(utterance.text.strip())
-    else:
+    if not _kept_in_note(router, utterance.text, said_with):
         unsent += said_with
     # The arm first: popping frames can wait a few microseconds, the robot cannot.
     await router.services.stop(utterance.said_by, unsent)
@@ -112,11 +107,20 @@ def heard_with_spotted_stop(
     nothing in it moves, and these are named as dropped. While dictating, its words are the
     note's (as `_stop` keeps them); talk is not named, only what would have been a command."""
     said_with = said_with_stop(text, wake_words)
-    if isinstance(router.top, DictationFrame):
-        if said_with:
-            router.top.parts.append(text.strip())
+    if _kept_in_note(router, text, said_with):
         return []
     return [command for command in said_with if router.services.is_complete(command)]
+
+
+def _kept_in_note(router: CommandRouter, text: str, said_with: Sequence[str]) -> bool:
+    """Whether a note is being dictated. Said while dictating, words around the stop word are
+    the note's, word for word ("we need to stop the line at noon"): the arm stops, and nothing
+    was a dropped command."""
+    if not isinstance(router.top, DictationFrame):
+        return False
+    if said_with:
+        router.top.parts.append(text.strip())
+    return True
 
 
 def stop_rule(wake_words: Sequence[str] = ()) -> Rule:
