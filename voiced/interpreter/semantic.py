@@ -189,6 +189,14 @@ def unsupported(c: Clause, cell: Cell, what: str) -> Unparsed:
                     f"This cell cannot {what}", example_hint(cell), "none")  # fmt: skip
 
 
+NEGATIONS = frozenset(
+    ("dont", "not", "no", "never", "without", "except", "doesnt", "cant", "wont", "shouldnt")
+)
+"""Words that say what not to do: the grammar has no reading for them."""
+NEGATIONS_SPELT = {"dont": "don't", "doesnt": "doesn't", "cant": "can't", "wont": "won't",
+                   "shouldnt": "shouldn't"}  # fmt: skip
+
+
 def unknown_failure(c: Clause, cell: Cell, said: str) -> Unparsed:
     """A word the cell does not know (`said`: the normalised command). At the start of a clause
     it is an unknown verb (seed 003's lexical fallback: the LLM resolver may map it); where an
@@ -203,6 +211,15 @@ def unknown_failure(c: Clause, cell: Cell, said: str) -> Unparsed:
         run.append(token)
     # Seed 003: consecutive unknown words are one phrase ("build a tower", fillers included).
     phrase = said[first.start : run[-1].start + len(run[-1].text)]
+    if NEGATIONS & {token.text for token in run}:
+        # "don't add cheese" was "I don't have dont": a negation is not a name to look up.
+        # Before the verb it negates the whole command: nothing to do, and nothing for a
+        # model to make of it. After it ("add bread but no cheese") a model may read it.
+        spelt = " ".join(NEGATIONS_SPELT.get(word, word) for word in phrase.split())
+        verb = c.tokens.index(c.verb_token) if c.verb_token in c.tokens else len(c.tokens)
+        return Unparsed("semantic_failure", first,
+                        f'I can\'t act on "{spelt}": say only what to do', example_hint(cell),
+                        "none" if start < verb else "interpret", phrase)  # fmt: skip
     if c.verb_token is None and start == 0:
         return Unparsed("lexical_failure", first, f"Unknown command '{phrase}'",
                         example_hint(cell), "resolve_phrase", phrase)  # fmt: skip

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from hassil import RangeSlotList, SlotList, TextSlotList
@@ -23,10 +24,11 @@ from hassil.expression import (
     Sentence,
     TextChunk,
 )
+from hassil.sample import sample_expression
 
 from voiced.audio.grammar_decode import WordGraph
 from voiced.interpreter.templates import Templates
-from voiced.rules.normalize import words
+from voiced.rules.normalize import numbers_to_digits, words
 
 MAX_PERMUTED = 4
 """Most items of a permutation ("(a;b;c)") spelt out in every order."""
@@ -151,3 +153,64 @@ def may_go_on(templates: Templates, text: str) -> bool:
         if not states:
             return False
     return bool(graph.next_words(states))
+
+
+@dataclass(frozen=True)
+class OffTheSentences:
+    """Where words about a closed cell's orders leave its sentences."""
+
+    followed: str
+    """The words the sentences took, from the start ("i want a large latte with")."""
+    lost_at: str | None
+    """The first word no sentence takes there; None: the words stop before a sentence ends."""
+
+    def reason(self) -> str:
+        if self.lost_at is None:
+            return f'That order is not finished: what comes after "{self.followed}"?'
+        after = f' after "{self.followed}"' if self.followed else ""
+        return f'That is not an order as I take them: I lost it at "{self.lost_at}"{after}'
+
+
+def off_the_sentences(templates: Templates, text: str) -> OffTheSentences | None:
+    """Where `text` leaves the sentences of a closed cell (`[sentences] closed`), when it names
+    one of the things its templates are about (a value of their own lists: "large", "latte")
+    and no sentence takes it whole: a refusal in the grammar's words ("I don't know the word
+    'large'", "Where should I run latte?") would send a customer the wrong way. None when the
+    cell is not closed, the words name none of those things, or a sentence takes them."""
+    if not templates.sentences.closed:
+        return None
+    said = words(text)
+    if not set(said) & _named_things(templates):
+        return None
+    graph = graph_of(templates)
+    walks = [_walk(graph, form) for form in (said, numbers_to_digits(said, oh_after_digit=True))]
+    taken, states, form = max(walks, key=lambda walk: walk[0])
+    if taken == len(form) and graph.final & states:
+        return None
+    lost = form[taken] if taken < len(form) else None
+    return OffTheSentences(" ".join(form[:taken]), lost)
+
+
+def _walk(graph: WordGraph, said: list[str]) -> tuple[int, frozenset[int], list[str]]:
+    """How many of `said` the graph takes from its start, and the states after them."""
+    states = graph.start
+    for taken, word in enumerate(said):
+        following = graph.after(states, word)
+        if not following:
+            return taken, states, said
+        states = following
+    return len(said), states, said
+
+
+@functools.lru_cache(maxsize=8)
+def _named_things(templates: Templates) -> frozenset[str]:
+    """The words of the values of the templates' own lists that name things (not amounts)."""
+    found: set[str] = set()
+    for name in templates.sentences.lists:
+        listed = templates.lists.get(name)
+        if isinstance(listed, TextSlotList):
+            values = [v for v in listed.values if isinstance(v.value_out, str)]
+            for value in values:
+                for sample in itertools.islice(sample_expression(value.text_in), 4):
+                    found.update(w for w in words(sample) if len(w) > 2)
+    return frozenset(found)

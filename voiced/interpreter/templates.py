@@ -11,7 +11,7 @@ parameter of its composite holds that parameter's type (`{to}` in move_object is
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +67,8 @@ class TemplateMatch:
     """The template that matched."""
     step: SequenceStep
     """The composite call it means."""
+    said: Mapping[str, str] = field(default_factory=dict)
+    """Each slot's words as said ("lots of" for a sugar amount of 4)."""
 
 
 class Templates:
@@ -98,7 +100,8 @@ class Templates:
                 params = {name: _value(e.value) for name, e in result.entities.items()}
                 sentence = result.intent_sentence.text if result.intent_sentence else ""
                 step = SequenceStep(result.intent.name, params)
-                return TemplateMatch(text, sentence or "", step)
+                said = {name: e.text.strip() for name, e in result.entities.items() if e.text}
+                return TemplateMatch(text, sentence or "", step, said)
         return None
 
     def slots(self, text: str) -> TemplateSlots | None:
@@ -197,8 +200,9 @@ class Templates:
 
         said = describe(self.cell, found.step)
         plain = said.lower()
-        shown = ", ".join(f"{k}: {v}" for k, v in found.step.params.items()
-                          if str(v).replace("_", " ").lower() not in plain)  # fmt: skip
+        shown = ", ".join(_shown(name, value, found.said.get(name))
+                          for name, value in found.step.params.items()
+                          if str(value).replace("_", " ").lower() not in plain)  # fmt: skip
         meaning = said[:1].upper() + said[1:] + (f" ({shown})" if shown else "")
         return Interpretation(
             interpretation=f"{meaning}, from the template '{found.sentence}'",
@@ -226,6 +230,14 @@ class Templates:
             if count >= EXAMPLES_PER_SENTENCE:
                 return
             yield " ".join(text.split())
+
+
+def _shown(name: str, value: object, said: str | None) -> str:
+    """A value the read-back leaves out: a number as the words that gave it ("sugar amount:
+    lots of (4)"), never as a bare parameter ("sugar_amount: 4.0")."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and said:
+        return f"{name.replace('_', ' ')}: {said} ({value:g})"
+    return f"{name.replace('_', ' ')}: {str(value).replace('_', ' ')}"
 
 
 def _forms(text: str) -> Iterator[str]:

@@ -30,7 +30,8 @@ from voiced.interpreter.learning import Learning, MemoryWriter, match_directive
 from voiced.interpreter.phrasebank import PhraseBank
 from voiced.interpreter.repair import NAMED, uses_every_name
 from voiced.interpreter.result import Interpretation, unknown
-from voiced.interpreter.semantic import VERB_PHRASES
+from voiced.interpreter.semantic import VERB_PHRASES, example_hint
+from voiced.interpreter.templategraph import off_the_sentences
 from voiced.interpreter.templates import Templates
 from voiced.llm import creative
 from voiced.llm.classifier import Intent, IntentClassifier
@@ -266,6 +267,7 @@ class Interpreter:
         offline = from_parse(parsed, text, correlation_id)
         if parsed.success or parsed.error is None:
             return Understood(offline)
+        offline = self._off_the_sentences(text, offline)
         # The grammar read what the words are about ("add avocado": an action the cell cannot
         # do) unless its failure asks the model for help: then it could not classify them.
         unread = parsed.error.fallback in ("interpret", "resolve_phrase")
@@ -282,6 +284,18 @@ class Interpreter:
         if not found.asked:  # the operator hears that the model is out of reach
             offline = offline.with_changes(user_feedback=f"{offline.user_feedback} ({found.error})")
         return Understood(offline, intent=found.intent)
+
+    def _off_the_sentences(self, text: str, refused: Interpretation) -> Interpretation:
+        """A closed cell's refusal of words about its orders says where they left its
+        sentences, in place of the grammar's reason ("I don't know the word 'large'")."""
+        off = off_the_sentences(self.templates, text)
+        if off is None:
+            return refused
+        reason = off.reason()
+        return refused.with_changes(
+            user_feedback=f"{reason} — {example_hint(self.cell)}",
+            validation_issues=(f"syntax_error: {reason}",),
+        )
 
     async def _classify(self, text: str) -> Intent:
         """Seed 001's router, asked only about words the grammar (and the verb resolver) could

@@ -1,0 +1,99 @@
+"""A refusal says what went wrong in the words the operator used: a closed cell names where an
+order left its sentences, a negation is named as such, never looked up as a name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.interpreter.helpers import cell, grammar
+from voiced.interpreter.templategraph import off_the_sentences
+from voiced.interpreter.templates import Templates
+from voiced.interpreter.tiers import Interpreter
+from voiced.llm.settings import LlmSettings
+from voiced.paths import DataDir
+
+
+async def refusal(name: str, said: str, tmp_path: Path) -> tuple[str, str, str]:
+    """(feedback, first validation issue, interpretation) of `said` in cell `name`."""
+    tiers = Interpreter(cell(name), DataDir(tmp_path), None, LlmSettings(), lambda event: None)
+    understood = await tiers.interpret(said, cell(name).initial_scene, (), None)
+    meant = understood.interpretation
+    assert not meant.sequence, meant
+    return meant.user_feedback or "", meant.validation_issues[0], meant.interpretation
+
+
+@pytest.mark.parametrize(
+    ("said", "reason"),
+    [
+        # A size the cell sells, before the way an order opens: not "I don't know the word".
+        ("large latte", 'I lost it at "large"'),
+        # A drink is also one of the machine's routines: not the weld cell's "Where should I run".
+        ("a latte please", 'I lost it at "a"'),
+        ("latte", 'I lost it at "latte"'),
+        ("I want a large latte with two sugars",
+         'I lost it at "two" after "i want a large latte with"'),
+        ("I want a large latte with", 'not finished: what comes after "i want a large latte with"'),
+    ],
+)  # fmt: skip
+async def test_a_closed_cell_says_where_an_order_left_its_sentences(
+    said: str, reason: str, tmp_path: Path
+) -> None:
+    feedback, issue, _ = await refusal("barista", said, tmp_path)
+    assert reason in feedback and reason in issue
+    assert "can I get a medium latte with milk" in feedback  # what to say instead
+    assert "don't know the word" not in feedback and "run" not in feedback
+
+
+async def test_words_about_nothing_the_closed_cell_sells_keep_the_grammar_reason(
+    tmp_path: Path,
+) -> None:
+    feedback, _, _ = await refusal("barista", "add cheese", tmp_path)
+    assert feedback.startswith("I don't have cheese")
+
+
+def test_an_order_the_sentences_take_is_not_off_them() -> None:
+    templates = Templates(cell("barista"), grammar("barista").vocabulary)
+    assert off_the_sentences(templates, "can I get an eight ounce latte") is None
+    assert off_the_sentences(templates, "can I get an 8 ounce latte") is None
+    # An open cell's templates are not every command it takes: no such reason there.
+    sandwich = Templates(cell("sandwich"), grammar("sandwich").vocabulary)
+    assert off_the_sentences(sandwich, "slap cheese") is None
+
+
+@pytest.mark.parametrize(
+    ("said", "named"),
+    [
+        ("don't add cheese", "don't"),
+        ("do not add cheese", "not"),
+        ("add bread without cheese", "without"),
+        ("add cheese but not tomato", "but not"),
+        ("add bread, no cheese", "no"),
+    ],
+)
+async def test_a_negation_is_named_not_looked_up_as_an_ingredient(
+    said: str, named: str, tmp_path: Path
+) -> None:
+    feedback, _, _ = await refusal("sandwich", said, tmp_path)
+    assert feedback.startswith(f'I can\'t act on "{named}": say only what to do'), feedback
+    assert "I don't have" not in feedback
+
+
+def test_a_negated_command_is_nothing_a_model_is_asked_about() -> None:
+    # Before the verb the negation takes the whole command back; after it a model may read
+    # "add bread but no cheese" as bread.
+    scene = cell("sandwich").initial_scene
+    whole = grammar("sandwich").parse("don't add cheese", scene, ())
+    part = grammar("sandwich").parse("add bread but no cheese", scene, ())
+    assert whole.error is not None and whole.error.fallback == "none"
+    assert part.error is not None and part.error.fallback == "interpret"
+
+
+def test_a_templates_number_reads_as_the_words_that_gave_it() -> None:
+    templates = Templates(cell("barista"), grammar("barista").vocabulary)
+    found = templates.match("can I get a dark roast latte with lots of brown sugar")
+    assert found is not None
+    meaning = templates.interpret(found, None).interpretation
+    assert "roast: dark roast" in meaning and "sugar amount: lots of (4)" in meaning, meaning
+    assert "_" not in meaning.split(", from the template")[0]
