@@ -3,6 +3,7 @@ files that cannot be read, and inputs epoll cannot watch (a regular file, /dev/n
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 from collections.abc import Iterator
@@ -12,7 +13,7 @@ import pytest
 from voiced.audio.source import StdinPcmSource, pollable
 
 from voiced.errors import InputError
-from voiced.textinput import LINE_STEP, Line, TextEvent, TextInput, Unusable
+from voiced.textinput import LINE_STEP, Line, Pause, TextEvent, TextInput, Unusable
 
 
 @pytest.fixture
@@ -105,3 +106,21 @@ def test_a_pipe_can_be_waited_on(pipe: tuple[int, int]) -> None:
     read, write = pipe
     os.close(write)
     assert pollable(read)
+
+
+async def test_a_line_typed_live_is_followed_by_the_pause_after_the_short_wait(
+    pipe: tuple[int, int],
+) -> None:
+    """Enter sends: a typed line that nothing follows waits `sends_after`, not the silence
+    timer, and the clock then moves on by a whole pause (every timer of the frames ends)."""
+    read, write = pipe
+    text = TextInput("-", pause=600.0, stdin=read, sends_after=0.05)
+    os.write(write, b"computer add bread\n")  # the pipe stays open: the person is still there
+    events = text.events()
+    try:
+        assert await asyncio.wait_for(anext(events), 30) == Line("computer add bread", LINE_STEP)
+        pause = await asyncio.wait_for(anext(events), 30)  # not 600 s
+        assert isinstance(pause, Pause) and pause.t == LINE_STEP + 600.0
+    finally:
+        os.close(write)  # the person leaves: the input ends
+    assert [event async for event in events] == []

@@ -305,8 +305,10 @@ class Daemon:
         if front is not None:
             return AudioInput(front, self.events)
         if session.text is not None:
-            pause = self.config.query.silence_timeout + 0.1
-            return TextInput(session.text, pause, self.config.daemon.max_utterance_chars)
+            query = self.config.query
+            pause = query.silence_timeout + 0.1
+            return TextInput(session.text, pause, self.config.daemon.max_utterance_chars,
+                             sends_after=query.complete_timeout)  # fmt: skip
         return NoInput()
 
     def _interpreter(self, llm: LlmClient | None) -> Interpreter:

@@ -94,8 +94,14 @@ class Input(Protocol):
 class TextInput:
     """Typed lines (`--text FILE|-`): each line an utterance, a blank line a pause."""
 
-    def __init__(self, source: str, pause: float, max_chars: int = MAX_UTTERANCE_CHARS) -> None:
-        self.lines = TextLines(source, pause, max_chars)
+    def __init__(
+        self,
+        source: str,
+        pause: float,
+        max_chars: int = MAX_UTTERANCE_CHARS,
+        sends_after: float | None = None,
+    ) -> None:
+        self.lines = TextLines(source, pause, max_chars, sends_after=sends_after)
 
     async def __aiter__(self) -> AsyncGenerator[InputEvent, None]:
         async with contextlib.aclosing(self.lines.events()) as lines:

@@ -81,9 +81,13 @@ class TextInput:
         pause: float,
         max_chars: int = MAX_UTTERANCE_CHARS,
         stdin: int | None = None,
+        sends_after: float | None = None,
     ) -> None:
         self.source = source
         self.pause = pause
+        self.sends_after = pause if sends_after is None else sends_after
+        """Seconds a line typed live waits for the next before the pause follows it: Enter
+        sends, so the short wait of a whole spoken command, not the silence timer."""
         self.max_chars = max_chars
         self.clock = 0.0
         self._whole: list[str] = []
@@ -128,7 +132,7 @@ class TextInput:
             return
         # Closed when the reader stops, so stdin's pipe transport closes then, not at exit.
         async with contextlib.aclosing(_stream_lines(self._stream, self.max_chars)) as lines:
-            async for line in _with_pauses(lines, self.pause):
+            async for line in _with_pauses(lines, self.sends_after):
                 yield line
 
 
@@ -136,7 +140,7 @@ async def _with_pauses(
     lines: AsyncGenerator[str | Unusable, None], pause: float
 ) -> AsyncGenerator[str | Unusable, None]:
     """`lines`, with a blank line wherever a line is followed by nothing for `pause` seconds
-    (one blank line: the pause is over once it is long enough to end a command)."""
+    (one blank line: the clock then moves on by a pause that ends any command)."""
     waiting: asyncio.Future[str | Unusable] | None = None
     typed = False
     try:
