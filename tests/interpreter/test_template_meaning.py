@@ -16,6 +16,8 @@ from voiced.interpreter.templates import Templates
          "Add cheese, from the template '(slap|pop|stick) <some> {item} on [it|top]'"),
         ("weld", "tack the second seam",
          "Tack weld at Pos 2, from the template '(tack|weld) {seam:position}'"),
+        ("weld", "weld seam three",
+         "Tack weld at Pos 3, from the template '(tack|weld) {seam:position}'"),
         ("barista", "can I get a medium latte with almond milk",
          "Make a latte with almond milk (cup: medium cup), "
          "from the template '<ask> <what> {drink} with <milk_added>'"),
