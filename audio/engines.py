@@ -1,4 +1,5 @@
-"""The speech-to-text engine `[stt] engine` names, and transcribing a whole file with it.
+"""The speech-to-text engine `[stt] engine` names, and transcribing a file with it (whole, or
+cut into utterances as the daemon's listener cuts them).
 
 `voiced.audio.transcribe` holds only the `Transcriber` seam; the backends (`voiced.audio.whisper`,
 `voiced.audio.azure`, `voiced.audio.wyomingstt`) build on it, and this module, beside them
@@ -8,12 +9,16 @@ rather than inside the seam, picks one.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncGenerator
 from pathlib import Path
 
 from voiced.audio.azure import AzureTranscriber
 from voiced.audio.convert import read_audio, rms
+from voiced.audio.listener import Heard, Listener, Rejected
 from voiced.audio.segmenter import Segment, VadStats
-from voiced.audio.settings import SAMPLE_RATE, SttSettings
+from voiced.audio.settings import SAMPLE_RATE, AudioSettings, SttSettings
+from voiced.audio.source import WavSource
 from voiced.audio.transcribe import NO_BIAS, BiasVocabulary, Transcriber, Transcript
 from voiced.audio.whisper import WhisperTranscriber
 from voiced.audio.wyomingstt import SwitchSink, WyomingTranscriber
@@ -44,3 +49,20 @@ async def transcribe_file(
     segment = await asyncio.to_thread(whole_file_segment, path)
     transcriber = make_transcriber(settings or SttSettings())
     return await transcriber.transcribe(segment, bias)
+
+
+async def transcribe_segments(
+    path: str | Path,
+    bias: BiasVocabulary = NO_BIAS,
+    settings: SttSettings | None = None,
+    audio: AudioSettings | None = None,
+) -> AsyncGenerator[Heard | Rejected, None]:
+    """A file cut into utterances as the daemon's listener cuts the microphone (voice
+    activity, the noise floor, Silero's check), each transcribed on its own with `bias`: what
+    `voiced transcribe FILE` shows. Audio that gives nothing is yielded as `Rejected`."""
+    transcriber = make_transcriber(settings or SttSettings())
+    listener = Listener(WavSource(path, realtime=False), transcriber, audio, bias=bias)
+    async with contextlib.aclosing(listener.events()) as heard:
+        async for event in heard:
+            if isinstance(event, Heard | Rejected):
+                yield event

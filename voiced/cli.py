@@ -44,6 +44,7 @@ from voiced.robot.view import load_scene_file
 from voiced.shipped import SYSUSERS, UNIT, config_template, systemd_file
 
 if TYPE_CHECKING:
+    from voiced.audio.transcribe import BiasVocabulary
     from voiced.events import Listener
     from voiced.history import Run
 
@@ -164,13 +165,19 @@ def _parser() -> argparse.ArgumentParser:
             replay.add_argument(option, metavar=meta, help=text)
     replay.set_defaults(handler=_cmd_replay, text=None, mode=None)
 
-    transcribe = sub.add_parser("transcribe", help="print what an audio file says")
+    transcribe = sub.add_parser(
+        "transcribe", help="print what an audio file says, an utterance a line"
+    )
     transcribe.add_argument(
         "file", metavar="FILE.wav", help="a recording (WAV, or anything FFmpeg reads)"
     )
     transcribe.add_argument("--cell", default="sandwich", metavar="NAME|PATH",
                             help="bias recognition with this cell's vocabulary")  # fmt: skip
-    transcribe.add_argument("--config", metavar="PATH", help=CONFIG_HELP + "; its [stt] is used")
+    transcribe.add_argument("--config", metavar="PATH",
+                            help=CONFIG_HELP + "; its [stt] and [audio] are used")  # fmt: skip
+    transcribe.add_argument("--whole", action="store_true",
+                            help="transcribe the file as one piece, not cut where the daemon "
+                                 "cuts the microphone's speech")  # fmt: skip
     transcribe.set_defaults(handler=_cmd_transcribe)
 
     plan = sub.add_parser("plan", help="plan a block rearrangement and print it as JSON")
@@ -733,12 +740,34 @@ def _cmd_transcribe(args: argparse.Namespace) -> int:
     cell = load_cell(args.cell)
     examples = Templates(cell, Grammar(cell).vocabulary).examples()
     bias = bias_for(cell, [*PhraseBank.packaged(cell).phrases(), *examples], config)
+    if not args.whole:
+        return asyncio.run(_print_utterances(args.file, bias, config))
     transcript = asyncio.run(transcribe_file(args.file, bias, config.stt))
     if transcript.rejected_reason:
         print(f"(nothing: {transcript.rejected_reason}) raw: {transcript.raw!r}")
         return 1
     print(transcript.text)
     return 0
+
+
+async def _print_utterances(path: str, bias: BiasVocabulary, config: Config) -> int:
+    """Each utterance the daemon's listener would cut from the file, with where it is in the
+    file; audio it would drop, and why. Exit 1 when nothing is heard."""
+    from voiced.audio.engines import transcribe_segments
+    from voiced.audio.listener import Heard
+
+    heard = 0
+    async with contextlib.aclosing(
+        transcribe_segments(path, bias, config.stt, config.audio)
+    ) as said:
+        async for event in said:
+            if isinstance(event, Heard):
+                heard += 1
+                print(f"{event.segment.start:7.2f} {event.segment.end:7.2f}  {event.text}")
+            else:
+                raw = f" raw: {event.raw!r}" if event.raw else ""
+                print(f"{event.t:7.2f}          (dropped: {event.reason}){raw}")
+    return 0 if heard else 1
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:

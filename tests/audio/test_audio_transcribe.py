@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from dataclasses import replace
 
 import numpy as np
@@ -140,3 +142,36 @@ def test_a_segment_the_grammar_reads_none_of_is_decoded_in_the_whole_window(
     whole = WhisperTranscriber(SttSettings(window_s=30.0))
     assert free.raw == whole.transcribe_sync(segment, sandwich_bias, lambda texts: None).raw
     assert normalize(free.text) == "computer add bread"
+
+
+def test_voiced_transcribe_prints_each_utterance_where_the_daemon_cuts_it(clips: Clips) -> None:
+    """The whole file as one piece read the demo's last "computer, go home" as "Computer
+    Go-Foam": the daemon never hears it so, because it transcribes each utterance alone."""
+    session = clips.concat([
+        clips.silence(0.5), clips.speech("computer add bread"), clips.silence(2.0),
+        clips.speech("computer go home"), clips.silence(1.0),
+    ])  # fmt: skip
+    shown = subprocess.run(
+        [sys.executable, "-m", "voiced", "transcribe", str(session)],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout.splitlines()  # fmt: skip
+    assert [normalize(line.split(None, 2)[2]) for line in shown] == [
+        "computer add bread",
+        "computer go home",
+    ], shown
+    first, second = ([float(x) for x in line.split()[:2]] for line in shown)
+    assert 0.3 < first[0] < first[1] < second[0] < second[1], shown
+    whole = subprocess.run(
+        [sys.executable, "-m", "voiced", "transcribe", "--whole", str(session)],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout.splitlines()  # fmt: skip
+    assert len(whole) == 1, whole
+
+
+def test_voiced_transcribe_of_silence_says_nothing_was_heard_and_why(clips: Clips) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "voiced", "transcribe", str(clips.noise("pink", 2.0, 0.3))],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 1, done
+    assert all("(dropped: " in line for line in done.stdout.splitlines()), done.stdout
