@@ -512,6 +512,19 @@ async def test_words_that_are_no_command_join_the_command_that_waited(began: flo
     assert services.submitted == [("robot", "i want a latte large")]
 
 
+@pytest.mark.parametrize("said", ["stop", "with oat milk, stop"])
+async def test_a_stop_while_a_whole_command_waits_for_the_rest_sends_nothing(said: str) -> None:
+    # The 1.1 s more an order that may go on waits is no time in which a stop is lost: the
+    # order is dropped with the stop, named as not sent, and nothing goes after the silence.
+    router, services = going_on_router()
+    await say(router, "i want a latte", 1.0)
+    await say(router, said, 1.6)
+    await router.tick(1.6 + SILENCE + LISTEN)
+    assert services.stops and services.submitted == []
+    assert services.unsent and services.unsent[0].startswith("i want a latte")
+    assert len(router.stack) == 1
+
+
 async def test_the_next_whole_command_leaves_the_one_that_waited_as_it_stood() -> None:
     router, services = going_on_router()
     await say(router, "i want a latte", 1.0)
