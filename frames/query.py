@@ -156,12 +156,12 @@ class QueryFrame(Frame):
             router.services.dropped(
                 self.text, "no command, and a whole one followed", self.correlation_id
             )
-            await router.dispatch(utterance)
+            router.hear_again(utterance)
             return
         if self._not_the_rest(router, utterance.text):
             log.info("a whole command sent as it stood", sent=self.text, now=utterance.text)
             await self._submit(router)
-            await router.dispatch(utterance)
+            router.hear_again(utterance)
             return
         self.append(utterance.text, utterance, router)
 

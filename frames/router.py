@@ -138,6 +138,12 @@ class CommandRouter:
         self._stack: list[Frame] = [base]
         self.now = 0.0
         self.changed = asyncio.Event()
+        self.again: list[Utterance] = []
+        """Utterances a frame gave back to be heard from the top once more (`hear_again`)."""
+        self.owner_hears_again = False
+        """Whether the owner (the daemon) takes `again` after each dispatch, as it takes what
+        is said next (after what was submitted is accepted, a stop first); else `dispatch`
+        hears them itself."""
         """Set whenever a frame is pushed or popped (cleared by whoever waits on it)."""
 
     @property
@@ -189,6 +195,18 @@ class CommandRouter:
 
     async def dispatch(self, utterance: Utterance) -> DispatchOutcome:
         """Route one utterance; returns where it went."""
+        outcome = await self._dispatch_one(utterance)
+        while self.again and not self.owner_hears_again:
+            await self._dispatch_one(self.again.pop(0))
+        return outcome
+
+    def hear_again(self, utterance: Utterance) -> None:
+        """Hear `utterance` from the top of the stack once the current one is done: a frame
+        that gave it back ("not mine after all") must not route it past the wait for what it
+        just submitted."""
+        self.again.append(utterance)
+
+    async def _dispatch_one(self, utterance: Utterance) -> DispatchOutcome:
         self.now = max(self.now, utterance.t)
         for rule in self.global_rules:
             result = rule.match(utterance)

@@ -21,6 +21,8 @@ STOP_WORDS = ("stop", "halt", "freeze", "emergency stop")
 async def _stop(router: CommandRouter, utterance: Utterance, said_with: Sequence[str] = ()) -> None:
     dropped = [f for f in router.stack[1:] if f.dropped_by_stop]
     unsent = [text for f in dropped if (text := f.unsent())]
+    unsent += [again.text for again in router.again]  # given back to be heard: never now
+    router.again.clear()
     if not _kept_in_note(router, utterance.text, said_with):
         unsent += said_with
     # The arm first: popping frames can wait a few microseconds, the robot cannot.

@@ -594,3 +594,18 @@ def test_words_heard_with_a_spotted_stop_while_dictating_are_the_notes() -> None
     said = "we need to stop the line at noon"
     assert heard_with_spotted_stop(router, said, ("computer",)) == []
     assert note.parts == [said]
+
+
+async def test_a_stop_drops_what_a_frame_gave_back_to_be_heard_and_names_it() -> None:
+    # The daemon hears it again only after the order before was accepted; a stop read in
+    # that wait comes first and must take it along, said as dropped.
+    router, services = going_on_router()
+    router.owner_hears_again = True
+    await say(router, "i want a latte", 1.0)
+    await say(router, "can i have a mocha", 1.3)
+    assert services.submitted == [("robot", "i want a latte")]
+    assert [u.text for u in router.again] == ["can i have a mocha"]
+    await say(router, "stop", 1.4)
+    assert services.unsent == ["can i have a mocha"] and router.again == []
+    await router.tick(1.4 + SILENCE + LISTEN)
+    assert services.submitted == [("robot", "i want a latte")]

@@ -396,6 +396,7 @@ class Daemon:
         rules_first = [stop_rule(wake_words), pause_rule(wake_words)]
         router = CommandRouter(base, services, self.events, rules_first, cfg.daemon.mode)
         base.on_push(router, 0.0)
+        router.owner_hears_again = True  # after the wait for the interpreter (`_hear_again`)
         services.expect_more = base.expect_more
         return router
 
@@ -493,12 +494,24 @@ class Daemon:
             # What else it holds is named, as a stop in a transcript names what it drops.
             if not said.spotted:
                 await router.dispatch(utterance)
+                await self._hear_again(parts)
                 return
             dropped = heard_with_spotted_stop(router, said.text, self.config.daemon.wake_words)
             for command in dropped:
                 self.events.emit(ev.Dropped(command, "said with a stop"))
             if dropped:
                 parts.services.speak(dropped_sentence(dropped, lead="Heard with the stop."))
+
+    async def _hear_again(self, parts: Parts) -> None:
+        """What a frame gave back to be heard from the top (a whole command after words that
+        were none, the next order after one that waited) waits for the interpreter as what is
+        said next does. A stop read meanwhile is taken next, and it drops what is left here
+        as it drops a half-said command (named in what the operator hears)."""
+        router = parts.router
+        while router.again:
+            if await self._stopped_while_accepting(parts):
+                return
+            await router.dispatch(router.again.pop(0))
 
     async def _stopped_while_accepting(self, parts: Parts) -> bool:
         """What is said waits for the interpreter (never for the robot), so a question it asks

@@ -70,3 +70,39 @@ def test_stop_stops_an_order(tmp_path: Path) -> None:
     assert kinds(events, "stopped")
     state = final_state(events)
     assert state["zones"]["pickup_1"] == [] and state["log"] == []
+
+
+def test_orders_in_one_breath_are_made_one_after_the_other(tmp_path: Path) -> None:
+    """Always listening, talk before an order and the next order after one that waited for
+    the rest: the talk is dropped aloud, each order is heard from the top of the frames (after
+    the one before was accepted) and both drinks are served."""
+    said = ("always listen\n\n"
+            "so anyway the thing is\n"
+            "I want a latte\n"
+            "can I have a small mocha\n\n")  # fmt: skip
+    events, proc = run_text(tmp_path, "barista", said)
+    assert proc.returncode == 0, proc.stderr
+    assert [e["text"] for e in kinds(events, "submit")] == [
+        "I want a latte",
+        "can I have a small mocha",
+    ]
+    assert [e["text"] for e in kinds(events, "dropped")] == ["so anyway the thing is"]
+    state = final_state(events)
+    assert state["zones"]["pickup_1"] == ["medium cup"]
+    assert state["zones"]["pickup_2"] == ["small cup"]
+
+
+def test_a_stop_after_the_next_order_in_one_breath_drops_it_aloud(tmp_path: Path) -> None:
+    said = ("always listen\n\n"
+            "I want a latte\n"
+            "can I have a small mocha\n"
+            "stop\n\n")  # fmt: skip
+    events, proc = run_text(tmp_path, "barista", said)
+    assert proc.returncode == 0, proc.stderr
+    assert [e["text"] for e in kinds(events, "submit")] in (["I want a latte"], [])
+    # Dropped while it waited for the latte to be accepted, or by the stop from the frames.
+    dropped = [e["text"] for e in kinds(events, "dropped")]
+    dropped += [text for e in kinds(events, "stopped") for text in e["dropped"]]
+    assert dropped == ["can I have a small mocha"]
+    assert "can I have a small mocha" in kinds(events, "feedback")[-1]["text"]
+    assert final_state(events)["zones"]["pickup_2"] == []
