@@ -11,7 +11,7 @@ from voiced.robot.link import ControllerLink
 from voiced.robot.simulator import Simulator
 
 from voiced.events import EventLog
-from voiced.linkkeeper import LinkKeeper
+from voiced.link.keeper import LinkKeeper
 
 KEY = b"k" * 32
 TIMEOUT = 10.0

@@ -11,11 +11,11 @@ from voiced.cellstatus import RemoteInbox
 from voiced.config import Config, load_config
 from voiced.errors import ConfigError
 from voiced.events import EventLog
-from voiced.mqttconnect import BrokerError, broker_for, read_credentials
-from voiced.mqttservice import EventBuffer, MqttService, read_say
-from voiced.mqttsettings import BrokerAddress, parse_broker_url
-from voiced.mqttstatus import SeenCell
-from voiced.mqtttopics import CellTopics, discovery_configs, node_id
+from voiced.mqtt.connect import BrokerError, broker_for, read_credentials
+from voiced.mqtt.service import EventBuffer, MqttService, read_say
+from voiced.mqtt.settings import BrokerAddress, parse_broker_url
+from voiced.mqtt.status import SeenCell
+from voiced.mqtt.topics import CellTopics, discovery_configs, node_id
 
 
 @pytest.mark.parametrize(

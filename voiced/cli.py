@@ -778,7 +778,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
-    from voiced.mqttstatus import status_command
+    from voiced.mqtt.status import status_command
 
     options = ("credentials_file", "ca_file", "cert_file", "key_file", "topic_prefix")
     overrides = {key: getattr(args, key) for key in options}

@@ -31,7 +31,7 @@ from voiced.configschema import INTERNAL, describe, doc, merge, parse, render_to
 from voiced.configschema import to_dict as _to_dict
 from voiced.errors import ConfigError, Problem
 from voiced.llm.settings import LlmSettings
-from voiced.mqttsettings import MqttSettings
+from voiced.mqtt.settings import MqttSettings
 from voiced.page.settings import PageSettings
 
 DEFAULT_CONFIG_PATH = Path("/etc/voiced/config.toml")
@@ -224,7 +224,7 @@ class ControllerConfig:
         "controller-key when systemd loads it (LoadCredential=), else no key. A relative "
         "path is relative to this file's directory. Make one with `voiced keygen PATH`.",
     )
-    """The shared secret's file; see `voiced.linkkey.controller_key`."""
+    """The shared secret's file; see `voiced.link.key.controller_key`."""
     allow_unauthenticated: bool = setting(
         False,
         "With a key: still drive a controller that checks no key (the RAPID server, which "

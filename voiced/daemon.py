@@ -25,7 +25,6 @@ from voiced.audioinput import FRAME_WORDS, AudioFrontEnd, bias_for
 from voiced.cellhelp import help_examples
 from voiced.cellstatus import RemoteInbox, RemoteWords, StatusBoard
 from voiced.config import Config, resolve_config_path
-from voiced.controller import Controller, open_controller
 from voiced.errors import VoicedError
 from voiced.events import EventLog
 from voiced.eventtypes import Record
@@ -49,12 +48,14 @@ from voiced.inputs import (
     with_remote,
 )
 from voiced.interpreter.tiers import LEARNED_VERBS, Interpreter
-from voiced.linkkeeper import LinkKeeper
+from voiced.link.controller import Controller, open_controller
+from voiced.link.keeper import LinkKeeper
+from voiced.link.saved_scene import SceneStore
 from voiced.llm.classifier import AnthropicClassifier
 from voiced.llm.client import LlmClient, LlmReply
 from voiced.llm.sequence import usage_event
 from voiced.logs import correlation
-from voiced.mqttservice import mqtt_service
+from voiced.mqtt.service import mqtt_service
 from voiced.page.server import CellPage, drawing_of, read_token
 from voiced.paths import DataDir, offline
 from voiced.pending import Withdraw, dropped_sentence
@@ -62,7 +63,6 @@ from voiced.pipeline import RobotPipeline
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
 from voiced.robot.view import state_view
-from voiced.scenestore import SceneStore
 from voiced.sdnotify import Notifier, run_watchdog, watchdog_interval
 from voiced.services import DaemonServices
 from voiced.targets import DeferredQueue, TargetResult, build_targets

@@ -18,7 +18,7 @@ import structlog
 from voiced import eventtypes as ev
 from voiced.belief import scene_after_partial_run
 from voiced.errors import ControllerConnectionError, VoicedError
-from voiced.linkkeeper import LinkKeeper
+from voiced.link.keeper import LinkKeeper
 from voiced.part import PipelineContext, PipelinePart
 from voiced.pending import Ticket, dropped_sentence
 from voiced.plainwords import controller_refusal

@@ -23,7 +23,7 @@ from voiced.config import (
 )
 from voiced.errors import CellError, ConfigError, Problem, VoicedError
 from voiced.keywordsetup import keyword_problems
-from voiced.linkkey import controller_key
+from voiced.link.key import controller_key
 from voiced.robot.cell import Cell
 from voiced.robot.cellfile import cell_path, check_cell, load_cell
 from voiced.robot.view import load_scene_file
@@ -177,7 +177,7 @@ def _cell_named(path: str) -> str | None:
 
 def _mqtt_problems(config: Config) -> list[Problem]:
     """The broker's credentials and certificate files must be there and readable."""
-    from voiced.mqttconnect import broker_for
+    from voiced.mqtt.connect import broker_for
 
     try:
         broker_for(config.mqtt, config)

@@ -30,7 +30,7 @@ from voiced.history import History
 from voiced.interpreter.check import Checked
 from voiced.interpreter.result import Interpretation
 from voiced.interpreter.tiers import Interpreter
-from voiced.linkkeeper import LinkKeeper
+from voiced.link.keeper import LinkKeeper
 from voiced.part import PipelineContext
 from voiced.pausing import Pausing
 from voiced.pending import Outcome, PendingWork

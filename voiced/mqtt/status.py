@@ -16,7 +16,7 @@ import aiomqtt
 
 from voiced.config import Config, with_overrides
 from voiced.errors import UsageError
-from voiced.mqttconnect import Broker, BrokerError, broker_for
+from voiced.mqtt.connect import Broker, BrokerError, broker_for
 
 
 @dataclass(frozen=True)

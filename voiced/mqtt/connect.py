@@ -13,7 +13,7 @@ import aiomqtt
 
 from voiced.config import Config, resolve_config_path
 from voiced.errors import VoicedError
-from voiced.mqttsettings import BrokerAddress, MqttSettings
+from voiced.mqtt.settings import BrokerAddress, MqttSettings
 
 _PAHO_LOG = logging.getLogger("voiced.mqtt.paho")
 # paho logs a lost socket as an error at every attempt; the service says it once, in its own

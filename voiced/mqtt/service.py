@@ -28,9 +28,9 @@ from voiced.cellstatus import CellStatus, RemoteInbox, StatusBoard
 from voiced.config import Config
 from voiced.events import EventLog
 from voiced.eventtypes import Record
-from voiced.mqttconnect import Broker, broker_for
-from voiced.mqttsettings import MqttSettings
-from voiced.mqtttopics import OFFLINE, ONLINE, CellTopics, discovery_configs
+from voiced.mqtt.connect import Broker, broker_for
+from voiced.mqtt.settings import MqttSettings
+from voiced.mqtt.topics import OFFLINE, ONLINE, CellTopics, discovery_configs
 from voiced.robot.link import backoff_delays
 
 log = structlog.get_logger(__name__)

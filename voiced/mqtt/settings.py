@@ -80,7 +80,7 @@ class MqttSettings:
         'credential "mqtt-credentials" when the unit loads one (LoadCredential=), else '
         "anonymous. A relative path is relative to this file's directory.",
     )
-    """Read by `voiced.mqttconnect.broker_for`; never the password itself."""
+    """Read by `voiced.mqtt.connect.broker_for`; never the password itself."""
     ca_file: str = setting(
         "",
         "mqtts: the CA certificate (PEM) the broker's certificate is checked against; empty = "

@@ -14,7 +14,7 @@ from voiced import eventtypes as ev
 from voiced.config import Config
 from voiced.errors import ControllerAuthError, ControllerConnectionError
 from voiced.events import EventLog
-from voiced.linkkey import controller_key
+from voiced.link.key import controller_key
 from voiced.robot.cell import Cell
 from voiced.robot.link import ControllerLink
 from voiced.robot.scene import Scene
