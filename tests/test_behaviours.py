@@ -14,10 +14,10 @@ from voiced.robot.sequence import SequenceStep
 from voiced.rules import Handled, Utterance
 
 from tests.fakes import EventRecorder, FakeServices
-from voiced.behaviours import behaviour_of, is_behaviour
-from voiced.counting import count_question
-from voiced.speedwords import speed_change
-from voiced.undo import Placement, is_undo, placements, plan_undo, remember
+from voiced.words.behaviours import behaviour_of, is_behaviour
+from voiced.words.counting import count_question
+from voiced.words.speed import speed_change
+from voiced.words.undo import Placement, is_undo, placements, plan_undo, remember
 
 SANDWICH = load_cell("sandwich")
 BLOCKS = load_cell("blocks")

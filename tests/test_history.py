@@ -12,7 +12,7 @@ import pytest
 from tests.killing import run_and_kill
 from voiced.errors import StoreError
 from voiced.history import History
-from voiced.intent import ReplayRequest, replay_request
+from voiced.words.replay import ReplayRequest, replay_request
 
 PLAN = [{"instruction": "add_layer", "params": {"item": "bread"}}]
 

@@ -40,31 +40,18 @@ MAY_IMPORT: Mapping[str, frozenset[str]] = {
     "leaf": frozenset({"leaf"}),
     # The subpackages of voiced/ (each one's docstring says the same): their own modules, the
     # parts and the few modules of voiced/ named, never the command pipeline.
-    "mqtt": frozenset(
-        {
-            "mqtt",
-            "robot",
-            "rules",
-            "voiced",
-            "voiced.config",
-            "voiced.events",
-            "voiced.eventtypes",
-            "voiced.cellstatus",
-        }
-    ),
-    "link": frozenset(
-        {
-            "link",
-            "robot",
-            "rules",
-            "voiced.config",
-            "voiced.paths",
-            "voiced.history",
-            "voiced.events",
-            "voiced.eventtypes",
-        }
-    ),
-}
+    "mqtt": frozenset({"mqtt", "robot", "rules", "voiced", "voiced.config", "voiced.events",
+                       "voiced.eventtypes", "voiced.cellstatus"}),
+    "link": frozenset({"link", "robot", "rules", "voiced.config", "voiced.paths",
+                       "voiced.history", "voiced.events", "voiced.eventtypes"}),
+    "words": frozenset({"words", "robot", "rules", "interpreter", "voiced.history"}),
+    "interpreter": frozenset({"interpreter", "llm", "robot", "rules", "words", "audio", "frames",
+                              "voiced.paths", "voiced.eventtypes"}),
+    "llm": frozenset({"llm", "interpreter", "robot", "rules", "targets", "voiced.paths",
+                      "voiced.eventtypes"}),
+    "targets": frozenset({"targets", "voiced.config", "voiced.events", "voiced.eventtypes",
+                          "voiced.notes", "voiced.paths"}),
+}  # fmt: skip
 """Part -> the parts (and modules of voiced/ itself) its modules may import besides the leaves;
 `voiced` itself may import all."""
 

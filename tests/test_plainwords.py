@@ -9,7 +9,7 @@ from voiced.robot.runreport import LineFailure
 
 from voiced.acceptance import CONTINUE
 from voiced.errors import ControllerAuthError, ProtocolError, VoicedError
-from voiced.plainwords import command_failure, controller_refusal, spoken
+from voiced.words.plain import command_failure, controller_refusal, spoken
 
 PROTOCOL = re.compile(r"\b(ERR|RESUME|HELLO|ACK|DONE|STATE|SEQ|PARSE|HALTED|STOPPED|PROTOCOL)\b")
 

@@ -11,8 +11,8 @@ from voiced.robot.sequence import SequenceStep
 from voiced.rules.question import is_question
 
 from voiced.history import History
-from voiced.questions import Questions
 from voiced.sequence_builder import build
+from voiced.words.questions import Questions
 
 
 @pytest.mark.parametrize(
@@ -109,7 +109,7 @@ def test_history_questions_and_follow_ups(tmp_path: Path) -> None:
 
 def test_every_history_status_has_plain_words() -> None:
     from voiced.history import STATUSES
-    from voiced.plainwords import RUN_STATUS
+    from voiced.words.plain import RUN_STATUS
 
     assert set(RUN_STATUS) == set(STATUSES)
 

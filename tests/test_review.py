@@ -6,7 +6,7 @@ import pytest
 from voiced.robot.cellfile import load_cell
 from voiced.robot.sequence import SequenceStep
 
-from voiced.review import read_back, revise
+from voiced.words.review import read_back, revise
 
 WELD = load_cell("weld")
 SANDWICH = load_cell("sandwich")

@@ -17,9 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from voiced import eventtypes as ev
 from voiced.asking import Asking
-from voiced.behaviours import SPEED, behaviour_of, is_behaviour
 from voiced.history import History
-from voiced.intent import replay_of
 from voiced.interpreter.check import Checked, validate
 from voiced.interpreter.grammar import is_learning
 from voiced.interpreter.result import Interpretation
@@ -28,7 +26,6 @@ from voiced.interpreter.tiers import Interpreter, Understood
 from voiced.logs import correlation
 from voiced.part import PipelineContext, PipelinePart
 from voiced.pending import Outcome, Ticket
-from voiced.questions import Questions
 from voiced.reconcile import describe, rest_of
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
@@ -36,6 +33,9 @@ from voiced.robot.sequence import SequenceStep
 from voiced.rules.normalize import normalize
 from voiced.rules.question import is_question
 from voiced.sequence_builder import build
+from voiced.words.behaviours import SPEED, behaviour_of, is_behaviour
+from voiced.words.questions import Questions
+from voiced.words.replay import replay_of
 from voiced.workload import Job, Phase
 
 CONTINUE = frozenset(("continue", "carry on", "go on", "keep going", "resume", "please continue",

@@ -21,8 +21,8 @@ from voiced.interpreter.tiers import Interpreter
 from voiced.logs import correlation
 from voiced.part import PipelineContext, PipelinePart
 from voiced.pending import Ticket, Withdraw
-from voiced.review import read_back, revise
 from voiced.robot.sequence import steps_to_json
+from voiced.words.review import read_back, revise
 from voiced.workload import Job, Phase
 
 log = structlog.get_logger(__name__)

@@ -20,7 +20,7 @@ from voiced.robot.cell import Cell
 from voiced.robot.compiler import Program, compile_sequence
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
-from voiced.undo import Placement
+from voiced.words.undo import Placement
 
 log = structlog.get_logger(__name__)
 

@@ -22,7 +22,6 @@ import structlog
 from voiced import eventtypes as ev
 from voiced import rules
 from voiced.audioinput import FRAME_WORDS, AudioFrontEnd, bias_for
-from voiced.cellhelp import help_examples
 from voiced.cellstatus import RemoteInbox, RemoteWords, StatusBoard
 from voiced.config import Config, resolve_config_path
 from voiced.errors import VoicedError
@@ -67,6 +66,7 @@ from voiced.sdnotify import Notifier, run_watchdog, watchdog_interval
 from voiced.services import DaemonServices
 from voiced.targets import DeferredQueue, TargetResult, build_targets
 from voiced.textinput import Unusable, too_long
+from voiced.words.examples import help_examples
 
 log = structlog.get_logger(__name__)
 

@@ -14,25 +14,25 @@ from dataclasses import replace
 from pathlib import Path
 
 from voiced import eventtypes as ev
-from voiced.behaviours import RESUME, UNDO
 from voiced.belief import scene_after_partial_run
 from voiced.faults import Faults
 from voiced.hold import Held, Hold
-from voiced.intent import REPLAY
 from voiced.interpreter.check import program_from
 from voiced.interpreter.tiers import Interpreter
 from voiced.logs import correlation
 from voiced.part import PipelineContext, PipelinePart
 from voiced.pending import dropped_sentence
-from voiced.plainwords import controller_refusal
 from voiced.reconcile import Interrupted
-from voiced.review import describe, surprise_said
 from voiced.robot.compiler import Program
 from voiced.robot.link import ControllerLink
 from voiced.robot.runreport import RunReport
 from voiced.robot.scene import Scene
-from voiced.speedwords import SPEED_STEP
-from voiced.undo import placements, remember
+from voiced.words.behaviours import RESUME, UNDO
+from voiced.words.plain import controller_refusal
+from voiced.words.replay import REPLAY
+from voiced.words.review import describe, surprise_said
+from voiced.words.speed import SPEED_STEP
+from voiced.words.undo import placements, remember
 from voiced.workload import Job, Phase
 
 

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from voiced.acceptance import checked_plan
-from voiced.behaviours import behaviour_of
-from voiced.cellhelp import help_examples
 from voiced.config import Config
 from voiced.frames.base import HELP_WORDS, after_wake_word, help_sentence
 from voiced.frames.pause import PauseWords
@@ -24,11 +22,13 @@ from voiced.llm.client import LlmClient
 from voiced.paths import DataDir
 from voiced.pausing import PAUSED
 from voiced.pending import dropped_sentence
-from voiced.questions import Questions
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
 from voiced.rules import NO_MATCH, Utterance, normalize
 from voiced.rules.question import is_question
+from voiced.words.behaviours import behaviour_of
+from voiced.words.examples import help_examples
+from voiced.words.questions import Questions
 
 
 def without_wake_word(text: str, wake_words: Sequence[str]) -> str:

@@ -21,11 +21,11 @@ from voiced.errors import ControllerConnectionError, VoicedError
 from voiced.link.keeper import LinkKeeper
 from voiced.part import PipelineContext, PipelinePart
 from voiced.pending import Ticket, dropped_sentence
-from voiced.plainwords import controller_refusal
 from voiced.reconcile import describe, reconcile
 from voiced.robot.link import ControllerLink
 from voiced.robot.runreport import RunReport
 from voiced.robot.scene import Scene
+from voiced.words.plain import controller_refusal
 from voiced.workload import Job
 
 log = structlog.get_logger(__name__)

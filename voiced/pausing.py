@@ -19,7 +19,6 @@ from dataclasses import replace
 
 from voiced import eventtypes as ev
 from voiced.asking import Asking
-from voiced.behaviours import RESUME
 from voiced.errors import VoicedError
 from voiced.execution import Execution
 from voiced.faults import Faults
@@ -30,9 +29,10 @@ from voiced.part import PipelineContext, PipelinePart
 from voiced.pending import Ticket
 from voiced.reconcile import describe as where_the_arm_is
 from voiced.reconcile import rest_of
-from voiced.review import describe
 from voiced.robot.link import ControllerLink
 from voiced.robot.sequence import SequenceStep
+from voiced.words.behaviours import RESUME
+from voiced.words.review import describe
 from voiced.workload import Job
 
 PAUSED = "Paused. Say continue to go on, or stop to drop it."

@@ -34,11 +34,11 @@ from voiced.link.keeper import LinkKeeper
 from voiced.part import PipelineContext
 from voiced.pausing import Pausing
 from voiced.pending import Outcome, PendingWork
-from voiced.questions import Questions
 from voiced.robot.cell import Cell
 from voiced.robot.link import ControllerLink
 from voiced.robot.scene import Scene
 from voiced.runlog import RunLog
+from voiced.words.questions import Questions
 from voiced.workload import Workload
 
 __all__ = ["Ask", "RobotPipeline"]

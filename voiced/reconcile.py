@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from voiced.review import describe as say
 from voiced.robot import physics
 from voiced.robot.cell import Cell
 from voiced.robot.compiler import Program, compile_sequence
@@ -26,6 +25,7 @@ from voiced.robot.connection import ControllerState
 from voiced.robot.primitives import Grip, Pose
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
+from voiced.words.review import describe as say
 
 GRIPPER_MM = 0.5
 """Openings closer than this are the same (the wire carries one decimal)."""

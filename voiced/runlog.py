@@ -13,9 +13,9 @@ from voiced.events import EventLog
 from voiced.history import History
 from voiced.interpreter.result import CREATIVE, Interpretation
 from voiced.pending import PendingWork, Ticket
-from voiced.plainwords import command_failure
 from voiced.robot.sequence import steps_to_json
 from voiced.targets.base import ASKS_FOR_MORE, TargetResult
+from voiced.words.plain import command_failure
 
 log = structlog.get_logger(__name__)
 

@@ -15,10 +15,10 @@ from voiced.eventtypes import Dropped, Feedback, Ignored, Submitted, VoicePicked
 from voiced.logs import correlation
 from voiced.pending import Outcome, dropped_sentence
 from voiced.pipeline import RobotPipeline
-from voiced.plainwords import spoken
 from voiced.targets import SubmitTarget, TargetResult
 from voiced.targets.base import ASKS_FOR_MORE, NOTE
 from voiced.textinput import MAX_UTTERANCE_CHARS, Unusable, too_long
+from voiced.words.plain import spoken
 
 log = structlog.get_logger(__name__)
 

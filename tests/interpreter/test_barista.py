@@ -23,7 +23,7 @@ from voiced.interpreter.templates import Templates
 from voiced.interpreter.tiers import Interpreter
 from voiced.llm.settings import LlmSettings
 from voiced.paths import DataDir
-from voiced.review import read_back
+from voiced.words.review import read_back
 
 CONTEXT = Path(__file__).resolve().parents[1] / "data" / "coffee_maker.yaml"
 SAMPLES_PER_EXPRESSION = 5

@@ -196,7 +196,7 @@ class Templates:
         """The interpretation of a match (source "template"): the step as it is read back,
         with every value the template filled ("Make a latte (cup: medium cup, milk: milk),
         from the template '<ask> <what> {drink} with <milk_added>'")."""
-        from voiced.review import describe
+        from voiced.words.review import describe
 
         said = describe(self.cell, found.step)
         plain = said.lower()

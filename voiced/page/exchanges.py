@@ -27,7 +27,7 @@ from voiced.audio.transcribe import Transcript
 from voiced.cellstatus import CommandOutcome
 from voiced.eventtypes import Record
 from voiced.page.wav import wav_bytes
-from voiced.plainwords import as_words
+from voiced.words.plain import as_words
 
 PENDING_CLIPS = 8
 """Heard segments kept while waiting for their utterance (a wake word alone has none)."""

@@ -13,10 +13,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from voiced.review import place_said
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
 from voiced.rules.normalize import normalize
+from voiced.words.review import place_said
 
 HOW_MANY = re.compile(r"^(?:and )?how (?:many|much)\b")
 _ON_SITE = re.compile(r"\b(?:on|in|at)\b(?: the)? (?P<where>[a-z0-9 ]+?)(?: stack| zone| slot)?$")

@@ -11,15 +11,15 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from voiced.counting import count_question
 from voiced.history import History
-from voiced.plainwords import run_status
-from voiced.review import place_said
 from voiced.robot.cell import Cell
 from voiced.robot.physics import position_name
 from voiced.robot.scene import Scene
 from voiced.robot.view import state_view
 from voiced.rules.normalize import normalize
+from voiced.words.counting import count_question
+from voiced.words.plain import run_status
+from voiced.words.review import place_said
 
 _NUMBER = re.compile(r"\b(\d+)\b")
 BRIEF_ITEMS = 5

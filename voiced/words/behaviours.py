@@ -13,8 +13,8 @@ from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
 from voiced.rules.normalize import normalize
-from voiced.speedwords import is_speed_change, speed_change
-from voiced.undo import Placement, is_undo, plan_undo
+from voiced.words.speed import is_speed_change, speed_change
+from voiced.words.undo import Placement, is_undo, plan_undo
 
 SPEED = "speed"
 UNDO = "undo"
