@@ -222,7 +222,7 @@ def test_one_is_said_in_the_singular() -> None:
 
 def test_a_goal_already_reached_is_said_as_now_or_as_by_then() -> None:
     """ "go to the welder" twice: while the first still runs, the welder is not on yet."""
-    from voiced.acceptance import already_done
+    from voiced.commands.acceptance import already_done
 
     goal = (SequenceStep("attach_tool", {"tool": "Welder"}),)
     assert already_done(goal) == "I already hold the Welder."

@@ -18,7 +18,7 @@ from voiced.rules import Utterance
 
 from tests.fakes import EventRecorder, FakeServices
 from voiced.audioinput import FRAME_WORDS
-from voiced.belief import Belief
+from voiced.commands.belief import Belief
 from voiced.config import Config
 from voiced.hearing import GrammarChooser
 from voiced.interpreter.tiers import Interpreter

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from voiced.pending import PendingWork, dropped_sentence
+from voiced.commands.pending import PendingWork, dropped_sentence
 from voiced.targets.base import TargetResult
 
 

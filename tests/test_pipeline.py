@@ -19,12 +19,12 @@ from voiced.robot.scene import Scene
 from voiced.robot.sequence import steps
 from voiced.robot.simulator import Simulator
 
-from voiced.belief import scene_after_partial_run
+from voiced.commands.belief import scene_after_partial_run
+from voiced.commands.pipeline import RobotPipeline
 from voiced.events import EventLog
 from voiced.interpreter.tiers import Interpreter
 from voiced.llm.settings import LlmSettings
 from voiced.paths import DataDir
-from voiced.pipeline import RobotPipeline
 
 SEQUENCE = steps(("set_active_zone", {"zone": "left"}), ("add_layer", {"item": "bread"}),
                  ("add_layer", {"item": "cheese"}))  # fmt: skip

@@ -10,8 +10,8 @@ from voiced.robot.compiler import compile_sequence
 from voiced.robot.sequence import SequenceStep
 from voiced.rules.question import is_question
 
+from voiced.commands.sequence_builder import build
 from voiced.history import History
-from voiced.sequence_builder import build
 from voiced.words.questions import Questions
 
 

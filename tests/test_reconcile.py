@@ -12,8 +12,8 @@ from voiced.robot.primitives import Pose
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
 
-from voiced.belief import scene_after_partial_run
-from voiced.reconcile import Interrupted, reconcile, rest_of
+from voiced.commands.belief import scene_after_partial_run
+from voiced.commands.reconcile import Interrupted, reconcile, rest_of
 
 
 @pytest.fixture(scope="module")

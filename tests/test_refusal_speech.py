@@ -13,13 +13,13 @@ from voiced.robot.connection import ControllerState
 from voiced.robot.link import ControllerLink
 from voiced.robot.simulator import Simulator
 
-from voiced.acceptance import CONTINUE
+from voiced.commands.acceptance import CONTINUE
+from voiced.commands.pipeline import RobotPipeline
 from voiced.events import EventLog
 from voiced.eventtypes import ControllerRefused, Record
 from voiced.interpreter.tiers import Interpreter
 from voiced.llm.settings import LlmSettings
 from voiced.paths import DataDir
-from voiced.pipeline import RobotPipeline
 
 
 class StopAfterTheCheck(ControllerLink):

@@ -11,7 +11,7 @@ from voiced.robot.compiler import compile_sequence
 from voiced.robot.sequence import SequenceStep
 from voiced.robot.view import state_view
 
-from voiced.sequence_builder import build
+from voiced.commands.sequence_builder import build
 
 WELD = load_cell("weld")
 SANDWICH = load_cell("sandwich")

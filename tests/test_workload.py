@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-from voiced.pending import PendingWork, Ticket
-from voiced.workload import Phase, Workload
+from voiced.commands.pending import PendingWork, Ticket
+from voiced.commands.workload import Phase, Workload
 
 
 def tickets(n: int) -> list[Ticket]:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from voiced.belief import Belief
+from voiced.commands.belief import Belief
 from voiced.frames.router import CommandRouter
 from voiced.history import History, Run
 from voiced.robot.link import ControllerLink

@@ -23,6 +23,8 @@ from voiced import eventtypes as ev
 from voiced import rules
 from voiced.audioinput import FRAME_WORDS, AudioFrontEnd, bias_for
 from voiced.cellstatus import RemoteInbox, RemoteWords, StatusBoard
+from voiced.commands.pending import Withdraw, dropped_sentence
+from voiced.commands.pipeline import RobotPipeline
 from voiced.config import Config, resolve_config_path
 from voiced.errors import VoicedError
 from voiced.events import EventLog
@@ -57,8 +59,6 @@ from voiced.logs import correlation
 from voiced.mqtt.service import mqtt_service
 from voiced.page.server import CellPage, drawing_of, read_token
 from voiced.paths import DataDir, offline
-from voiced.pending import Withdraw, dropped_sentence
-from voiced.pipeline import RobotPipeline
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
 from voiced.robot.view import state_view

@@ -11,7 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from voiced.acceptance import checked_plan
+from voiced.commands.acceptance import checked_plan
+from voiced.commands.pausing import PAUSED
+from voiced.commands.pending import dropped_sentence
 from voiced.config import Config
 from voiced.frames.base import HELP_WORDS, after_wake_word, help_sentence
 from voiced.frames.pause import PauseWords
@@ -20,8 +22,6 @@ from voiced.interpreter.result import Interpretation
 from voiced.interpreter.tiers import Interpreter
 from voiced.llm.client import LlmClient
 from voiced.paths import DataDir
-from voiced.pausing import PAUSED
-from voiced.pending import dropped_sentence
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
 from voiced.rules import NO_MATCH, Utterance, normalize

@@ -32,7 +32,7 @@ from voiced.audio.grammar_decode import WordGraph
 from voiced.audio.guards import once
 from voiced.audio.transcribe import Choice, Slot
 from voiced.audio.wake import matches_wake_word
-from voiced.belief import Belief
+from voiced.commands.belief import Belief
 from voiced.frames.router import CommandRouter
 from voiced.interpreter.repair import Repairer, name_words, vocabulary_phrases
 from voiced.interpreter.templategraph import graph_of

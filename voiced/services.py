@@ -10,11 +10,11 @@ from collections.abc import Callable, Mapping, Sequence
 import structlog
 
 from voiced.audio.tts import Speaker
+from voiced.commands.pending import Outcome, dropped_sentence
+from voiced.commands.pipeline import RobotPipeline
 from voiced.events import EventLog
 from voiced.eventtypes import Dropped, Feedback, Ignored, Submitted, VoicePicked
 from voiced.logs import correlation
-from voiced.pending import Outcome, dropped_sentence
-from voiced.pipeline import RobotPipeline
 from voiced.targets import SubmitTarget, TargetResult
 from voiced.targets.base import ASKS_FOR_MORE, NOTE
 from voiced.textinput import MAX_UTTERANCE_CHARS, Unusable, too_long

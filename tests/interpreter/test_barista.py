@@ -17,7 +17,7 @@ import yaml
 from voiced.robot.sequence import SequenceStep
 
 from tests.interpreter.helpers import cell, grammar
-from voiced.acceptance import checked_plan
+from voiced.commands.acceptance import checked_plan
 from voiced.explain import before_the_interpreter
 from voiced.interpreter.templates import Templates
 from voiced.interpreter.tiers import Interpreter

@@ -5,5 +5,5 @@ the background (`keeper`), and the scene saved per controller identity (`saved_s
 May import: the leaves (`voiced.errors`, `voiced.configschema`), `voiced.config`,
 `voiced.paths`, `voiced.history`, the event stream (`voiced.events`, `voiced.eventtypes`) and
 `voiced.robot`. Nothing of the command pipeline: what a fault does to the commands is
-`voiced.faults`'s.
+`voiced.commands.faults`'s.
 """

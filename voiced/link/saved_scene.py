@@ -2,7 +2,7 @@
 
 A simulator's world is never restored for a real cell, nor one simulator's for another: the
 file is named by the cell and the identity the controller greeted with. Whatever is restored,
-the controller's report corrects it before anything moves (`voiced.reconcile`).
+the controller's report corrects it before anything moves (`voiced.commands.reconcile`).
 """
 
 from __future__ import annotations

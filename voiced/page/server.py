@@ -22,8 +22,8 @@ from typing import Any
 import structlog
 
 from voiced import eventtypes as ev
-from voiced.belief import Belief
 from voiced.cellstatus import CellStatus, RemoteInbox
+from voiced.commands.belief import Belief
 from voiced.errors import ConfigError, Problem, describe
 from voiced.events import EventLog
 from voiced.eventtypes import Record

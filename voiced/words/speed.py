@@ -10,7 +10,7 @@ They start from the speed the arm will have when the step runs (the planned scen
 A speed change is a step like any other: it runs after what is already moving or queued (the
 controller takes a new speed between moves, never in the middle of one). The operator hears
 that when the arm is busy, and can pause first to have the rest of the work continue at the new
-speed (see voiced/pausing.py).
+speed (see voiced/commands/pausing.py).
 """
 
 from __future__ import annotations

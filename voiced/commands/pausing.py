@@ -17,23 +17,24 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from voiced import eventtypes as ev
-from voiced.asking import Asking
-from voiced.errors import VoicedError
-from voiced.execution import Execution
-from voiced.faults import Faults
-from voiced.hold import Hold
-from voiced.interpreter.check import Checked
-from voiced.interpreter.result import Interpretation
-from voiced.part import PipelineContext, PipelinePart
-from voiced.pending import Ticket
-from voiced.reconcile import describe as where_the_arm_is
-from voiced.reconcile import rest_of
 from voiced.robot.link import ControllerLink
 from voiced.robot.sequence import SequenceStep
+
+from voiced import eventtypes as ev
+from voiced.commands.asking import Asking
+from voiced.commands.context import PipelineContext, PipelinePart
+from voiced.commands.execution import Execution
+from voiced.commands.faults import Faults
+from voiced.commands.pause_hold import Hold
+from voiced.commands.pending import Ticket
+from voiced.commands.reconcile import describe as where_the_arm_is
+from voiced.commands.reconcile import rest_of
+from voiced.commands.workload import Job
+from voiced.errors import VoicedError
+from voiced.interpreter.check import Checked
+from voiced.interpreter.result import Interpretation
 from voiced.words.behaviours import RESUME
 from voiced.words.review import describe
-from voiced.workload import Job
 
 PAUSED = "Paused. Say continue to go on, or stop to drop it."
 

@@ -3,15 +3,15 @@
 It is put together from parts with one job each, around one picture of the cell (`Belief`)
 and one state machine of where every command is (`Workload`):
 
-- `Acceptance` (voiced/acceptance.py): interpret, plan and check each command in order; answer
-  questions; "continue" and replays;
-- `Asking` (voiced/asking.py): the read-back before a command runs, revisions, teaching;
-- `Execution` (voiced/execution.py): run accepted commands one at a time, track the scene;
-- `Pausing` (voiced/pausing.py): "hold on" halts and holds the plan; "continue" asks, then
+- `Acceptance` (voiced/commands/acceptance.py): interpret, plan and check each command in order;
+  answer questions; "continue" and replays;
+- `Asking` (voiced/commands/asking.py): the read-back before a command runs, revisions, teaching;
+- `Execution` (voiced/commands/execution.py): run accepted commands one at a time, track the scene;
+- `Pausing` (voiced/commands/pausing.py): "hold on" halts and holds the plan; "continue" asks, then
   finishes it re-planned from the controller's report;
-- `Faults` (voiced/faults.py): the stop, SIGTERM, runs cut short, the lost link, and the
+- `Faults` (voiced/commands/faults.py): the stop, SIGTERM, runs cut short, the lost link, and the
   controller's report that corrects the scene afterwards;
-- `RunLog` (voiced/runlog.py): the history and every command's outcome.
+- `RunLog` (voiced/commands/runlog.py): the history and every command's outcome.
 """
 
 from __future__ import annotations
@@ -19,27 +19,28 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from voiced.acceptance import Acceptance, checked_plan
-from voiced.asking import Ask, Asking
-from voiced.belief import Belief
+from voiced.robot.cell import Cell
+from voiced.robot.link import ControllerLink
+from voiced.robot.scene import Scene
+
+from voiced.commands.acceptance import Acceptance, checked_plan
+from voiced.commands.asking import Ask, Asking
+from voiced.commands.belief import Belief
+from voiced.commands.context import PipelineContext
+from voiced.commands.execution import Execution
+from voiced.commands.faults import Faults
+from voiced.commands.pausing import Pausing
+from voiced.commands.pending import Outcome, PendingWork
+from voiced.commands.runlog import RunLog
+from voiced.commands.workload import Workload
 from voiced.config import ReviewConfig
 from voiced.events import EventLog
-from voiced.execution import Execution
-from voiced.faults import Faults
 from voiced.history import History
 from voiced.interpreter.check import Checked
 from voiced.interpreter.result import Interpretation
 from voiced.interpreter.tiers import Interpreter
 from voiced.link.keeper import LinkKeeper
-from voiced.part import PipelineContext
-from voiced.pausing import Pausing
-from voiced.pending import Outcome, PendingWork
-from voiced.robot.cell import Cell
-from voiced.robot.link import ControllerLink
-from voiced.robot.scene import Scene
-from voiced.runlog import RunLog
 from voiced.words.questions import Questions
-from voiced.workload import Workload
 
 __all__ = ["Ask", "RobotPipeline"]
 

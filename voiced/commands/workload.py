@@ -16,11 +16,12 @@ import asyncio
 from dataclasses import dataclass
 from enum import Enum
 
-from voiced.interpreter.result import Interpretation
-from voiced.interpreter.tiers import Understood
-from voiced.pending import Ticket
 from voiced.robot.compiler import Program
 from voiced.robot.sequence import SequenceStep
+
+from voiced.commands.pending import Ticket
+from voiced.interpreter.result import Interpretation
+from voiced.interpreter.tiers import Understood
 
 
 class Phase(Enum):

@@ -10,8 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import structlog
+from voiced.robot.sequence import steps_to_json
 
 from voiced import eventtypes as ev
+from voiced.commands.context import PipelineContext, PipelinePart
+from voiced.commands.pending import Ticket, Withdraw
+from voiced.commands.workload import Job, Phase
 from voiced.config import ReviewConfig
 from voiced.errors import VoicedError
 from voiced.interpreter.check import Checked
@@ -19,11 +23,7 @@ from voiced.interpreter.learning import LearningRefused
 from voiced.interpreter.result import Interpretation
 from voiced.interpreter.tiers import Interpreter
 from voiced.logs import correlation
-from voiced.part import PipelineContext, PipelinePart
-from voiced.pending import Ticket, Withdraw
-from voiced.robot.sequence import steps_to_json
 from voiced.words.review import read_back, revise
-from voiced.workload import Job, Phase
 
 log = structlog.get_logger(__name__)
 

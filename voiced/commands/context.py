@@ -1,15 +1,15 @@
-"""What every part of the pipeline works with (see voiced/pipeline.py): its context."""
+"""What every part of the pipeline works with (see voiced/commands/pipeline.py): its context."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from voiced.belief import Belief
+from voiced.commands.belief import Belief
+from voiced.commands.pending import PendingWork
+from voiced.commands.runlog import RunLog
+from voiced.commands.workload import Workload
 from voiced.events import EventLog
-from voiced.pending import PendingWork
-from voiced.runlog import RunLog
-from voiced.workload import Workload
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ the controller's report that settles what the daemon believes afterwards.
 Two rules hold everywhere here. Nothing said before a stop moves after it: a stop withdraws
 every command not yet moving (`PendingWork` starts a new epoch) and halts the arm, and nothing
 resumes by itself. After any fault the controller's report is the truth: the scene is corrected
-from it (`voiced.reconcile`) before anything else runs, and the operator hears what differs.
+from it (`voiced.commands.reconcile`) before anything else runs, and the operator hears what
+differs.
 """
 
 from __future__ import annotations
@@ -14,19 +15,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import structlog
-
-from voiced import eventtypes as ev
-from voiced.belief import scene_after_partial_run
-from voiced.errors import ControllerConnectionError, VoicedError
-from voiced.link.keeper import LinkKeeper
-from voiced.part import PipelineContext, PipelinePart
-from voiced.pending import Ticket, dropped_sentence
-from voiced.reconcile import describe, reconcile
 from voiced.robot.link import ControllerLink
 from voiced.robot.runreport import RunReport
 from voiced.robot.scene import Scene
+
+from voiced import eventtypes as ev
+from voiced.commands.belief import scene_after_partial_run
+from voiced.commands.context import PipelineContext, PipelinePart
+from voiced.commands.pending import Ticket, dropped_sentence
+from voiced.commands.reconcile import describe, reconcile
+from voiced.commands.workload import Job
+from voiced.errors import ControllerConnectionError, VoicedError
+from voiced.link.keeper import LinkKeeper
 from voiced.words.plain import controller_refusal
-from voiced.workload import Job
 
 log = structlog.get_logger(__name__)
 

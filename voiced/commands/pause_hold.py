@@ -1,4 +1,4 @@
-"""What a pause holds (see voiced/pausing.py): plain data the belief keeps."""
+"""What a pause holds (see voiced/commands/pausing.py): plain data the belief keeps."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 The scene is tracked after every completed primitive and saved after each run, so a restarted
 daemon knows the real state; a run cut short leaves it as far as the controller got (and the
-fault handling, `voiced.faults`, corrects it from the controller's report).
+fault handling, `voiced.commands.faults`, corrects it from the controller's report).
 """
 
 from __future__ import annotations
@@ -13,27 +13,28 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from voiced import eventtypes as ev
-from voiced.belief import scene_after_partial_run
-from voiced.faults import Faults
-from voiced.hold import Held, Hold
-from voiced.interpreter.check import program_from
-from voiced.interpreter.tiers import Interpreter
-from voiced.logs import correlation
-from voiced.part import PipelineContext, PipelinePart
-from voiced.pending import dropped_sentence
-from voiced.reconcile import Interrupted
 from voiced.robot.compiler import Program
 from voiced.robot.link import ControllerLink
 from voiced.robot.runreport import RunReport
 from voiced.robot.scene import Scene
+
+from voiced import eventtypes as ev
+from voiced.commands.belief import scene_after_partial_run
+from voiced.commands.context import PipelineContext, PipelinePart
+from voiced.commands.faults import Faults
+from voiced.commands.pause_hold import Held, Hold
+from voiced.commands.pending import dropped_sentence
+from voiced.commands.reconcile import Interrupted
+from voiced.commands.workload import Job, Phase
+from voiced.interpreter.check import program_from
+from voiced.interpreter.tiers import Interpreter
+from voiced.logs import correlation
 from voiced.words.behaviours import RESUME, UNDO
 from voiced.words.plain import controller_refusal
 from voiced.words.replay import REPLAY
 from voiced.words.review import describe, surprise_said
 from voiced.words.speed import SPEED_STEP
 from voiced.words.undo import placements, remember
-from voiced.workload import Job, Phase
 
 
 class Execution(PipelinePart):

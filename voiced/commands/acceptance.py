@@ -15,8 +15,19 @@ import asyncio
 import re
 from collections.abc import Awaitable, Callable, Sequence
 
+from voiced.robot.cell import Cell
+from voiced.robot.scene import Scene
+from voiced.robot.sequence import SequenceStep
+from voiced.rules.normalize import normalize
+from voiced.rules.question import is_question
+
 from voiced import eventtypes as ev
-from voiced.asking import Asking
+from voiced.commands.asking import Asking
+from voiced.commands.context import PipelineContext, PipelinePart
+from voiced.commands.pending import Outcome, Ticket
+from voiced.commands.reconcile import describe, rest_of
+from voiced.commands.sequence_builder import build
+from voiced.commands.workload import Job, Phase
 from voiced.history import History
 from voiced.interpreter.check import Checked, validate
 from voiced.interpreter.grammar import is_learning
@@ -24,19 +35,9 @@ from voiced.interpreter.result import Interpretation
 from voiced.interpreter.templategraph import may_go_on
 from voiced.interpreter.tiers import Interpreter, Understood
 from voiced.logs import correlation
-from voiced.part import PipelineContext, PipelinePart
-from voiced.pending import Outcome, Ticket
-from voiced.reconcile import describe, rest_of
-from voiced.robot.cell import Cell
-from voiced.robot.scene import Scene
-from voiced.robot.sequence import SequenceStep
-from voiced.rules.normalize import normalize
-from voiced.rules.question import is_question
-from voiced.sequence_builder import build
 from voiced.words.behaviours import SPEED, behaviour_of, is_behaviour
 from voiced.words.questions import Questions
 from voiced.words.replay import replay_of
-from voiced.workload import Job, Phase
 
 CONTINUE = frozenset(("continue", "carry on", "go on", "keep going", "resume", "please continue",
                       "continue please", "finish it", "finish that", "finish the job",
@@ -68,7 +69,7 @@ class Acceptance(PipelinePart):
     ) -> None:
         super().__init__(context)
         self.resume = resume
-        """ "continue" after a pause (voiced/pausing.py)."""
+        """ "continue" after a pause (voiced/commands/pausing.py)."""
         self.interpreter = interpreter
         self.asking = asking
         self.enqueue = enqueue

@@ -1,9 +1,9 @@
 """What the daemon believes about its cell, shared by the parts of the pipeline.
 
 Two scenes: `scene` is the cell after every primitive the controller reported done (corrected
-by its report after every fault, see `voiced.reconcile`); `planned` is the cell once everything
-accepted has run, which new commands are interpreted against. Only the controller's report or a
-finished run changes `scene`; a stop sets `planned` back to it.
+by its report after every fault, see `voiced.commands.reconcile`); `planned` is the cell once
+everything accepted has run, which new commands are interpreted against. Only the controller's
+report or a finished run changes `scene`; a stop sets `planned` back to it.
 """
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import structlog
-
-from voiced.hold import Hold
-from voiced.reconcile import Interrupted
 from voiced.robot import physics
 from voiced.robot.cell import Cell
 from voiced.robot.compiler import Program, compile_sequence
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
+
+from voiced.commands.pause_hold import Hold
+from voiced.commands.reconcile import Interrupted
 from voiced.words.undo import Placement
 
 log = structlog.get_logger(__name__)
