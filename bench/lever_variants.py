@@ -19,8 +19,8 @@ def _transcriber() -> Any:
 def _bias(cell_name: str) -> Any:
     from voiced.robot.cellfile import load_cell
 
-    from voiced.audioinput import bias_for
     from voiced.config import Config
+    from voiced.inputs.audio import bias_for
     from voiced.interpreter.phrasebank import PhraseBank
 
     cell = load_cell(cell_name)
@@ -108,7 +108,7 @@ def repair(crop: Crop, judge: Judge) -> str:
 
 def nbest5_repair(crop: Crop, judge: Judge) -> str:
     """What the daemon does: the first of the beam's hypotheses the grammar reads whole, else
-    the repair of one of the best two (see voiced.hearing)."""
+    the repair of one of the best two (see voiced.inputs.hearing)."""
     return _nbest5_repair_with(_transcriber(), crop, judge)
 
 
@@ -265,7 +265,7 @@ def _allowed(cell_name: str) -> frozenset[int]:
     Whisper writes them (leading space or not, capitalised or not), plus punctuation."""
     from voiced.audio.whisper_window import _tokenizer
 
-    from voiced.audioinput import FRAME_WORDS
+    from voiced.inputs.audio import FRAME_WORDS
     from voiced.interpreter.repair import vocabulary_phrases
     from voiced.interpreter.vocabulary import FILLERS
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from voiced.events import EventLog
 from voiced.eventtypes import Feedback, Utterance
+from voiced.inputs.typed import LINE_STEP, Line, Pause, TextInput
 from voiced.logs import correlation
-from voiced.textinput import LINE_STEP, Line, Pause, TextInput
 
 
 class FakeClock:

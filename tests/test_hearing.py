@@ -1,4 +1,4 @@
-"""The recogniser's hypotheses held to the live grammar (voiced.hearing), with a real router,
+"""The recogniser's hypotheses held to the live grammar (voiced.inputs.hearing), with a real router,
 a real interpreter and the sandwich cell; espeak-ng supplies the sounds for the repair."""
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from voiced.robot.cellfile import load_cell
 from voiced.rules import Utterance
 
 from tests.fakes import EventRecorder, FakeServices
-from voiced.audioinput import FRAME_WORDS
 from voiced.commands.belief import Belief
 from voiced.config import Config
-from voiced.hearing import GrammarChooser
+from voiced.inputs.audio import FRAME_WORDS
+from voiced.inputs.hearing import GrammarChooser
 from voiced.interpreter.tiers import Interpreter
 from voiced.paths import DataDir
 

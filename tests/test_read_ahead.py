@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator
 
-from voiced.inputs import ReadAhead
+from voiced.inputs.sources import ReadAhead
 
 
 async def counting(n: int, gap: float = 0.0) -> AsyncGenerator[int, None]:

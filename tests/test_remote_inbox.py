@@ -9,7 +9,7 @@ from collections.abc import AsyncGenerator
 import pytest
 
 from voiced.cellstatus import STOP_WORD, RemoteInbox, RemoteWords
-from voiced.inputs import InputEvent, Tick, with_remote
+from voiced.inputs.sources import InputEvent, Tick, with_remote
 
 
 class Steps:

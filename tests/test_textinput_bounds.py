@@ -13,7 +13,7 @@ import pytest
 from voiced.audio.source import StdinPcmSource, pollable
 
 from voiced.errors import InputError
-from voiced.textinput import LINE_STEP, Line, Pause, TextEvent, TextInput, Unusable
+from voiced.inputs.typed import LINE_STEP, Line, Pause, TextEvent, TextInput, Unusable
 
 
 @pytest.fixture

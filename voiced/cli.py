@@ -416,7 +416,7 @@ def _load_run_config(args: argparse.Namespace) -> tuple[Config, str, str | None]
 def _check_keyword_models(config: Config) -> None:
     """A keyword model the config names that cannot be used stops the run before anything
     starts, typed input or not (the config is wrong either way)."""
-    from voiced.keywordsetup import keyword_problems
+    from voiced.inputs.keywords import keyword_problems
 
     problems = keyword_problems(config)
     if problems:
@@ -466,7 +466,7 @@ def _check_inputs(text: str | None, audio: str | None, data: DataDir) -> None:
     """What the run reads, checked before anything connects: a typo in a file name is named
     on one line, and no controller is linked (and halted on the way out) to find it."""
     from voiced.history import History
-    from voiced.textinput import is_stream, read_text_file
+    from voiced.inputs.typed import is_stream, read_text_file
 
     if text not in (None, "-") and not is_stream(text):  # a pipe is read once, as it comes
         read_text_file(text)
@@ -730,7 +730,7 @@ def _cmd_interpret(args: argparse.Namespace) -> int:
 
 def _cmd_transcribe(args: argparse.Namespace) -> int:
     from voiced.audio.engines import transcribe_file
-    from voiced.audioinput import bias_for
+    from voiced.inputs.audio import bias_for
     from voiced.interpreter.grammar import Grammar
     from voiced.interpreter.phrasebank import PhraseBank
     from voiced.interpreter.templates import Templates

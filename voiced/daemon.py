@@ -21,7 +21,6 @@ import structlog
 
 from voiced import eventtypes as ev
 from voiced import rules
-from voiced.audioinput import FRAME_WORDS, AudioFrontEnd, bias_for
 from voiced.cellstatus import RemoteInbox, RemoteWords, StatusBoard
 from voiced.commands.pending import Withdraw, dropped_sentence
 from voiced.commands.pipeline import RobotPipeline
@@ -33,9 +32,10 @@ from voiced.frames import BaseFrame, CommandRouter, ReviewFrame
 from voiced.frames.pause import pause_rule
 from voiced.frames.router import StackChange
 from voiced.frames.stop import heard_with_spotted_stop, stop_rule
-from voiced.hearing import GrammarChooser
 from voiced.history import History
-from voiced.inputs import (
+from voiced.inputs.audio import FRAME_WORDS, AudioFrontEnd, bias_for
+from voiced.inputs.hearing import GrammarChooser
+from voiced.inputs.sources import (
     Activity,
     AudioInput,
     Input,
@@ -48,6 +48,7 @@ from voiced.inputs import (
     Utterance,
     with_remote,
 )
+from voiced.inputs.typed import Unusable, too_long
 from voiced.interpreter.tiers import LEARNED_VERBS, Interpreter
 from voiced.link.controller import Controller, open_controller
 from voiced.link.keeper import LinkKeeper
@@ -65,7 +66,6 @@ from voiced.robot.view import state_view
 from voiced.sdnotify import Notifier, run_watchdog, watchdog_interval
 from voiced.services import DaemonServices
 from voiced.targets import DeferredQueue, TargetResult, build_targets
-from voiced.textinput import Unusable, too_long
 from voiced.words.examples import help_examples
 
 log = structlog.get_logger(__name__)

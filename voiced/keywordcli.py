@@ -134,7 +134,7 @@ def _recordings(patterns: list[str]) -> tuple[str, ...]:
 
 def _said_in_cells(refs: list[str]) -> tuple[str, ...]:
     """Commands an operator gives in these cells (every bundled one by default)."""
-    from voiced.audioinput import typical_commands
+    from voiced.inputs.audio import typical_commands
     from voiced.robot.cellfile import list_cells, load_cell
 
     names = refs or [name for name, _ in list_cells()]

@@ -14,10 +14,10 @@ from voiced.commands.pending import Outcome, dropped_sentence
 from voiced.commands.pipeline import RobotPipeline
 from voiced.events import EventLog
 from voiced.eventtypes import Dropped, Feedback, Ignored, Submitted, VoicePicked
+from voiced.inputs.typed import MAX_UTTERANCE_CHARS, Unusable, too_long
 from voiced.logs import correlation
 from voiced.targets import SubmitTarget, TargetResult
 from voiced.targets.base import ASKS_FOR_MORE, NOTE
-from voiced.textinput import MAX_UTTERANCE_CHARS, Unusable, too_long
 from voiced.words.plain import spoken
 
 log = structlog.get_logger(__name__)

@@ -99,7 +99,7 @@ def test_talk_forced_onto_an_order_is_not_supported(
 
 
 class Barista:
-    """A chooser over the barista's templates, as `voiced.hearing.GrammarChooser` is over the
+    """A chooser over the barista's templates, as `voiced.inputs.hearing.GrammarChooser` is over the
     live cell: it keeps a hypothesis a template reads, and offers the templates to hold to."""
 
     def __init__(self, templates: Templates, graph: WordGraph | None) -> None:

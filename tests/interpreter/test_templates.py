@@ -13,8 +13,8 @@ from voiced.robot.sequence import SequenceStep
 
 from tests.interpreter.helpers import grammar
 from tests.robot.test_sentences import bare
-from voiced.audioinput import bias_for
 from voiced.config import Config
+from voiced.inputs.audio import bias_for
 from voiced.interpreter.grammar import Grammar
 from voiced.interpreter.templates import Templates
 from voiced.interpreter.tiers import Interpreter

@@ -15,12 +15,6 @@ import asyncio
 import re
 from collections.abc import Awaitable, Callable, Sequence
 
-from voiced.robot.cell import Cell
-from voiced.robot.scene import Scene
-from voiced.robot.sequence import SequenceStep
-from voiced.rules.normalize import normalize
-from voiced.rules.question import is_question
-
 from voiced import eventtypes as ev
 from voiced.commands.asking import Asking
 from voiced.commands.context import PipelineContext, PipelinePart
@@ -35,6 +29,11 @@ from voiced.interpreter.result import Interpretation
 from voiced.interpreter.templategraph import may_go_on
 from voiced.interpreter.tiers import Interpreter, Understood
 from voiced.logs import correlation
+from voiced.robot.cell import Cell
+from voiced.robot.scene import Scene
+from voiced.robot.sequence import SequenceStep
+from voiced.rules.normalize import normalize
+from voiced.rules.question import is_question
 from voiced.words.behaviours import SPEED, behaviour_of, is_behaviour
 from voiced.words.questions import Questions
 from voiced.words.replay import replay_of

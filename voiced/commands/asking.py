@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import structlog
-from voiced.robot.sequence import steps_to_json
 
 from voiced import eventtypes as ev
 from voiced.commands.context import PipelineContext, PipelinePart
@@ -23,6 +22,7 @@ from voiced.interpreter.learning import LearningRefused
 from voiced.interpreter.result import Interpretation
 from voiced.interpreter.tiers import Interpreter
 from voiced.logs import correlation
+from voiced.robot.sequence import steps_to_json
 from voiced.words.review import read_back, revise
 
 log = structlog.get_logger(__name__)

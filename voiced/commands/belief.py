@@ -12,14 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import structlog
+
+from voiced.commands.pause_hold import Hold
+from voiced.commands.reconcile import Interrupted
 from voiced.robot import physics
 from voiced.robot.cell import Cell
 from voiced.robot.compiler import Program, compile_sequence
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
-
-from voiced.commands.pause_hold import Hold
-from voiced.commands.reconcile import Interrupted
 from voiced.words.undo import Placement
 
 log = structlog.get_logger(__name__)

@@ -13,11 +13,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from voiced.robot.compiler import Program
-from voiced.robot.link import ControllerLink
-from voiced.robot.runreport import RunReport
-from voiced.robot.scene import Scene
-
 from voiced import eventtypes as ev
 from voiced.commands.belief import scene_after_partial_run
 from voiced.commands.context import PipelineContext, PipelinePart
@@ -29,6 +24,10 @@ from voiced.commands.workload import Job, Phase
 from voiced.interpreter.check import program_from
 from voiced.interpreter.tiers import Interpreter
 from voiced.logs import correlation
+from voiced.robot.compiler import Program
+from voiced.robot.link import ControllerLink
+from voiced.robot.runreport import RunReport
+from voiced.robot.scene import Scene
 from voiced.words.behaviours import RESUME, UNDO
 from voiced.words.plain import controller_refusal
 from voiced.words.replay import REPLAY

@@ -15,9 +15,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import structlog
-from voiced.robot.link import ControllerLink
-from voiced.robot.runreport import RunReport
-from voiced.robot.scene import Scene
 
 from voiced import eventtypes as ev
 from voiced.commands.belief import scene_after_partial_run
@@ -27,6 +24,9 @@ from voiced.commands.reconcile import describe, reconcile
 from voiced.commands.workload import Job
 from voiced.errors import ControllerConnectionError, VoicedError
 from voiced.link.keeper import LinkKeeper
+from voiced.robot.link import ControllerLink
+from voiced.robot.runreport import RunReport
+from voiced.robot.scene import Scene
 from voiced.words.plain import controller_refusal
 
 log = structlog.get_logger(__name__)

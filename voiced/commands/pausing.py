@@ -17,9 +17,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from voiced.robot.link import ControllerLink
-from voiced.robot.sequence import SequenceStep
-
 from voiced import eventtypes as ev
 from voiced.commands.asking import Asking
 from voiced.commands.context import PipelineContext, PipelinePart
@@ -33,6 +30,8 @@ from voiced.commands.workload import Job
 from voiced.errors import VoicedError
 from voiced.interpreter.check import Checked
 from voiced.interpreter.result import Interpretation
+from voiced.robot.link import ControllerLink
+from voiced.robot.sequence import SequenceStep
 from voiced.words.behaviours import RESUME
 from voiced.words.review import describe
 

@@ -19,10 +19,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from voiced.robot.cell import Cell
-from voiced.robot.link import ControllerLink
-from voiced.robot.scene import Scene
-
 from voiced.commands.acceptance import Acceptance, checked_plan
 from voiced.commands.asking import Ask, Asking
 from voiced.commands.belief import Belief
@@ -40,6 +36,9 @@ from voiced.interpreter.check import Checked
 from voiced.interpreter.result import Interpretation
 from voiced.interpreter.tiers import Interpreter
 from voiced.link.keeper import LinkKeeper
+from voiced.robot.cell import Cell
+from voiced.robot.link import ControllerLink
+from voiced.robot.scene import Scene
 from voiced.words.questions import Questions
 
 __all__ = ["Ask", "RobotPipeline"]

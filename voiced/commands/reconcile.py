@@ -25,7 +25,6 @@ from voiced.robot.connection import ControllerState
 from voiced.robot.primitives import Grip, Pose
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
-
 from voiced.words.review import describe as say
 
 GRIPPER_MM = 0.5

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import structlog
-from voiced.robot.sequence import steps_to_json
 
 from voiced import eventtypes as ev
 from voiced.commands.pending import PendingWork, Ticket
@@ -14,6 +13,7 @@ from voiced.errors import VoicedError
 from voiced.events import EventLog
 from voiced.history import History
 from voiced.interpreter.result import CREATIVE, Interpretation
+from voiced.robot.sequence import steps_to_json
 from voiced.targets.base import ASKS_FOR_MORE, TargetResult
 from voiced.words.plain import command_failure
 

@@ -16,12 +16,11 @@ import asyncio
 from dataclasses import dataclass
 from enum import Enum
 
-from voiced.robot.compiler import Program
-from voiced.robot.sequence import SequenceStep
-
 from voiced.commands.pending import Ticket
 from voiced.interpreter.result import Interpretation
 from voiced.interpreter.tiers import Understood
+from voiced.robot.compiler import Program
+from voiced.robot.sequence import SequenceStep
 
 
 class Phase(Enum):

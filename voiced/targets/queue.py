@@ -1,8 +1,8 @@
 """The deferred queue: text saved now and worked off later, in a SQLite database in WAL mode.
 
 The daemon's queue target only adds items; `voiced queue run` takes each pending item in order
-(`claims`, read by `voiced.inputs.QueueInput`) and `record`s what became of it; `work_off` does
-both around a handler. Every change is one committed
+(`claims`, read by `voiced.inputs.sources.QueueInput`) and `record`s what became of it;
+`work_off` does both around a handler. Every change is one committed
 transaction with synchronous=FULL, so "Saved for later." survives kill -9 and a power cut, and a
 killed writer leaves the database readable. An item's attempts are counted before its handler
 runs, so an item whose handling keeps crashing the runner is given up after `MAX_ATTEMPTS`.

@@ -4,7 +4,7 @@ One loop in the daemon reads whichever input the session has (`Daemon._listen`):
 goes to the frame router, a `Tick` or an `Activity` moves the frames' timers on the input's own
 clock, and the iterator ending is the end of input. The inputs:
 
-- `TextInput`: typed lines (`--text FILE|-`), on a virtual clock (`voiced.textinput`);
+- `TextInput`: typed lines (`--text FILE|-`), on a virtual clock (`voiced.inputs.typed`);
 - `AudioInput`: what the listener hears (`--audio mic|FILE|-`), on the audio clock; barge-ins
   and rejected audio are the audio front end's business and stay here;
 - `QueueInput` (`voiced queue run`) and `ReplayInput` (`voiced replay`): commands that went
@@ -31,13 +31,13 @@ from voiced.audio.listener import BargeIn, Heard, KeywordHeard
 from voiced.audio.listener import Tick as AudioTick
 from voiced.audio.segmenter import Activity as AudioActivity
 from voiced.audio.stopspot import Spotted
-from voiced.audioinput import AudioFrontEnd, heard_event, keyword_event, spotted_event
 from voiced.cellstatus import RemoteInbox, RemoteWords
 from voiced.events import EventLog
+from voiced.inputs.audio import AudioFrontEnd, heard_event, keyword_event, spotted_event
+from voiced.inputs.typed import MAX_UTTERANCE_CHARS, Line, Unusable
+from voiced.inputs.typed import TextInput as TextLines
 from voiced.targets import DeferredQueue, TargetResult
 from voiced.targets.queue import claims, record, record_error
-from voiced.textinput import MAX_UTTERANCE_CHARS, Line, Unusable
-from voiced.textinput import TextInput as TextLines
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ from voiced.audio.wake import make_wake_gate
 from voiced.audio.wyomingstt import ServerSwitch
 from voiced.config import Config
 from voiced.events import EventLog
-from voiced.keywordsetup import keyword_models
+from voiced.inputs.keywords import keyword_models
 from voiced.robot.cell import Cell
 
 log = structlog.get_logger(__name__)
