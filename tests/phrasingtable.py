@@ -26,9 +26,9 @@ from voiced.robot.cell import Cell
 from voiced.robot.cellfile import load_cell
 
 from voiced.config import Config, load_config, with_overrides
-from voiced.daemon import Daemon, Session
 from voiced.events import EventLog
 from voiced.paths import DataDir, ensure_data_dir
+from voiced.service.daemon import Daemon, Session
 
 TABLE = Path(__file__).parent / "phrasings"
 CELLS = frozenset({"sandwich", "weld", "blocks"})

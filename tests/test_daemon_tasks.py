@@ -17,10 +17,10 @@ from voiced.robot.cellfile import load_cell
 
 from tests.audio.clips import HAVE_TOOLS, Clips
 from voiced.config import load_config, with_overrides
-from voiced.daemon import Daemon, Session
 from voiced.events import EventLog
 from voiced.paths import DataDir, ensure_data_dir
-from voiced.sdnotify import Notifier
+from voiced.service.daemon import Daemon, Session
+from voiced.service.sdnotify import Notifier
 from voiced.targets import DeferredQueue
 
 CONFIG = """

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from voiced.cellstatus import RemoteInbox
 from voiced.config import Config, load_config
 from voiced.errors import ConfigError
 from voiced.events import EventLog
@@ -16,6 +15,7 @@ from voiced.mqtt.service import EventBuffer, MqttService, read_say
 from voiced.mqtt.settings import BrokerAddress, parse_broker_url
 from voiced.mqtt.status import SeenCell
 from voiced.mqtt.topics import CellTopics, discovery_configs, node_id
+from voiced.service.cellstatus import RemoteInbox
 
 
 @pytest.mark.parametrize(
@@ -186,7 +186,7 @@ def test_status_lines() -> None:
 
 
 def test_check_config_names_a_missing_credentials_file(tmp_path: Path) -> None:
-    from voiced.filecheck import check_config_file
+    from voiced.checks.files import check_config_file
 
     path = write(tmp_path, '[mqtt]\nurl = "mqtt://b"\ncredentials_file = "gone"\n')
     report = check_config_file(str(path))

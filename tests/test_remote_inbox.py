@@ -8,8 +8,8 @@ from collections.abc import AsyncGenerator
 
 import pytest
 
-from voiced.cellstatus import STOP_WORD, RemoteInbox, RemoteWords
 from voiced.inputs.sources import InputEvent, Tick, with_remote
+from voiced.service.cellstatus import STOP_WORD, RemoteInbox, RemoteWords
 
 
 class Steps:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
-from voiced.sdnotify import Notifier, run_watchdog, watchdog_interval
+from voiced.service.sdnotify import Notifier, run_watchdog, watchdog_interval
 
 
 def _receiver(address: str) -> socket.socket:

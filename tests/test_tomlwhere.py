@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from voiced.tomlwhere import line_of_path, line_of_syntax_error, split_path
+from voiced.checks.tomlwhere import line_of_path, line_of_syntax_error, split_path
 
 TEXT = """\
 [cell]

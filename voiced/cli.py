@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import structlog
 
 from voiced import __version__
+from voiced.checks.files import CheckReport, config_relative
 from voiced.config import (
     Config,
     load_config,
@@ -31,7 +32,6 @@ from voiced.config import (
 )
 from voiced.errorpath import EXIT_NOT_DONE, EXIT_USAGE, report_error
 from voiced.errors import ConfigError, InputError, Problem, UsageError, describe
-from voiced.filecheck import CheckReport, config_relative
 from voiced.keywordcli import add_keyword_commands
 from voiced.logs import configure_logging
 from voiced.paths import DataDir, atomic_write_json, ensure_data_dir, resolve_data_dir
@@ -41,7 +41,7 @@ from voiced.robot.cellfile import list_cells, load_cell
 from voiced.robot.protocol.wire import is_name
 from voiced.robot.scene import Scene
 from voiced.robot.view import load_scene_file
-from voiced.shipped import SYSUSERS, UNIT, config_template, systemd_file
+from voiced.service.unit_files import SYSUSERS, UNIT, config_template, systemd_file
 
 if TYPE_CHECKING:
     from voiced.audio.transcribe import BiasVocabulary
@@ -383,7 +383,7 @@ def _add_run_options(run: argparse.ArgumentParser) -> None:
 def _as_checked(path: str | None) -> ConfigError:
     """A configuration that does not load, with every problem `voiced check-config` names
     (the cell file it names included): one run names every mistake."""
-    from voiced.filecheck import check_config_file
+    from voiced.checks.files import check_config_file
 
     found = check_config_file(path).problems
     return ConfigError([Problem(f"{p.file}:{p.line}" if p.line else p.file, p.where, p.message)
@@ -430,8 +430,8 @@ def _cmd_run(
     assume_yes: bool = False,
     listener: Listener | None = None,
 ) -> int:
-    from voiced.daemon import Daemon, Session
     from voiced.events import EventLog
+    from voiced.service.daemon import Daemon, Session
 
     config, cell_ref, scene_ref = _load_run_config(args)
     configure_logging(
@@ -633,7 +633,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_check_config(args: argparse.Namespace) -> int:
-    from voiced.filecheck import check_config_file
+    from voiced.checks.files import check_config_file
 
     if args.path and args.config_path and args.path != args.config_path:
         raise UsageError("check-config", "give the file once: PATH or --config PATH")
@@ -644,7 +644,7 @@ def _cmd_check_config(args: argparse.Namespace) -> int:
 
 
 def _cmd_check_cell(args: argparse.Namespace) -> int:
-    from voiced.filecheck import check_cell_file
+    from voiced.checks.files import check_cell_file
 
     if not args.path.strip():
         raise UsageError("check-cell", "an empty cell: give a bundled cell's name or a file")

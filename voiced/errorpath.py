@@ -59,7 +59,7 @@ def report_error(error: BaseException, debug: bool) -> int:
 
 def _with_lines(error: ProblemsError) -> list[str]:
     """Each problem with the line of its file, as `voiced check-config` names it."""
-    from voiced.filecheck import located
+    from voiced.checks.files import located
 
     try:
         return [str(problem) for problem in located(error.problems)]

@@ -12,11 +12,11 @@ import numpy as np
 from voiced.audio.segmenter import Segment, VadStats
 from voiced.robot.cellfile import load_cell
 
-from voiced.cellstatus import CellStatus, CommandOutcome, RemoteInbox
 from voiced.events import EventLog
 from voiced.page.drawing import cell_svg
 from voiced.page.server import CellPage
 from voiced.page.settings import PageSettings
+from voiced.service.cellstatus import CellStatus, CommandOutcome, RemoteInbox
 
 SANDWICH = load_cell("sandwich")
 STATUS = CellStatus(

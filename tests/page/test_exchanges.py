@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from tests.page.served import tone_segment
 from voiced import eventtypes as ev
-from voiced.cellstatus import CommandOutcome
 from voiced.eventtypes import Record
 from voiced.page.exchanges import Exchanges
+from voiced.service.cellstatus import CommandOutcome
 
 STEP = {"step": 1, "composite": "add_layer", "params": {"item": "bread"}}
 

@@ -16,10 +16,10 @@ import structlog
 
 from tests.page.served import STATUS, exchange, served, tone_segment
 from voiced import eventtypes as ev
-from voiced.cellstatus import CellStatus, RemoteInbox
 from voiced.events import EventLog
 from voiced.page.server import CellPage
 from voiced.page.settings import PageSettings
+from voiced.service.cellstatus import CellStatus, RemoteInbox
 
 TOKEN = "s3cret-token-of-the-cell-0123"
 

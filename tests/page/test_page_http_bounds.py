@@ -14,9 +14,9 @@ import structlog
 
 from tests.page.served import STATUS, Served, served
 from tests.page.served import exchange as _exchange
-from voiced.cellstatus import CellStatus
 from voiced.page import server
 from voiced.page.settings import PageSettings
+from voiced.service.cellstatus import CellStatus
 
 
 @pytest.fixture

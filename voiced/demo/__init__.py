@@ -12,13 +12,13 @@ from typing import Any, TextIO
 
 from voiced import eventtypes as ev
 from voiced.config import load_config, with_overrides
-from voiced.daemon import Daemon, Session
 from voiced.events import EventLog
 from voiced.eventtypes import Record
 from voiced.frames.router import StackChange
 from voiced.logs import configure_logging
 from voiced.paths import DataDir
 from voiced.robot.cellfile import load_cell
+from voiced.service.daemon import Daemon, Session
 
 DEMO_TIME_SCALE = 0.25
 """The demo's arm moves four times faster than real time, so the whole session takes seconds."""

@@ -31,11 +31,11 @@ from voiced.audio.listener import BargeIn, Heard, KeywordHeard
 from voiced.audio.listener import Tick as AudioTick
 from voiced.audio.segmenter import Activity as AudioActivity
 from voiced.audio.stopspot import Spotted
-from voiced.cellstatus import RemoteInbox, RemoteWords
 from voiced.events import EventLog
 from voiced.inputs.audio import AudioFrontEnd, heard_event, keyword_event, spotted_event
 from voiced.inputs.typed import MAX_UTTERANCE_CHARS, Line, Unusable
 from voiced.inputs.typed import TextInput as TextLines
+from voiced.service.cellstatus import RemoteInbox, RemoteWords
 from voiced.targets import DeferredQueue, TargetResult
 from voiced.targets.queue import claims, record, record_error
 

@@ -24,7 +24,6 @@ from aiomqtt.exceptions import MqttConnectError
 from paho.mqtt.reasoncodes import ReasonCode
 
 from voiced import __version__
-from voiced.cellstatus import CellStatus, RemoteInbox, StatusBoard
 from voiced.config import Config
 from voiced.events import EventLog
 from voiced.eventtypes import Record
@@ -32,6 +31,7 @@ from voiced.mqtt.connect import Broker, broker_for
 from voiced.mqtt.settings import MqttSettings
 from voiced.mqtt.topics import OFFLINE, ONLINE, CellTopics, discovery_configs
 from voiced.robot.link import backoff_delays
+from voiced.service.cellstatus import CellStatus, RemoteInbox, StatusBoard
 
 log = structlog.get_logger(__name__)
 

@@ -24,9 +24,9 @@ from voiced import eventtypes as ev
 from voiced.audio.segmenter import Segment
 from voiced.audio.settings import SAMPLE_RATE
 from voiced.audio.transcribe import Transcript
-from voiced.cellstatus import CommandOutcome
 from voiced.eventtypes import Record
 from voiced.page.wav import wav_bytes
+from voiced.service.cellstatus import CommandOutcome
 from voiced.words.plain import as_words
 
 PENDING_CLIPS = 8

@@ -22,7 +22,6 @@ from typing import Any
 import structlog
 
 from voiced import eventtypes as ev
-from voiced.cellstatus import CellStatus, RemoteInbox
 from voiced.commands.belief import Belief
 from voiced.errors import ConfigError, Problem, describe
 from voiced.events import EventLog
@@ -40,6 +39,7 @@ from voiced.page.http import (
 )
 from voiced.page.settings import PageSettings
 from voiced.page.stopcheck import is_loopback_name, refusal
+from voiced.service.cellstatus import CellStatus, RemoteInbox
 
 log = structlog.get_logger(__name__)
 

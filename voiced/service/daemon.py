@@ -21,7 +21,6 @@ import structlog
 
 from voiced import eventtypes as ev
 from voiced import rules
-from voiced.cellstatus import RemoteInbox, RemoteWords, StatusBoard
 from voiced.commands.pending import Withdraw, dropped_sentence
 from voiced.commands.pipeline import RobotPipeline
 from voiced.config import Config, resolve_config_path
@@ -63,8 +62,9 @@ from voiced.paths import DataDir, offline
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
 from voiced.robot.view import state_view
-from voiced.sdnotify import Notifier, run_watchdog, watchdog_interval
-from voiced.services import DaemonServices
+from voiced.service.cellstatus import RemoteInbox, RemoteWords, StatusBoard
+from voiced.service.frame_services import DaemonServices
+from voiced.service.sdnotify import Notifier, run_watchdog, watchdog_interval
 from voiced.targets import DeferredQueue, TargetResult, build_targets
 from voiced.words.examples import help_examples
 

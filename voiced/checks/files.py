@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from voiced.checks.tomlwhere import line_of_path, line_of_syntax_error
 from voiced.config import (
     CONFIG_ENV,
     DEFAULT_CONFIG_PATH,
@@ -27,7 +28,6 @@ from voiced.link.key import controller_key
 from voiced.robot.cell import Cell
 from voiced.robot.cellfile import cell_path, check_cell, load_cell
 from voiced.robot.view import load_scene_file
-from voiced.tomlwhere import line_of_path, line_of_syntax_error
 
 _SOURCE_LINE = re.compile(r"^(.*):(\d+)$")
 
