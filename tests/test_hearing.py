@@ -112,6 +112,15 @@ def test_a_name_the_cell_lacks_is_kept_and_never_swapped_for_one_it_has(tmp_path
     )
 
 
+@pytest.mark.parametrize("said", ["Computer, add bread, no cheese.", "Computer, don't add cheese."])
+def test_a_negation_is_kept_and_never_swapped_for_words_without_it(
+    tmp_path: Path, said: str
+) -> None:
+    # Refused ("I can't act on ..."), and never a lower hypothesis that moves the arm.
+    choose, _ = chooser(tmp_path)
+    assert choose([said, "Computer, add bread and cheese."]) == Choice(0)
+
+
 def test_the_wake_word_alone_is_kept_only_as_the_best_hypothesis(tmp_path: Path) -> None:
     """Lower down, "Computer," is the best hypothesis cut short: taking it would lose the rest
     (the question "what positions are available" became a bare wake word)."""

@@ -1,8 +1,9 @@
 """The import graph of the installed package: no cycles, and dependencies that point one way.
 
 docs/ARCHITECTURE.md ("Packages"): `voiced` wires everything; `frames` uses `rules`; `robot` and
-`audio` know nothing of frames, of each other or of `voiced`'s own modules; the leaf modules
-(LEAVES) may be imported by every package and import nothing from the project themselves.
+`audio` know nothing of frames, of each other or of `voiced`'s own modules; each subpackage of
+`voiced/` imports only what its docstring (and MAY_IMPORT) names; the leaf modules (LEAVES) may
+be imported by every package and import nothing from the project themselves.
 
 grimp builds the graph from the source: every import statement counts, at module level, inside
 functions and under `if TYPE_CHECKING:` (an import moved into a function still depends on its

@@ -211,8 +211,11 @@ def unknown_failure(c: Clause, cell: Cell, said: str) -> Unparsed:
         run.append(token)
     # Seed 003: consecutive unknown words are one phrase ("build a tower", fillers included).
     phrase = said[first.start : run[-1].start + len(run[-1].text)]
-    if NEGATIONS & {token.text for token in run}:
+    if NEGATIONS & {token.text for token in run[:2]}:
         # "don't add cheese" was "I don't have dont": a negation is not a name to look up.
+        # Still a semantic failure: the recogniser must not swap the words for a hypothesis
+        # without it ("add bread, no cheese" is never "add bread and cheese"). Only where the
+        # unknown words open with it: talk that holds a "no" somewhere is not a negation.
         # Before the verb it negates the whole command: nothing to do, and nothing for a
         # model to make of it. After it ("add bread but no cheese") a model may read it.
         spelt = " ".join(NEGATIONS_SPELT.get(word, word) for word in phrase.split())
