@@ -126,7 +126,7 @@ def decode_window(
 
     With `hypotheses` > 1 and a `choose`, the beam's hypotheses at temperature 0 are offered
     best first and the one chosen is kept (what the live grammar accepts: see
-    `voiced.audioinput`); when none is chosen, the fallback ladder goes on as usual."""
+    `voiced.inputs.audio`); when none is chosen, the fallback ladder goes on as usual."""
     from faster_whisper.audio import pad_or_trim  # type: ignore[import-untyped]
 
     features = model.feature_extractor(audio)

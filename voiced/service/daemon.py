@@ -1,11 +1,14 @@
 """`voiced run`: every component under one owner, and a staged, bounded shutdown.
 
 Start-up: data directory, cell and scene, controller (the in-process simulator or a real one),
-frame router, robot pipeline, input. READY=1 goes to systemd once input and the controller link
-are up. SIGTERM/SIGINT only set an event; shutdown then runs in stages within
-`daemon.shutdown_timeout`: stop input, hand on unsaved dictation, stop the arm safely (STOP on
-the control channel), let the pipeline record what really ran and the targets store what they
-were given, write the final state, close the link.
+frame router, robot pipeline, input, each built before anything runs (`Parts`). READY=1 goes to
+systemd once input and the controller link are up. Then the one input loop runs
+(`voiced.service.input_loop`) with the pipeline, the link keeper, the watchdog and what shows
+the cell outside; STATUS= is composed by `voiced.service.status`. SIGTERM/SIGINT only set an
+event; shutdown then runs in stages within `daemon.shutdown_timeout`
+(`voiced.service.shutdown`): stop input, hand on unsaved dictation, stop the arm safely (STOP
+on the control channel), let the pipeline record what really ran and the targets store what
+they were given, write the final state, close the link.
 """
 
 from __future__ import annotations
@@ -13,41 +16,32 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
 import structlog
 
 from voiced import eventtypes as ev
-from voiced import rules
-from voiced.commands.pending import Withdraw, dropped_sentence
+from voiced.commands.pending import Withdraw
 from voiced.commands.pipeline import RobotPipeline
 from voiced.config import Config, resolve_config_path
 from voiced.errors import VoicedError
 from voiced.events import EventLog
-from voiced.eventtypes import Record
 from voiced.frames import BaseFrame, CommandRouter, ReviewFrame
 from voiced.frames.pause import pause_rule
-from voiced.frames.router import StackChange
-from voiced.frames.stop import heard_with_spotted_stop, stop_rule
+from voiced.frames.stop import stop_rule
 from voiced.history import History
 from voiced.inputs.audio import FRAME_WORDS, AudioFrontEnd, bias_for
 from voiced.inputs.hearing import GrammarChooser
 from voiced.inputs.sources import (
-    Activity,
     AudioInput,
     Input,
     NoInput,
     QueueInput,
-    ReadAhead,
     ReplayInput,
     TextInput,
-    Tick,
-    Utterance,
-    with_remote,
 )
-from voiced.inputs.typed import Unusable, too_long
 from voiced.interpreter.tiers import LEARNED_VERBS, Interpreter
 from voiced.link.controller import Controller, open_controller
 from voiced.link.keeper import LinkKeeper
@@ -55,27 +49,22 @@ from voiced.link.saved_scene import SceneStore
 from voiced.llm.classifier import AnthropicClassifier
 from voiced.llm.client import LlmClient, LlmReply
 from voiced.llm.sequence import usage_event
-from voiced.logs import correlation
 from voiced.mqtt.service import mqtt_service
 from voiced.page.server import CellPage, drawing_of, read_token
 from voiced.paths import DataDir, offline
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
-from voiced.robot.view import state_view
-from voiced.service.cellstatus import RemoteInbox, RemoteWords, StatusBoard
+from voiced.service.cellstatus import RemoteInbox, StatusBoard
 from voiced.service.frame_services import DaemonServices
+from voiced.service.input_loop import InputLoop
+from voiced.service.parts import Parts
 from voiced.service.sdnotify import Notifier, run_watchdog, watchdog_interval
-from voiced.targets import DeferredQueue, TargetResult, build_targets
+from voiced.service.shutdown import Shutdown, cancel
+from voiced.service.status import StatusLine
+from voiced.targets import DeferredQueue, build_targets
 from voiced.words.examples import help_examples
 
 log = structlog.get_logger(__name__)
-
-END_OF_INPUT_PAUSE = 3600.0
-"""Input-clock seconds added at end of input: longer than every timer that listens."""
-END_OF_INPUT_ROUNDS = 4
-"""How many times the clock moves on at end of input (a query, then its question...)."""
-DRAIN_POLL_S = 0.2
-"""How often the end-of-input wait looks at the controller link."""
 
 
 @dataclass(frozen=True)
@@ -105,23 +94,6 @@ class Session:
     """`scene` came from --scene: no saved scene is restored."""
 
 
-@dataclass(frozen=True)
-class Parts:
-    """Everything one run is made of, built in one place (`Daemon._assemble`) before any of it
-    runs."""
-
-    controller: Controller
-    pipeline: RobotPipeline
-    services: DaemonServices
-    router: CommandRouter
-    front: AudioFrontEnd | None
-    """The audio front end (`--audio`); None for every other input."""
-    source: Input
-    """What the daemon listens to."""
-    board: StatusBoard
-    """The cell as seen from outside (the cell page, MQTT)."""
-
-
 class Daemon:
     """One run of the daemon. `run()` returns the process exit code."""
 
@@ -132,15 +104,11 @@ class Daemon:
         self.notifier = notifier or Notifier()
         self.shutdown = asyncio.Event()
         self._healthy = True
-        self._mode = session.config.daemon.mode
-        self._link: str | None = None
+        self.status = StatusLine(self.notifier, session.cell.name, session.config.daemon.mode)
         self.inbox = RemoteInbox()
         """Words from outside (the cell page's STOP, MQTT), taken between what is heard."""
-        self._broker: str | None = None
-        self._audio_status: Callable[[], str | None] = lambda: None
-        """The audio front end's word for STATUS= (a speech server or satellite lost)."""
-        self._reader: ReadAhead | None = None
-        """How the input loop reads (`_listen`): it reads ahead for a stop while it waits."""
+        self._loop: InputLoop | None = None
+        """The one input loop, once the parts it feeds are built."""
         self.page = self._page()
         """The cell's page (`[page] enabled`), following events from the start."""
 
@@ -194,7 +162,7 @@ class Daemon:
             history=history,
             review=self.config.review,
             interpreter=self._interpreter(llm),
-            status=self._link_status,
+            status=self.status.link_status,
         )
         targets = build_targets(self.config, session.data, self.events)
         services = DaemonServices(
@@ -204,7 +172,7 @@ class Daemon:
         router = self._router(services)
         front = await self._audio(stack, router, pipeline, services)
         board = StatusBoard(
-            router, lambda: pipeline.belief, link, lambda: self._link, history
+            router, lambda: pipeline.belief, link, lambda: self.status.link, history
         )  # fmt: skip
         return Parts(controller, pipeline, services, router, front, self._input(front), board)
 
@@ -213,25 +181,27 @@ class Daemon:
         # The controller's report is the truth from the first moment: the saved scene is
         # corrected by it before anything can move (and what differed is said).
         await pipeline.reconcile("connected")
+        self._loop = InputLoop(self.config, self.events, self.inbox, parts)
+        shutdown = Shutdown(self.config, self.notifier, self.session.cell, self.shutdown)
         async with asyncio.TaskGroup() as group:
             worker = group.create_task(pipeline.run(), name="robot-pipeline")
             acceptor = group.create_task(pipeline.accept(), name="acceptance")
             keeper = group.create_task(pipeline.keeper.run(), name="link-keeper")
             watchdog = self._start_watchdog(group, pipeline.keeper)
-            feeder = group.create_task(self._listen(parts), name="input")
+            feeder = group.create_task(self._loop.run(), name="input")
             speech = group.create_task(front.feedback.run(), name="speech") if front else None
             outside = [
                 group.create_task(work, name=name) for name, work in self._outside(parts)
             ]  # fmt: skip
             self.notifier.ready()
-            self._announce_status(router.mode)
-            unsubscribe = self.events.subscribe(self._on_event)
+            self.status.announce(router.mode)
+            unsubscribe = self.events.subscribe(self.status.on_event)
             log.info("ready", cell=self.session.cell.name, mode=router.mode, offline=offline())
-            ended_by_signal = await self._wait_for_end(feeder)
-            await self._finish(feeder, parts, ended_by_signal)
+            ended_by_signal = await shutdown.wait_for_end(feeder)
+            await shutdown.finish(feeder, parts, ended_by_signal)
             unsubscribe()
-            await _cancel(feeder, worker, acceptor, keeper, watchdog, speech, *outside)
-        self._emit_final_state(parts)
+            await cancel(feeder, worker, acceptor, keeper, watchdog, speech, *outside)
+        self._emit_final_state(parts, shutdown)
         return 0
 
     async def _audio(
@@ -252,14 +222,14 @@ class Daemon:
             # before that command reaches the frames: its wake word may be what opens the
             # query, so the frames, not the gate, judge it (they drop what has no wake word).
             wake_required=lambda: router.mode == "wake" and router.top is base
-            and not (self._reader is not None and self._reader.ahead),
+            and not (self._loop is not None and self._loop.reading_ahead),
             is_stop=router.stops,
             moving=lambda: pipeline.workload.busy,
             room_echo_db=self.session.room_echo_db,
-            on_status=lambda: self._announce_status(self._mode),
+            on_status=self.status.announce,
             segments=self.page.exchanges.publish if self.page else None,
         )  # fmt: skip
-        self._audio_status = lambda: front.status
+        self.status.audio = lambda: front.status
         if self.config.stt.hypotheses > 1 or self.config.stt.repair:
             front.listener.choose = GrammarChooser(
                 pipeline.interpreter, pipeline.belief, router, self.config.daemon.wake_word,
@@ -282,7 +252,7 @@ class Daemon:
             )
         mqtt = mqtt_service(
             self.config, self.session.cell.name, parts.board, self.inbox, self.events,
-            self._broker_status,
+            self.status.broker_status,
         )  # fmt: skip
         if mqtt is not None:
             outside.append(("mqtt", mqtt.run()))
@@ -357,29 +327,6 @@ class Daemon:
         """The yes/no classifier's call, counted like every other (the `llm` event)."""
         self.events.emit(usage_event(reply, error))
 
-    def _announce_status(self, mode: str) -> None:
-        self._mode = mode
-        link = f"; controller {self._link}" if self._link else ""
-        audio = f"; {words}" if (words := self._audio_status()) else ""
-        broker = f"; {self._broker}" if self._broker else ""
-        cell = self.session.cell.name
-        self.notifier.status(f"listening: {mode} mode, cell {cell}{link}{audio}{broker}")
-
-    def _broker_status(self, words: str | None) -> None:
-        """The MQTT service's word for STATUS= ("mqtt broker away, retrying"); None: up."""
-        self._broker = words
-        self._announce_status(self._mode)
-
-    def _link_status(self, text: str | None) -> None:
-        """The link keeper's word for STATUS= ("link lost, reconnecting"); None: it is up."""
-        self._link = text
-        self._announce_status(self._mode)
-
-    def _on_event(self, record: Record) -> None:
-        change = record.event
-        if isinstance(change, StackChange) and change.mode is not None:
-            self._announce_status(change.mode)
-
     def _router(self, services: DaemonServices) -> CommandRouter:
         cfg = self.config
         base = BaseFrame(
@@ -396,7 +343,7 @@ class Daemon:
         rules_first = [stop_rule(wake_words), pause_rule(wake_words)]
         router = CommandRouter(base, services, self.events, rules_first, cfg.daemon.mode)
         base.on_push(router, 0.0)
-        router.owner_hears_again = True  # after the wait for the interpreter (`_hear_again`)
+        router.owner_hears_again = True  # after the wait for the interpreter (`InputLoop`)
         services.expect_more = base.expect_more
         return router
 
@@ -415,263 +362,5 @@ class Daemon:
             run_watchdog(self.notifier, interval, healthy, self.shutdown), name="watchdog"
         )
 
-    # -- listening ---------------------------------------------------------------------------
-
-    async def _listen(self, parts: Parts) -> None:
-        """The one input loop: utterances to the router, ticks and activity to the frames'
-        timers, until the input ends; then every timer runs out and the last words are said."""
-        router = parts.router
-        async with contextlib.aclosing(with_remote(parts.source, self.inbox)) as events:
-            self._reader = reader = ReadAhead(events)
-            try:
-                await self._take_all(reader, parts)
-            finally:
-                await reader.close()
-        await _run_out(router, parts.pipeline, router.now)
-        if parts.front is not None:
-            await parts.front.feedback.drain()
-
-    async def _take_all(self, reader: ReadAhead, parts: Parts) -> None:
-        router = parts.router
-        while True:
-            try:
-                event = await reader.next()
-            except StopAsyncIteration:
-                return
-            if isinstance(event, RemoteWords):
-                self.events.emit(ev.RemoteSaid(event.text, event.source))
-                log.info("words from outside", text=event.text, source=event.source)
-                await self._from_outside(event, parts)
-            elif isinstance(event, Tick):
-                await router.tick(event.t)
-            elif isinstance(event, Activity):
-                router.activity(event.t, event.voiced)
-            elif isinstance(event, Unusable):
-                parts.services.ignore(event)
-            else:
-                await self._hear(event, parts)
-
-    async def _from_outside(self, words: RemoteWords, parts: Parts) -> None:
-        """Words from outside are a whole utterance. Audio's clock runs by itself, so the
-        frames' timers send them on; typed text and no input have no clock of their own, so
-        it moves on by a pause, as after a typed line and a blank one (else a command would
-        wait in the query frame for the next line that may never come)."""
-        router = parts.router
-        text = words.text
-        waking = router.mode == "wake" and router.top is router.stack[0]
-        stop = router.stops(text)
-        if waking and not stop and not self._woken(text):
-            # Typed on a dashboard, a command is meant for the cell: nobody types the wake word.
-            text = f"{self.config.daemon.wake_word} {text}"
-        await self._hear(Utterance(text, router.now, source=words.source), parts)
-        if not isinstance(parts.source, AudioInput):
-            await router.tick(router.now + self.config.query.silence_timeout + 0.1)
-
-    def _woken(self, text: str) -> bool:
-        """Whether `text` starts with the wake word (or one of its variants)."""
-        said = rules.normalize(text)
-        words = self.config.daemon.wake_words
-        return any(said.startswith(rules.normalize(word)) for word in words)
-
-    async def _hear(self, said: Utterance, parts: Parts) -> None:
-        router = parts.router
-        with correlation(said.correlation_id) as cid:
-            utterance = rules.Utterance(said.text, said.t, cid, source=said.source)
-            if said.result is not None:
-                await self._run_as_routed(said, said.result, cid, parts)
-                return
-            limit = self.config.daemon.max_utterance_chars
-            if len(said.text) > limit:
-                parts.services.ignore(too_long(said.text, len(said.text), limit))
-                return
-            stop = router.is_global(utterance)
-            if not stop and await self._stopped_while_accepting(parts):
-                self._dropped_before_stop([said])
-                return
-            self.events.emit(said.announce or ev.Utterance(said.text))
-            # The stop spotter acted on this speech: it was a stop, whatever the transcript
-            # made of it ("top", "Stop it now"), and must not move anything after the stop.
-            # What else it holds is named, as a stop in a transcript names what it drops.
-            if not said.spotted:
-                await router.dispatch(utterance)
-                await self._hear_again(parts)
-                return
-            dropped = heard_with_spotted_stop(router, said.text, self.config.daemon.wake_words)
-            for command in dropped:
-                self.events.emit(ev.Dropped(command, "said with a stop"))
-            if dropped:
-                parts.services.speak(dropped_sentence(dropped, lead="Heard with the stop."))
-
-    async def _hear_again(self, parts: Parts) -> None:
-        """What a frame gave back to be heard from the top (a whole command after words that
-        were none, the next order after one that waited) waits for the interpreter as what is
-        said next does. A stop read meanwhile is taken next, and it drops what is left here
-        as it drops a half-said command (named in what the operator hears)."""
-        router = parts.router
-        while router.again:
-            if await self._stopped_while_accepting(parts):
-                return
-            await router.dispatch(router.again.pop(0))
-
-    async def _stopped_while_accepting(self, parts: Parts) -> bool:
-        """What is said waits for the interpreter (never for the robot), so a question it asks
-        is in place before the next line arrives. A stop waits for nothing: while this waits,
-        the input is read on, and a stop read meanwhile ends the wait (True) and is taken
-        next; what was read before it was said before it, and is dropped."""
-        pipeline, router = parts.pipeline, parts.router
-        if pipeline.workload.accepted or self._reader is None:
-            return False
-
-        def is_stop(event: object) -> bool:
-            text = event.text if isinstance(event, (Utterance, RemoteWords)) else None
-            return text is not None and router.stops(text)
-
-        found = await self._reader.until_stop(pipeline.wait_accepted(), is_stop)
-        if found is None:
-            return False
-        before, stop = found
-        log.warning("a stop was said while a command waited for the interpreter",
-                    stop=stop.text)  # fmt: skip
-        self._dropped_before_stop([e for e in before if isinstance(e, (Utterance, RemoteWords))])
-        return True
-
-    def _dropped_before_stop(self, said: Sequence[Utterance | RemoteWords]) -> None:
-        """Words said before a stop that had not reached the frames yet: they never will."""
-        for words in said:
-            self.events.emit(ev.Utterance(words.text))
-            self.events.emit(ev.Dropped(words.text, "said before a stop"))
-
-    async def _run_as_routed(
-        self, said: Utterance, result: asyncio.Future[TargetResult], cid: str, parts: Parts
-    ) -> None:
-        """A command that went through the frames when it was first said (queued, replayed)
-        goes to the robot pipeline as it is; its result (or error) goes back to its input.
-        Nobody is there to answer a question, so the clock runs out on it: one that needs a
-        yes is not run (unless approved beforehand, `voiced replay --yes`)."""
-        self.events.emit(said.announce or ev.Utterance(said.text))
-        try:
-            outcome = parts.pipeline.submit(said.text, cid)
-            await _run_out(parts.router, parts.pipeline, parts.router.now)
-            result.set_result(await outcome)
-        except Exception as error:  # the input records it and raises it
-            result.set_exception(error)
-
-    # -- ending ------------------------------------------------------------------------------
-
-    async def _wait_for_end(self, feeder: asyncio.Task[None]) -> bool:
-        """Wait until the input ends or a signal arrives; True for a signal."""
-        await self._until_signalled(feeder)
-        return self.shutdown.is_set()
-
-    async def _until_signalled(self, task: asyncio.Task[Any]) -> None:
-        """Until `task` ends or a shutdown signal arrives (`task` is left as it is)."""
-        stopper = asyncio.create_task(self.shutdown.wait(), name="shutdown-wait")
-        try:
-            await asyncio.wait({task, stopper}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            await _cancel(stopper)
-
-    async def _finish(self, feeder: asyncio.Task[None], parts: Parts, by_signal: bool) -> None:
-        # End of input: let the robot finish what was asked and the targets deliver what was
-        # said, unless a signal comes first.
-        if not by_signal and await self._unless_signalled(self._drain(parts)):
-            return  # everything said was done or delivered
-        self.notifier.stopping()
-        feeder.cancel()
-        # Before the arm is stopped: handing dictation on only starts its write, and that write
-        # must not depend on how long stopping takes. It is awaited with the other deliveries.
-        await parts.router.end()
-        try:
-            async with asyncio.timeout(self.config.daemon.shutdown_timeout):
-                await self._stop_motion(parts)
-                await parts.services.flush()
-        except TimeoutError:
-            log.error("shutdown took too long; abandoning the controller link",
-                      timeout=self.config.daemon.shutdown_timeout)  # fmt: skip
-
-    async def _drain(self, parts: Parts) -> bool:
-        """True once everything said was done and delivered; False if the robot could not be
-        waited for (then the shutdown that follows drops, and names, what still waits)."""
-        await parts.router.end()
-        if not await self._idle_unless_link_down(parts):
-            return False
-        await parts.services.flush()
-        return True
-
-    async def _idle_unless_link_down(self, parts: Parts) -> bool:
-        """Until the robot is idle (True). With the controller link down, work may wait for a
-        controller that is gone: after the shutdown timeout without a link the daemon stops
-        waiting (False)."""
-        idle = asyncio.ensure_future(parts.pipeline.wait_idle())
-        keeper, loop = parts.pipeline.keeper, asyncio.get_running_loop()
-        patience = self.config.daemon.shutdown_timeout
-        down_since: float | None = None
-        try:
-            while not (await asyncio.wait({idle}, timeout=DRAIN_POLL_S))[0]:
-                if keeper.up.is_set():
-                    down_since = None
-                elif down_since is None:
-                    down_since = loop.time()
-                elif loop.time() - down_since > patience:
-                    log.warning("end of input with the controller link down: not waiting for "
-                                "the robot", timeout=patience)  # fmt: skip
-                    return False
-            return True
-        finally:
-            idle.cancel()
-
-    async def _unless_signalled(self, work: Coroutine[Any, Any, bool]) -> bool:
-        """Run `work` until it finishes (its answer) or a shutdown signal arrives (False: it
-        is cancelled, and awaited)."""
-        task = asyncio.create_task(work, name="drain")
-        try:
-            await self._until_signalled(task)
-        finally:
-            finished = task.done()
-            await _cancel(task)
-        # Its error, if it had one, is not lost.
-        return task.result() if finished else False
-
-    async def _stop_motion(self, parts: Parts) -> None:
-        """Nothing said before SIGTERM moves after it: pending work is dropped, motion stops."""
-        pipeline = parts.pipeline
-        moving = pipeline.workload.moving
-        await pipeline.shutdown()
-        await pipeline.wait_idle()
-        if moving:
-            log.warning("stopped for shutdown", state=self._final_state(parts))
-
-    # -- state -------------------------------------------------------------------------------
-
-    def _final_state(self, parts: Parts) -> dict[str, Any]:
-        scene = parts.pipeline.belief.scene
-        sim = parts.controller.sim
-        if sim is not None:
-            # The simulator's scene is the ground truth; only the active zone is logical.
-            scene = sim.scene.with_changes(active_zone=scene.active_zone)
-        return state_view(self.session.cell, scene)
-
-    def _emit_final_state(self, parts: Parts) -> None:
-        self.events.emit(ev.FinalState(self._final_state(parts)))
-
-
-async def _run_out(router: CommandRouter, pipeline: RobotPipeline, clock: float) -> None:
-    """End of input: let every timer that listens run out. A query that times out is
-    submitted, and its interpretation may ask a question whose own timer starts then, so
-    the clock moves on again until nothing new is waiting."""
-    for round_ in range(1, END_OF_INPUT_ROUNDS + 1):
-        await pipeline.wait_accepted()
-        top = router.top
-        await router.tick(clock + round_ * END_OF_INPUT_PAUSE)
-        await pipeline.wait_accepted()
-        if router.top is top and router.top is router.stack[0]:
-            return
-
-
-async def _cancel(*tasks: asyncio.Task[Any] | None) -> None:
-    """Cancel each task still running and wait until every one has ended: nothing cancelled is
-    left pending. Their errors are not raised here (the task group reports its own)."""
-    running = [task for task in tasks if task is not None]
-    for task in running:
-        task.cancel()
-    await asyncio.gather(*running, return_exceptions=True)
+    def _emit_final_state(self, parts: Parts, shutdown: Shutdown) -> None:
+        self.events.emit(ev.FinalState(shutdown.final_state(parts)))
