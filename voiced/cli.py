@@ -107,6 +107,19 @@ def _parser() -> argparse.ArgumentParser:
                         help="on an error, print the full traceback too")  # fmt: skip
     sub = parser.add_subparsers(metavar="COMMAND")
 
+    _add_running(sub)
+    _add_checks(sub)
+    _add_records(sub)
+    _add_tools(sub)
+    _add_sim(sub)
+    _add_installing(sub)
+    add_keyword_commands(sub)
+    _add_debug(sub)
+    return parser
+
+
+def _add_running(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The commands for running the daemon: `run`, `demo`."""
     run = sub.add_parser("run", help="run the daemon")
     _add_run_options(run)
     run.set_defaults(handler=_cmd_run)
@@ -117,6 +130,9 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--realtime", action="store_true", help="listen at speaking pace")
     demo.set_defaults(handler=_cmd_demo)
 
+
+def _add_checks(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The commands for checking files: `check-config`, `check-cell`."""
     check = sub.add_parser(
         "check-config", help="validate a configuration file and the cell it drives"
     )
@@ -131,6 +147,9 @@ def _parser() -> argparse.ArgumentParser:
     check_cell.add_argument("--json", action="store_true", help="one JSON document on stdout")
     check_cell.set_defaults(handler=_cmd_check_cell)
 
+
+def _add_records(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The commands for what the daemon kept: notes, the deferred queue, history, replay."""
     notes = sub.add_parser("notes", help="list the saved notes, or print one")
     notes.add_argument("id", nargs="?", help="the note to print in full")
     notes.add_argument("--data-dir", metavar="PATH", help=DATA_DIR_HELP)
@@ -165,6 +184,9 @@ def _parser() -> argparse.ArgumentParser:
             replay.add_argument(option, metavar=meta, help=text)
     replay.set_defaults(handler=_cmd_replay, text=None, mode=None)
 
+
+def _add_tools(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The commands for tools on one input: `transcribe`, `plan`, `cells`, `interpret`."""
     transcribe = sub.add_parser(
         "transcribe", help="print what an audio file says, an utterance a line"
     )
@@ -208,6 +230,9 @@ def _parser() -> argparse.ArgumentParser:
     interp.add_argument("text", help='the command, as typed or said ("add bread and cheese")')
     interp.set_defaults(handler=_cmd_interpret)
 
+
+def _add_sim(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The commands for the standalone simulator."""
     sim = sub.add_parser("sim", help="run the simulator standalone (control port = PORT + 1; "
                          "--port 0: any two free ports, printed)")  # fmt: skip
     sim.add_argument(
@@ -249,6 +274,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="on exit (SIGTERM or SIGINT) write the world here as JSON")  # fmt: skip
     sim.set_defaults(handler=_cmd_sim)
 
+
+def _add_installing(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The commands for installing and watching: `status`, `keygen`, `print-unit`,
+    `print-config`."""
     status = sub.add_parser("status", help="every cell on an MQTT broker, one line each")
     status.add_argument("--mqtt", metavar="URL", help="mqtt://HOST[:PORT] or mqtts://... "
                         "(default: [mqtt] url of the configuration)")  # fmt: skip
@@ -275,9 +304,6 @@ def _parser() -> argparse.ArgumentParser:
     template = sub.add_parser("print-config", help="print the configuration template (every "
                               "key with its default and meaning)")  # fmt: skip
     template.set_defaults(handler=_cmd_print_config)
-    add_keyword_commands(sub)
-    _add_debug(sub)
-    return parser
 
 
 def _add_debug(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
