@@ -77,50 +77,10 @@ def discovery_configs(
     sensor for a halt, a STOP button and (with accept_commands) a text entity for commands.
     Without accept_commands the text entity's config is published empty, so one left by an
     earlier run disappears."""
-    node = node_id(topics.cell)
-    device = {
-        "identifiers": [node],
-        "name": f"voiced {topics.cell}",
-        "model": "voiced cell",
-        "manufacturer": "voiced",
-        "sw_version": version,
-    }
-    shared = {
-        "availability_topic": topics.availability,
-        "payload_available": ONLINE,
-        "payload_not_available": OFFLINE,
-        "device": device,
-    }
-
-    def entity(component: str, key: str, name: str, **extra: Any) -> DiscoveryConfig:
-        payload = {"name": name, "unique_id": f"{node}_{key}", **shared, **extra}
-        return DiscoveryConfig(f"{discovery_prefix}/{component}/{node}/{key}/config", payload)
-
-    def sensor(key: str, name: str, template: str, **extra: Any) -> DiscoveryConfig:
-        return entity(
-            "sensor", key, name, state_topic=topics.state, value_template=template, **extra
-        )
-
+    made = _Entities(topics, discovery_prefix, version)
     configs = [
-        sensor("mode", "Mode", "{{ value_json.mode }}", icon="mdi:microphone"),
-        sensor("link", "Controller link", "{{ value_json.link }}", icon="mdi:lan-connect"),
-        sensor(
-            "holding",
-            "Holding",
-            "{{ value_json.holding or 'nothing' }}",
-            icon="mdi:robot-industrial",
-        ),
-        sensor(
-            "last_command",
-            "Last command",
-            "{{ (value_json.last_command.said ~ ': ' ~ value_json.last_command.status)[:250] "
-            "if value_json.last_command else '' }}",
-            json_attributes_topic=topics.state,
-            json_attributes_template="{{ {'state': value_json.state, "
-            "'frames': value_json.frames} | tojson }}",
-            icon="mdi:message-text",
-        ),
-        entity(
+        *_sensors(made, topics),
+        made.entity(
             "binary_sensor",
             "halted",
             "Halted",
@@ -128,7 +88,7 @@ def discovery_configs(
             value_template="{{ 'ON' if value_json.halted else 'OFF' }}",
             device_class="problem",
         ),
-        entity(
+        made.entity(
             "button",
             "stop",
             "Stop",
@@ -137,7 +97,7 @@ def discovery_configs(
             icon="mdi:stop-circle",
         ),
     ]
-    command = entity(
+    command = made.entity(
         "text",
         "command",
         "Command",
@@ -147,3 +107,57 @@ def discovery_configs(
     )
     configs.append(command if accept_commands else DiscoveryConfig(command.topic, None))
     return configs
+
+
+class _Entities:
+    """Discovery configs of one cell's device: every entity shares its availability and device."""
+
+    def __init__(self, topics: CellTopics, discovery_prefix: str, version: str) -> None:
+        self.node = node_id(topics.cell)
+        self.prefix = discovery_prefix
+        self.state = topics.state
+        device = {
+            "identifiers": [self.node],
+            "name": f"voiced {topics.cell}",
+            "model": "voiced cell",
+            "manufacturer": "voiced",
+            "sw_version": version,
+        }
+        self.shared = {
+            "availability_topic": topics.availability,
+            "payload_available": ONLINE,
+            "payload_not_available": OFFLINE,
+            "device": device,
+        }
+
+    def entity(self, component: str, key: str, name: str, **extra: Any) -> DiscoveryConfig:
+        payload = {"name": name, "unique_id": f"{self.node}_{key}", **self.shared, **extra}
+        return DiscoveryConfig(f"{self.prefix}/{component}/{self.node}/{key}/config", payload)
+
+    def sensor(self, key: str, name: str, template: str, **extra: Any) -> DiscoveryConfig:
+        return self.entity(
+            "sensor", key, name, state_topic=self.state, value_template=template, **extra
+        )
+
+
+def _sensors(made: _Entities, topics: CellTopics) -> list[DiscoveryConfig]:
+    return [
+        made.sensor("mode", "Mode", "{{ value_json.mode }}", icon="mdi:microphone"),
+        made.sensor("link", "Controller link", "{{ value_json.link }}", icon="mdi:lan-connect"),
+        made.sensor(
+            "holding",
+            "Holding",
+            "{{ value_json.holding or 'nothing' }}",
+            icon="mdi:robot-industrial",
+        ),
+        made.sensor(
+            "last_command",
+            "Last command",
+            "{{ (value_json.last_command.said ~ ': ' ~ value_json.last_command.status)[:250] "
+            "if value_json.last_command else '' }}",
+            json_attributes_topic=topics.state,
+            json_attributes_template="{{ {'state': value_json.state, "
+            "'frames': value_json.frames} | tojson }}",
+            icon="mdi:message-text",
+        ),
+    ]
