@@ -23,6 +23,12 @@ if TYPE_CHECKING:
 
 
 def add_keyword_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`voiced train-keyword` and `voiced enroll`."""
+    _add_train(sub)
+    _add_enroll(sub)
+
+
+def _add_train(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     train = sub.add_parser(
         "train-keyword",
         help="train a keyword model (a wake phrase of your own) from synthetic speech",
@@ -48,6 +54,12 @@ def add_keyword_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser
         default=min(2, os.cpu_count() or 1),
         help="processes that render speech (default: 2)",
     )
+    _add_train_material(train)
+    train.set_defaults(handler=_cmd_train)
+
+
+def _add_train_material(train: argparse.ArgumentParser) -> None:
+    """What training may use besides synthetic speech: real talk, the place's noise, cells."""
     train.add_argument(
         "--negatives",
         action="append",
@@ -77,8 +89,9 @@ def add_keyword_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser
         help="keep rendered clips here, so a second run with other settings is "
         "faster (never needed for the same result)",
     )
-    train.set_defaults(handler=_cmd_train)
 
+
+def _add_enroll(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     enroll = sub.add_parser(
         "enroll",
         help="adapt a keyword model to the operators' own voices (a few takes of the phrase)",
