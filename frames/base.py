@@ -17,6 +17,7 @@ from voiced.rules import (
     Match,
     Pattern,
     Prefix,
+    Rule,
     Utterance,
     When,
     normalize,
@@ -65,31 +66,7 @@ class BaseFrame(Frame):
         self.silence_timeout = silence_timeout
         self.listen_timeout = listen_timeout
         self._router: CommandRouter | None = None
-        self.rules = (
-            ExactSet("mode_query", ["mode query", "what mode", "which mode"], self._say_mode),
-            ExactSet("always_listen", ["always listen", "always listen mode"], self._always),
-            ExactSet("wake_word_mode", ["wake word mode", "wake mode"], self._wake_mode),
-            ExactSet("help", HELP_WORDS, self._help),
-            ExactSet(
-                "switch_voice",
-                ["switch voice", "change voice", "change your voice"],
-                self._switch_voice,
-            ),
-            ExactSet(
-                "start_dictation",
-                ["start dictation", "take a note", "dictation mode"],
-                self._start_dictation,
-            ),
-            Prefix("wake_word", [wake_word, *variants], self._wake),
-            When(
-                self._on_top,
-                Pattern("wake_word_inside", _inside(wake_word), self._wake),
-                "nothing open",
-            ),
-            When(self._answering, CatchAll("answer", self._answer), "asked for more"),
-            When(self._always_listening, CatchAll("always_query", self._open_with_all), "always"),
-            When(self._following_up, CatchAll("follow_up", self._follow_up), "follow-up"),
-        )
+        self.rules = _rules(self, variants)
 
     def on_push(self, router: CommandRouter, now: float) -> None:
         self._router = router
@@ -303,3 +280,34 @@ def _rest_as_said(text: str, match: Match) -> str:
         if normalize(said) == rest:
             return said
     return rest
+
+
+def _rules(frame: BaseFrame, variants: tuple[str, ...]) -> tuple[Rule, ...]:
+    """Mode words and help first, then the wake word (at the start, or inside an utterance with
+    nothing open), then what is heard without it: an answer, always-listen, a follow-up."""
+    wake_word = frame.wake_word
+    return (
+        ExactSet("mode_query", ["mode query", "what mode", "which mode"], frame._say_mode),
+        ExactSet("always_listen", ["always listen", "always listen mode"], frame._always),
+        ExactSet("wake_word_mode", ["wake word mode", "wake mode"], frame._wake_mode),
+        ExactSet("help", HELP_WORDS, frame._help),
+        ExactSet(
+            "switch_voice",
+            ["switch voice", "change voice", "change your voice"],
+            frame._switch_voice,
+        ),
+        ExactSet(
+            "start_dictation",
+            ["start dictation", "take a note", "dictation mode"],
+            frame._start_dictation,
+        ),
+        Prefix("wake_word", [wake_word, *variants], frame._wake),
+        When(
+            frame._on_top,
+            Pattern("wake_word_inside", _inside(wake_word), frame._wake),
+            "nothing open",
+        ),
+        When(frame._answering, CatchAll("answer", frame._answer), "asked for more"),
+        When(frame._always_listening, CatchAll("always_query", frame._open_with_all), "always"),
+        When(frame._following_up, CatchAll("follow_up", frame._follow_up), "follow-up"),
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 import structlog
@@ -39,16 +39,6 @@ async def open_controller(
     """The controller of this run, linked and authenticated: the in-process simulator (with a
     new key of its own) or the configured one. Every line on the link becomes an event."""
     cfg = config.controller
-
-    def on_line(direction: str, channel: str, line: str) -> None:
-        if line.startswith(("PING", "PONG")):  # the heartbeat chatter
-            return
-        seq = line.split(" ", 1)[0]
-        if direction == "tx" and channel == "motion" and seq.isdigit():
-            events.emit(ev.Primitive(int(seq), line))
-        else:
-            events.emit(ev.ControllerLine(direction, channel, line))
-
     async with contextlib.AsyncExitStack() as stack:
         sim: Simulator | None = None
         if cfg.is_simulated:
@@ -79,7 +69,7 @@ async def open_controller(
             heartbeat_interval=cfg.heartbeat_interval,
             heartbeat_timeout=cfg.heartbeat_timeout,
             window=cfg.window,
-            on_line=on_line,
+            on_line=_lines_as_events(events),
             key=key,
             allow_unauthenticated=allow,
         )
@@ -90,3 +80,19 @@ async def open_controller(
             events.emit(ev.AuthRefused(str(exc)) if auth else ev.LinkLost(str(exc)))
             raise
         yield Controller(entered, sim)
+
+
+def _lines_as_events(events: EventLog) -> Callable[[str, str, str], None]:
+    """Every line on the link as an event (a motion line sent as the primitive it carries),
+    but the heartbeat's chatter."""
+
+    def on_line(direction: str, channel: str, line: str) -> None:
+        if line.startswith(("PING", "PONG")):
+            return
+        seq = line.split(" ", 1)[0]
+        if direction == "tx" and channel == "motion" and seq.isdigit():
+            events.emit(ev.Primitive(int(seq), line))
+        else:
+            events.emit(ev.ControllerLine(direction, channel, line))
+
+    return on_line
