@@ -136,7 +136,7 @@ class Acceptance(PipelinePart):
         return self.interpreter.continues_offline(text, belief.planned, belief.last_goals)
 
     async def _accept(self, ticket: Ticket) -> None:
-        text, correlation_id, belief = ticket.text, ticket.correlation_id, self.belief
+        text = ticket.text
         if is_question(text) and self._answer(ticket):
             return
         if normalize(text) in CONTINUE:
@@ -145,17 +145,7 @@ class Acceptance(PipelinePart):
             else:
                 self._continue(ticket)
             return
-        offline = behaviour_of(belief.cell, text, belief.planned, belief.placed, correlation_id)
-        if offline is not None and offline.source == SPEED and offline.sequence:
-            offline = self._speed_when_busy(offline)
-        offline = offline or replay_of(self.history, belief.cell.name, text, correlation_id)
-        understood = (
-            Understood(offline)
-            if offline is not None
-            else await self.interpreter.interpret(
-                text, belief.planned, belief.last_goals, correlation_id
-            )
-        )
+        understood = await self._understand(ticket)
         if not self.pending.current(ticket):
             return  # a stop came while it was being interpreted; the stop settled it
         if understood.intent == "question":
@@ -186,6 +176,20 @@ class Acceptance(PipelinePart):
             self.asking.ask_first(job)
         else:
             self.enqueue(job)
+
+    async def _understand(self, ticket: Ticket) -> Understood:
+        """What the daemon works out itself comes before the interpreter: a speed change or an
+        undo (`behaviour_of`), then a replay request, then the interpreter's tiers."""
+        text, correlation_id, belief = ticket.text, ticket.correlation_id, self.belief
+        offline = behaviour_of(belief.cell, text, belief.planned, belief.placed, correlation_id)
+        if offline is not None and offline.source == SPEED and offline.sequence:
+            offline = self._speed_when_busy(offline)
+        offline = offline or replay_of(self.history, belief.cell.name, text, correlation_id)
+        if offline is not None:
+            return Understood(offline)
+        return await self.interpreter.interpret(
+            text, belief.planned, belief.last_goals, correlation_id
+        )
 
     def _speed_when_busy(self, meant: Interpretation) -> Interpretation:
         """A new speed is taken between commands: while the arm works, the operator hears that

@@ -104,6 +104,46 @@ def bias_for(cell: Cell, phrases: Iterable[str], config: Config) -> BiasVocabula
     return BiasVocabulary.build(words, [*typical_commands(cell, config.daemon.wake_word), *phrases])
 
 
+def _duplex(
+    config: Config,
+    audio: AudioSettings,
+    speaker: Speaker,
+    playback: Playback,
+    room_echo_db: float | None,
+) -> Duplex:
+    """What the front end knows of its own voice: the echo canceller (when it speaks), the gate
+    behind it, and the simulated room of a file session (`--room-echo-db`)."""
+    room = RoomEcho(RoomSettings(gain_db=room_echo_db)) if room_echo_db is not None else None
+    speaks = not isinstance(speaker, NullSpeaker)
+    canceller = make_canceller(audio.echo_cancel) if speaks else None
+    gate = EchoGate(residual_db=audio.echo_residual_db)
+    return Duplex(playback, config.tts.tail_ms / 1000.0, room, canceller, gate)
+
+
+def _keywords(config: Config) -> tuple[Keywords | None, str | None]:
+    """The keyword models the configuration asks for (None: none), and the wake phrase among
+    them (None: the wake word is heard in transcripts)."""
+    models = keyword_models(config)
+    wake_phrase = models.wake.phrase if models.wake is not None else None
+    return (None if models.empty else Keywords(models)), wake_phrase
+
+
+def _stop_spotter(
+    audio: AudioSettings,
+    config: Config,
+    is_stop: Callable[[str], bool] | None,
+    armed: Callable[[], bool],
+) -> StopSpotter | KeywordStopSpotter | None:
+    """The stop spotter `[audio] stop_engine` names (None: off, or no stop words to hear)."""
+    if is_stop is None or not audio.stop_spotter:
+        return None
+    whisper = (
+        StopSpotter(audio, config.stt, is_stop, armed) if audio.stop_engine != "keyword" else None
+    )
+    keyword = audio.stop_engine.startswith("keyword")
+    return KeywordStopSpotter(armed, whisper) if keyword else whisper
+
+
 class AudioFrontEnd:
     """Everything between the microphone (or a file) and the frame router."""
 
@@ -135,38 +175,16 @@ class AudioFrontEnd:
         live = self.spec == "mic" or is_satellite(self.spec)
         self.speaker: Speaker = make_speaker(config.tts, audible=live)
         self.playback = Playback()
-        room = RoomEcho(RoomSettings(gain_db=room_echo_db)) if room_echo_db is not None else None
-        speaks = not isinstance(self.speaker, NullSpeaker)
-        canceller = make_canceller(audio.echo_cancel) if speaks else None
-        gate = EchoGate(residual_db=audio.echo_residual_db)
-        self.duplex = Duplex(self.playback, config.tts.tail_ms / 1000.0, room, canceller, gate)
-        models = keyword_models(config)
-        self.keywords = None if models.empty else Keywords(models)
+        self.duplex = _duplex(config, audio, self.speaker, self.playback, room_echo_db)
+        self.keywords, wake_phrase = _keywords(config)
         """The wake word and stop words as keyword models hear them (None: no model in use)."""
-        wake_phrase = models.wake.phrase if models.wake is not None else None
 
-        def armed() -> bool:
-            return audio.stop_spotter_always or moving() or self.speaking
-
-        spotter: StopSpotter | KeywordStopSpotter | None = None
-        if is_stop is not None and audio.stop_spotter:
-            whisper = (
-                StopSpotter(audio, config.stt, is_stop, armed)
-                if audio.stop_engine != "keyword"
-                else None
-            )
-            keyword = audio.stop_engine.startswith("keyword")
-            spotter = KeywordStopSpotter(armed, whisper) if keyword else whisper
+        armed = lambda: audio.stop_spotter_always or moving() or self.speaking  # noqa: E731
         self.listener = Listener(
-            self._source(audio),
-            self.transcriber,
-            audio,
-            bias=bias,
+            self._source(audio), self.transcriber, audio, bias=bias,
             wake_gate=make_wake_gate(config.wake, config.daemon.wake_word, wake_phrase),
-            wake_required=wake_required,
-            sink=segments,
-            spotter=spotter,
-            keywords=self.keywords,
+            wake_required=wake_required, sink=segments,
+            spotter=_stop_spotter(audio, config, is_stop, armed), keywords=self.keywords,
             duplex=self.duplex,
             barge_in_ms=config.tts.barge_in_ms if config.tts.barge_in else None,
         )  # fmt: skip
