@@ -78,8 +78,48 @@ def enroll(
     """The model `base` adapted to `takes` (16 kHz int16 recordings of the phrase), written to
     `out`."""
     began = time.monotonic()
-    phrase = base.phrase
     share = TINY if size == "tiny" else 1.0
+    rendered = _render(base, takes, seed, jobs, share, say)
+    train, check = _split(rendered)
+    fitted = _adapt(base, train, seed, share)
+    adapted = KeywordModel(base.info, fitted.weights)
+    _, base_groups = clip_scores(base, check, base.info.frames)
+    pos, groups = clip_scores(adapted, check, base.info.frames)
+    base_neg, neg = _pooled(base_groups), _pooled(groups)
+    threshold = matched_threshold(neg, int((base_neg >= base.threshold).sum()))
+    made: dict[str, Any] = {
+        **base.info.made,
+        "enrolled": {
+            "command": command,
+            "takes": len(takes),
+            "seed": seed,
+            "base_threshold": base.threshold,
+            "takes_recall": round(float((pos >= threshold).mean()), 4) if len(pos) else None,
+            "seconds": round(time.monotonic() - began),
+        },
+    }
+    model = KeywordModel(
+        replace(base.info, threshold=round(threshold, 4), made=made), fitted.weights
+    )
+    model.save(out)
+    say(
+        f"wrote {out}: threshold {threshold:.3f} (was {base.threshold:.3f}), "
+        f"{made['enrolled']['seconds']} s"
+    )
+    return model
+
+
+def _render(
+    base: KeywordModel,
+    takes: Sequence[np.ndarray],
+    seed: int,
+    jobs: int,
+    share: float,
+    say: Callable[[str], None],
+) -> list[Rendered]:
+    """Copies of each take in rooms and noise (the positives) and synthetic negatives: near
+    words, the cells' words, talk and noise alone."""
+    phrase = base.phrase
     copies = max(2, round(COPIES * share))
     counts = {kind: max(2, round(n * share)) for kind, n in NEGATIVES.items()}
     recipe = Recipe(phrase, size="small", seed=seed, jobs=jobs, frames=base.info.frames)
@@ -110,8 +150,11 @@ def enroll(
             f"{phrase!r}: {len(takes)} takes, {len(positives)} positives, "
             f"{len(jobs_list) - len(positives)} synthetic negatives"
         )
-        rendered = render_all(jobs_list, recipe, noise, say)
-    train, check = _split(rendered)
+        return render_all(jobs_list, recipe, noise, say)
+
+
+def _adapt(base: KeywordModel, train: Sequence[Rendered], seed: int, share: float) -> fit.Fitted:
+    """`base` fitted further on `train`, from its own weights, at its own shape."""
     data = fit.examples(
         [(r.vectors, r.labels, NEGATIVE_WEIGHT.get(r.group, 1.0)) for r in train],
         base.info.frames,
@@ -126,32 +169,7 @@ def enroll(
         seed=seed,
         hard_from=0.2,
     )
-    fitted = fit.fit(data, settings, start=base.weights)
-    adapted = KeywordModel(base.info, fitted.weights)
-    _, base_groups = clip_scores(base, check, base.info.frames)
-    pos, groups = clip_scores(adapted, check, base.info.frames)
-    base_neg, neg = _pooled(base_groups), _pooled(groups)
-    threshold = matched_threshold(neg, int((base_neg >= base.threshold).sum()))
-    made: dict[str, Any] = {
-        **base.info.made,
-        "enrolled": {
-            "command": command,
-            "takes": len(takes),
-            "seed": seed,
-            "base_threshold": base.threshold,
-            "takes_recall": round(float((pos >= threshold).mean()), 4) if len(pos) else None,
-            "seconds": round(time.monotonic() - began),
-        },
-    }
-    model = KeywordModel(
-        replace(base.info, threshold=round(threshold, 4), made=made), fitted.weights
-    )
-    model.save(out)
-    say(
-        f"wrote {out}: threshold {threshold:.3f} (was {base.threshold:.3f}), "
-        f"{made['enrolled']['seconds']} s"
-    )
-    return model
+    return fit.fit(data, settings, start=base.weights)
 
 
 def _pooled(groups: dict[str, np.ndarray]) -> np.ndarray:
