@@ -462,6 +462,41 @@ def clip_scores(
     return np.array(pos), {group: np.array(s) for group, s in neg.items()}
 
 
+def _usable_engines(recipe: Recipe, say: Callable[[str], None]) -> list[str]:
+    """The recipe's voice engines this machine has (each one left out is named)."""
+    missing = {
+        e: why for e, why in voices.available_engines().items() if why and e in recipe.engines
+    }
+    for engine, why in missing.items():
+        say(f"voice engine {engine} left out: {why}")
+    engines = [e for e in recipe.engines if e not in missing]
+    if not engines:
+        raise voices.SynthesisError("no voice engine is usable: install espeak-ng at least")
+    return engines
+
+
+def _fit(recipe: Recipe, rendered: list[Rendered], say: Callable[[str], None]) -> fit.Fitted:
+    weighted = [(r.vectors, r.labels, NEGATIVE_WEIGHT.get(r.group, 1.0)) for r in rendered]
+    data = fit.examples(weighted, recipe.frames, HARD_WEIGHT)
+    say(
+        f"fitting on {int((data.labels == 1).sum())} positive and {int((data.labels == 0).sum())} "
+        f"negative views"
+    )
+    settings = replace(recipe.fitting, steps=recipe.dimensions.steps, seed=recipe.seed)
+    return fit.fit(data, settings, lambda step, loss: say(f"  step {step}: loss {loss:.4f}"))
+
+
+def _validation(pos: np.ndarray, neg: dict[str, np.ndarray], threshold: float) -> dict[str, Any]:
+    """How the model did on the validation clips at `threshold` (kept in the model file)."""
+    recall = float((pos >= threshold).mean()) if len(pos) else 0.0
+    return {
+        "recall": round(recall, 4),
+        "positives": len(pos),
+        "negative_clips": {g: len(v) for g, v in sorted(neg.items())},
+        "false_accepts": {g: int((v >= threshold).sum()) for g, v in sorted(neg.items())},
+    }
+
+
 def train(
     recipe: Recipe,
     out: Path,
@@ -471,14 +506,7 @@ def train(
 ) -> KeywordModel:
     say = say or (lambda text: print(text, file=sys.stderr, flush=True))
     began = time.monotonic()
-    missing = {
-        e: why for e, why in voices.available_engines().items() if why and e in recipe.engines
-    }
-    for engine, why in missing.items():
-        say(f"voice engine {engine} left out: {why}")
-    engines = [e for e in recipe.engines if e not in missing]
-    if not engines:
-        raise voices.SynthesisError("no voice engine is usable: install espeak-ng at least")
+    engines = _usable_engines(recipe, say)
     pool = voices.all_voices(engines)
     recordings = [rooms.training_half(clips.recording(p)) for p in recipe.noise_recordings]
     babble = babble_sources(recipe, pool)
@@ -492,19 +520,11 @@ def train(
     rendered = render_all(the_plan.train, recipe, noise, say, cache)
     validation = render_all(the_plan.validate, recipe, noise, say, cache)
     say(f"rendered in {time.monotonic() - began:.0f} s")
-    weighted = [(r.vectors, r.labels, NEGATIVE_WEIGHT.get(r.group, 1.0)) for r in rendered]
-    data = fit.examples(weighted, recipe.frames, HARD_WEIGHT)
-    say(
-        f"fitting on {int((data.labels == 1).sum())} positive and {int((data.labels == 0).sum())} "
-        f"negative views"
-    )
-    settings = replace(recipe.fitting, steps=recipe.dimensions.steps, seed=recipe.seed)
-    fitted = fit.fit(data, settings, lambda step, loss: say(f"  step {step}: loss {loss:.4f}"))
+    fitted = _fit(recipe, rendered, say)
     info = ModelInfo(recipe.phrase.lower(), recipe.frames, 80, 0.5)
     model = KeywordModel(info, fitted.weights)
     pos, neg = clip_scores(model, validation, recipe.frames)
     threshold = threshold_for(neg)
-    recall = float((pos >= threshold).mean()) if len(pos) else 0.0
     made: dict[str, Any] = {
         "command": command,
         "recipe": {k: v for k, v in asdict(recipe).items() if k not in ("held_out",)},
@@ -512,18 +532,14 @@ def train(
         "engines": engines,
         "voices": len(the_plan.voices),
         "clips": len(rendered),
-        "validation": {
-            "recall": round(recall, 4),
-            "positives": len(pos),
-            "negative_clips": {g: len(v) for g, v in sorted(neg.items())},
-            "false_accepts": {g: int((v >= threshold).sum()) for g, v in sorted(neg.items())},
-        },
+        "validation": _validation(pos, neg, threshold),
         "seconds": round(time.monotonic() - began),
     }
     model = KeywordModel(replace(info, threshold=round(threshold, 4), made=made), fitted.weights)
     model.save(out)
     say(
-        f"wrote {out}: threshold {threshold:.3f}, validation recall {recall:.1%} "
+        f"wrote {out}: threshold {threshold:.3f}, validation recall "
+        f"{made['validation']['recall']:.1%} "
         f"({len(pos)} clips), {made['seconds']} s"
     )
     return model
