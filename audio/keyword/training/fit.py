@@ -171,14 +171,7 @@ def fit(
         raise ValueError("training needs positive and negative examples")
     width = data.frames * EMBED_DIM
     net = Mlp([width, *settings.hidden, 1], rng, data.frames if settings.per_frame else 0)
-    if start is None:
-        sample = rng.choice(len(data.ends), min(20000, len(data.ends)), replace=False)
-        flat = data.views(sample).reshape(len(sample), -1)
-        mean = flat.mean(axis=0).astype(np.float32)
-        scale = (flat.std(axis=0) + 1e-3).astype(np.float32)
-    else:
-        mean, scale = start["mean"], start["scale"]
-        net.params = {k: v.copy() for k, v in start.items() if k[0] in "wb"}
+    mean, scale = _starting_point(net, data, start, rng)
     adam = Adam(net.params, settings.learning_rate, settings.weight_decay)
     neg_p = data.weights[negatives] / data.weights[negatives].sum()
     hard: Ints = np.zeros(0, np.int64)
@@ -187,15 +180,7 @@ def fit(
     for step in range(settings.steps):
         if step >= settings.hard_from * settings.steps and step % 500 == 0:
             hard = _hardest(net, data, negatives, mean, scale, settings.hard_pool, rng)
-        pos = rng.choice(positives, n_pos)
-        n_neg = settings.batch - n_pos
-        if len(hard):
-            neg = np.concatenate(
-                [rng.choice(negatives, n_neg - n_neg // 2, p=neg_p), rng.choice(hard, n_neg // 2)]
-            )
-        else:
-            neg = rng.choice(negatives, n_neg, p=neg_p)
-        index = np.concatenate([pos, neg])
+        index = _batch(positives, (negatives, neg_p, hard), n_pos, settings.batch, rng)
         y = (data.labels[index] == 1).astype(np.float32)
         x = (data.views(index).reshape(len(index), -1) - mean) / scale
         out, acts = net.forward(x, settings.dropout, rng)
@@ -208,6 +193,42 @@ def fit(
         if step % 500 == 0:
             progress(step, float(np.mean(losses[-500:])))
     return Fitted({"mean": mean, "scale": scale, **net.params}, losses)
+
+
+def _starting_point(
+    net: Mlp, data: Examples, start: dict[str, Floats] | None, rng: np.random.Generator
+) -> tuple[Floats, Floats]:
+    """The standardisation (mean, scale): from a sample of `data`, or `start`'s own, whose
+    layers `net` then starts from."""
+    if start is None:
+        sample = rng.choice(len(data.ends), min(20000, len(data.ends)), replace=False)
+        flat = data.views(sample).reshape(len(sample), -1)
+        mean = flat.mean(axis=0).astype(np.float32)
+        scale = (flat.std(axis=0) + 1e-3).astype(np.float32)
+        return mean, scale
+    net.params = {k: v.copy() for k, v in start.items() if k[0] in "wb"}
+    return start["mean"], start["scale"]
+
+
+def _batch(
+    positives: Ints,
+    negatives: tuple[Ints, Floats, Ints],
+    n_pos: int,
+    size: int,
+    rng: np.random.Generator,
+) -> Ints:
+    """One batch's example indices: `n_pos` positives, the rest negatives by weight, half of
+    them from the hardest found so far (once there are any)."""
+    pool, weights, hard = negatives
+    pos = rng.choice(positives, n_pos)
+    n_neg = size - n_pos
+    if len(hard):
+        neg = np.concatenate(
+            [rng.choice(pool, n_neg - n_neg // 2, p=weights), rng.choice(hard, n_neg // 2)]
+        )
+    else:
+        neg = rng.choice(pool, n_neg, p=weights)
+    return np.concatenate([pos, neg])
 
 
 def _hardest(
