@@ -81,70 +81,77 @@ def convert_mel(path: Path) -> dict[str, np.ndarray]:
 def convert_embedding(path: Path) -> bytes:
     """The speech embedding as an ONNX graph (NHWC in and out, as the TFLite model)."""
     import onnx
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import TensorProto, helper
 
     graph = _Graph(path)
     nodes: list[Any] = []
     weights: list[Any] = []
-    inputs: list[Any]
     first, last = graph.graph.Inputs(0), graph.graph.Outputs(0)
     nodes.append(helper.make_node("Transpose", ["input"], [f"t{first}"], perm=[0, 3, 1, 2]))
     for i, (name, op, inputs, out) in enumerate(graph.ops()):
-        src, dst = f"t{inputs[0]}", f"t{out}"
-        if name == "PAD":
-            pads = graph.const(inputs[1])  # NHWC rows of (before, after)
-            nchw = [pads[0], pads[3], pads[1], pads[2]]
-            flat = [int(p[0]) for p in nchw] + [int(p[1]) for p in nchw]
-            weights.append(numpy_helper.from_array(np.array(flat, np.int64), f"pads{i}"))
-            nodes.append(helper.make_node("Pad", [src, f"pads{i}"], [dst]))
-        elif name == "CONV_2D":
-            opt = graph.options(op, "Conv2DOptions")
-            assert opt.FusedActivationFunction() == 0
-            kernel = graph.const(inputs[1]).transpose(0, 3, 1, 2).astype(np.float32)  # OIHW
-            weights.append(numpy_helper.from_array(kernel, f"w{i}"))
-            weights.append(numpy_helper.from_array(graph.const(inputs[2]), f"b{i}"))
-            nodes.append(
-                helper.make_node(
-                    "Conv",
-                    [src, f"w{i}", f"b{i}"],
-                    [dst],
-                    strides=[opt.StrideH(), opt.StrideW()],
-                    auto_pad="SAME_UPPER" if opt.Padding() == 0 else "VALID",
-                    dilations=[opt.DilationHFactor(), opt.DilationWFactor()],
-                )
-            )
-        elif name == "LEAKY_RELU":
-            alpha = graph.options(op, "LeakyReluOptions").Alpha()
-            nodes.append(helper.make_node("LeakyRelu", [src], [dst], alpha=alpha))
-        elif name == "MAXIMUM":
-            floor = np.array(graph.const(inputs[1]), np.float32).reshape(())
-            weights.append(numpy_helper.from_array(floor, f"c{i}"))
-            nodes.append(helper.make_node("Max", [src, f"c{i}"], [dst]))
-        elif name == "MAX_POOL_2D":
-            opt = graph.options(op, "Pool2DOptions")
-            nodes.append(
-                helper.make_node(
-                    "MaxPool",
-                    [src],
-                    [dst],
-                    kernel_shape=[opt.FilterHeight(), opt.FilterWidth()],
-                    strides=[opt.StrideH(), opt.StrideW()],
-                    auto_pad="SAME_UPPER" if opt.Padding() == 0 else "VALID",
-                )
-            )
-        else:
+        node, made = _onnx_op(graph, i, name, op, inputs, f"t{inputs[0]}", f"t{out}")
+        if node is None:
             raise ValueError(f"{path.name}: operator {name} has no ONNX rewrite here")
+        nodes.append(node)
+        weights += made
     nodes.append(helper.make_node("Transpose", [f"t{last}"], ["output"], perm=[0, 2, 3, 1]))
-    inputs = [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 76, 32, 1])]
-    outputs = [helper.make_tensor_value_info("output", TensorProto.FLOAT, ["batch", 1, 1, 96])]
+    ins = [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 76, 32, 1])]
+    outs = [helper.make_tensor_value_info("output", TensorProto.FLOAT, ["batch", 1, 1, 96])]
     model = helper.make_model(
-        helper.make_graph(nodes, "speech_embedding", inputs, outputs, weights),
+        helper.make_graph(nodes, "speech_embedding", ins, outs, weights),
         opset_imports=[helper.make_opsetid("", 17)],
         producer_name="voiced.audio.keyword.convert",
     )
     model.ir_version = 8
     onnx.checker.check_model(model)
     return bytes(model.SerializeToString())
+
+
+def _onnx_op(
+    graph: _Graph, i: int, name: str, op: Any, inputs: list[int], src: str, dst: str
+) -> tuple[Any, list[Any]]:
+    """One TFLite operator as an ONNX node (NCHW) and the weights it needs; (None, []) for an
+    operator without a rewrite here."""
+    from onnx import helper, numpy_helper
+
+    if name == "PAD":
+        pads = graph.const(inputs[1])  # NHWC rows of (before, after)
+        nchw = [pads[0], pads[3], pads[1], pads[2]]
+        flat = [int(p[0]) for p in nchw] + [int(p[1]) for p in nchw]
+        made = [numpy_helper.from_array(np.array(flat, np.int64), f"pads{i}")]
+        return helper.make_node("Pad", [src, f"pads{i}"], [dst]), made
+    if name == "CONV_2D":
+        opt = graph.options(op, "Conv2DOptions")
+        assert opt.FusedActivationFunction() == 0
+        kernel = graph.const(inputs[1]).transpose(0, 3, 1, 2).astype(np.float32)  # OIHW
+        made = [
+            numpy_helper.from_array(kernel, f"w{i}"),
+            numpy_helper.from_array(graph.const(inputs[2]), f"b{i}"),
+        ]
+        node = helper.make_node(
+            "Conv", [src, f"w{i}", f"b{i}"], [dst],
+            strides=[opt.StrideH(), opt.StrideW()],
+            auto_pad="SAME_UPPER" if opt.Padding() == 0 else "VALID",
+            dilations=[opt.DilationHFactor(), opt.DilationWFactor()],
+        )  # fmt: skip
+        return node, made
+    if name == "LEAKY_RELU":
+        alpha = graph.options(op, "LeakyReluOptions").Alpha()
+        return helper.make_node("LeakyRelu", [src], [dst], alpha=alpha), []
+    if name == "MAXIMUM":
+        floor = np.array(graph.const(inputs[1]), np.float32).reshape(())
+        made = [numpy_helper.from_array(floor, f"c{i}")]
+        return helper.make_node("Max", [src, f"c{i}"], [dst]), made
+    if name == "MAX_POOL_2D":
+        opt = graph.options(op, "Pool2DOptions")
+        node = helper.make_node(
+            "MaxPool", [src], [dst],
+            kernel_shape=[opt.FilterHeight(), opt.FilterWidth()],
+            strides=[opt.StrideH(), opt.StrideW()],
+            auto_pad="SAME_UPPER" if opt.Padding() == 0 else "VALID",
+        )  # fmt: skip
+        return node, []
+    return None, []
 
 
 def main() -> None:
