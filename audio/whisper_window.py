@@ -14,7 +14,9 @@ the window go through faster-whisper's normal path instead.
 
 from __future__ import annotations
 
+import functools
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -151,22 +153,10 @@ def decode_window(
         result = _generate(model, encoded, prompt, suppress, beam, temperature, length, count)
         decoded = _hypothesis(tokenizer, result, 0)
         if several and choose is not None:
-            texts = [_hypothesis(tokenizer, result, i).text for i in range(len(result.scores))]
-            chosen = choose(texts)
-            if chosen is not None:
-                kept = _hypothesis(tokenizer, result, chosen.index)
-                repaired = chosen.text
-                if chosen.judged:
-                    judge = Judge(model.model, encoded, features.shape[-1], tokenizer)
-                    verdict = judge_choice(judge, chosen)
-                    repaired = verdict.text if verdict.changed else repaired
-                return replace(kept, repaired=repaired, hypothesis=chosen.index, chosen=True)
-            graph = choose.sentences() if isinstance(choose, HoldsToSentences) else None
-            if graph is not None and not decoded.silent(options):
-                judge = Judge(model.model, encoded, features.shape[-1], tokenizer)
-                held = _held(judge, graph, choose, texts[0] if texts else "")
-                if held is not None:
-                    return replace(decoded, repaired=held, chosen=True)
+            judge = functools.partial(Judge, model.model, encoded, features.shape[-1], tokenizer)
+            kept = _chosen(tokenizer, result, decoded, choose, judge, options)
+            if kept is not None:
+                return kept
         text, avg = decoded.text, decoded.avg_logprob
         if best is None or decoded.avg_logprob > best.avg_logprob:
             best = decoded
@@ -175,6 +165,33 @@ def decode_window(
         if compression_ratio(text) <= COMPRESSION_RATIO_LIMIT and avg >= options.logprob_threshold:
             return decoded
     return best
+
+
+def _chosen(
+    tokenizer: Any,
+    result: Any,
+    decoded: Decoded,
+    choose: Chooser,
+    judge: Callable[[], Judge],
+    options: DecodeOptions,
+) -> Decoded | None:
+    """The hypothesis the live grammar chose (judged by the audio where it asks), else the
+    sentence decoding held to the cell's sentences reads; None: neither."""
+    texts = [_hypothesis(tokenizer, result, i).text for i in range(len(result.scores))]
+    chosen = choose(texts)
+    if chosen is not None:
+        kept = _hypothesis(tokenizer, result, chosen.index)
+        repaired = chosen.text
+        if chosen.judged:
+            verdict = judge_choice(judge(), chosen)
+            repaired = verdict.text if verdict.changed else repaired
+        return replace(kept, repaired=repaired, hypothesis=chosen.index, chosen=True)
+    graph = choose.sentences() if isinstance(choose, HoldsToSentences) else None
+    if graph is not None and not decoded.silent(options):
+        held = _held(judge(), graph, choose, texts[0] if texts else "")
+        if held is not None:
+            return replace(decoded, repaired=held, chosen=True)
+    return None
 
 
 def _held(judge: Judge, graph: WordGraph, choose: Chooser, best: str) -> str | None:
