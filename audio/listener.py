@@ -328,8 +328,11 @@ class Listener:
             if detected_at is None:
                 return self._reject(segment, None, "no wake word")
             rest = gate.after_wake_phrase(segment, detected_at, self.settings.min_segment_ms / 1000)
-            if rest is None:
-                return self._wake_word_alone(segment, gate)
+            if rest is None:  # the wake phrase and nothing after it: nothing to transcribe
+                alone = Transcript(gate.wake_word, "", 0.0, 0.0, None, 0.0)
+                self._publish(segment, alone, None)
+                log.info("heard wake word alone", t=segment.end)
+                return Heard(gate.wake_word, "", segment.end, segment, alone)
             segment = rest
         judged = self._take_early(segment) or await self._judge(segment)
         if judged.silero_prob is not None:
@@ -423,13 +426,6 @@ class Listener:
             if phrase.start >= position and waited < MAX_YIELD_S * SAMPLE_RATE:
                 self.duplex.playback.postpone(phrase, self._frame)
                 return
-
-    def _wake_word_alone(self, segment: Segment, gate: WakeGate) -> Heard:
-        """The detector heard the wake phrase and nothing followed: no transcription needed."""
-        transcript = Transcript(gate.wake_word, "", 0.0, 0.0, None, 0.0)
-        self._publish(segment, transcript, None)
-        log.info("heard wake word alone", t=segment.end)
-        return Heard(gate.wake_word, "", segment.end, segment, transcript)
 
     def _reject(self, segment: Segment, transcript: Transcript | None, reason: str) -> Rejected:
         self._publish(segment, transcript, reason)

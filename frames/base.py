@@ -187,24 +187,8 @@ class BaseFrame(Frame):
     def _open_with_all(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         self._query(router).append(utterance.text, utterance, router)
 
-    def _push_over_empty_query(self, router: CommandRouter, frame: Frame) -> None:
-        """Open `frame`, closing an empty query first (it was only the wake word)."""
-        if isinstance(router.top, QueryFrame) and not router.top.parts:
-            router.pop(router.top)
-        router.push(frame)
-
-    def _switch_voice(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
-        self._push_over_empty_query(router, VoicePickerFrame(router.services.voices()))
-
     def _start_dictation(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
-        self._push_over_empty_query(router, DictationFrame(self.dictation_target))
-
-    def _say_mode(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
-        router.services.speak(f"I am in {MODE_NAMES[router.mode]}.")
-
-    def _always(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
-        router.set_mode("always")
-        router.services.speak("Always listening.")
+        _push_over_empty_query(router, DictationFrame(self.dictation_target))
 
     def _wake_mode(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         router.set_mode("wake")
@@ -282,19 +266,39 @@ def _rest_as_said(text: str, match: Match) -> str:
     return rest
 
 
+def _push_over_empty_query(router: CommandRouter, frame: Frame) -> None:
+    """Open `frame`, closing an empty query first (it was only the wake word)."""
+    if isinstance(router.top, QueryFrame) and not router.top.parts:
+        router.pop(router.top)
+    router.push(frame)
+
+
+def _switch_voice(router: CommandRouter, utterance: Utterance, match: Match) -> None:
+    _push_over_empty_query(router, VoicePickerFrame(router.services.voices()))
+
+
+def _say_mode(router: CommandRouter, utterance: Utterance, match: Match) -> None:
+    router.services.speak(f"I am in {MODE_NAMES[router.mode]}.")
+
+
+def _always(router: CommandRouter, utterance: Utterance, match: Match) -> None:
+    router.set_mode("always")
+    router.services.speak("Always listening.")
+
+
 def _rules(frame: BaseFrame, variants: tuple[str, ...]) -> tuple[Rule, ...]:
     """Mode words and help first, then the wake word (at the start, or inside an utterance with
     nothing open), then what is heard without it: an answer, always-listen, a follow-up."""
     wake_word = frame.wake_word
     return (
-        ExactSet("mode_query", ["mode query", "what mode", "which mode"], frame._say_mode),
-        ExactSet("always_listen", ["always listen", "always listen mode"], frame._always),
+        ExactSet("mode_query", ["mode query", "what mode", "which mode"], _say_mode),
+        ExactSet("always_listen", ["always listen", "always listen mode"], _always),
         ExactSet("wake_word_mode", ["wake word mode", "wake mode"], frame._wake_mode),
         ExactSet("help", HELP_WORDS, frame._help),
         ExactSet(
             "switch_voice",
             ["switch voice", "change voice", "change your voice"],
-            frame._switch_voice,
+            _switch_voice,
         ),
         ExactSet(
             "start_dictation",

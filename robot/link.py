@@ -214,11 +214,13 @@ class ControllerLink:
 
     async def resume(self) -> None:
         """Clear the controller's halt (after a STOP, heartbeat loss or reconnect)."""
-        await self._require().request(Resume(), Resumed, self.heartbeat_timeout)
+        await _live(self._conn, f"{self.host}:{self.motion_port}").request(
+            Resume(), Resumed, self.heartbeat_timeout
+        )
 
     async def state(self) -> ControllerState:
         """Ask the controller where it is and what it is doing."""
-        state: ControllerState = await self._require().request(
+        state: ControllerState = await _live(self._conn, f"{self.host}:{self.motion_port}").request(
             StateRequest(), StatusReport, self.heartbeat_timeout
         )
         return state
@@ -226,18 +228,11 @@ class ControllerLink:
     def watch(self, ms: int) -> None:
         """Have the controller push its state every `ms` while moving (0 = off); the latest is
         in `latest_state`."""
-        self._require().send_control(Watch(ms))
+        _live(self._conn, f"{self.host}:{self.motion_port}").send_control(Watch(ms))
 
     @property
     def latest_state(self) -> ControllerState | None:
         return None if self._conn is None else self._conn.state
-
-    def _require(self) -> Connection:
-        if self._conn is None:
-            raise ControllerConnectionError(f"not connected to {self.host}:{self.motion_port}")
-        if self._conn.lost_reason is not None:
-            raise self._conn.lost_reason
-        return self._conn
 
     # -- runs --------------------------------------------------------------------------------
 
@@ -254,3 +249,12 @@ class ControllerLink:
         """Re-send the latest run's lines not known to have completed, with their original seqs
         (robot.executor.Executor.retry)."""
         return await self._executor.retry(program, report, trace_path=trace_path)
+
+
+def _live(conn: Connection | None, where: str) -> Connection:
+    """`conn`, if it is up; else the error that says why not."""
+    if conn is None:
+        raise ControllerConnectionError(f"not connected to {where}")
+    if conn.lost_reason is not None:
+        raise conn.lost_reason
+    return conn

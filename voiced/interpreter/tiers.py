@@ -267,7 +267,7 @@ class Interpreter:
         offline = from_parse(parsed, text, correlation_id)
         if parsed.success or parsed.error is None:
             return Understood(offline)
-        offline = self._off_the_sentences(text, offline)
+        offline = _off_the_sentences(self.templates, text, offline)
         # The grammar read what the words are about ("add avocado": an action the cell cannot
         # do) unless its failure asks the model for help: then it could not classify them.
         unread = parsed.error.fallback in ("interpret", "resolve_phrase")
@@ -284,18 +284,6 @@ class Interpreter:
         if not found.asked:  # the operator hears that the model is out of reach
             offline = offline.with_changes(user_feedback=f"{offline.user_feedback} ({found.error})")
         return Understood(offline, intent=found.intent)
-
-    def _off_the_sentences(self, text: str, refused: Interpretation) -> Interpretation:
-        """A closed cell's refusal of words about its orders says where they left its
-        sentences, in place of the grammar's reason ("I don't know the word 'large'")."""
-        off = off_the_sentences(self.templates, text)
-        if off is None:
-            return refused
-        reason = off.reason()
-        return refused.with_changes(
-            user_feedback=f"{reason} — {example_hint(self.cell)}",
-            validation_issues=(f"syntax_error: {reason}",),
-        )
 
     async def _classify(self, text: str) -> Intent:
         """Seed 001's router, asked only about words the grammar (and the verb resolver) could
@@ -435,3 +423,16 @@ class Interpreter:
     def _counted(self, reply: LlmReply | None, error: str | None) -> None:
         """The intent classifier's call, counted like every other (the `llm` event)."""
         self.emit(usage_event(reply, error))
+
+
+def _off_the_sentences(templates: Templates, text: str, refused: Interpretation) -> Interpretation:
+    """A closed cell's refusal of words about its orders says where they left its sentences,
+    in place of the grammar's reason ("I don't know the word 'large'")."""
+    off = off_the_sentences(templates, text)
+    if off is None:
+        return refused
+    reason = off.reason()
+    return refused.with_changes(
+        user_feedback=f"{reason} — {example_hint(templates.cell)}",
+        validation_issues=(f"syntax_error: {reason}",),
+    )

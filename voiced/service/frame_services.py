@@ -111,7 +111,7 @@ class DaemonServices:
         if target != NOTE and len(text) > self.max_command_chars:
             self.ignore(too_long(text, len(text), self.max_command_chars))
             return
-        with self._said_as(correlation_id):
+        with _said_as(correlation_id):
             self.events.emit(Submitted(target, text, source))
         if target == ROBOT:
             outcome = self.pipeline.submit(text, correlation_id)
@@ -138,16 +138,10 @@ class DaemonServices:
                 del self._last[target]
 
     def dropped(self, text: str, reason: str, correlation_id: str | None) -> None:
-        with self._said_as(correlation_id):
+        with _said_as(correlation_id):
             log.info("dropped", text=text, reason=reason)
             self.events.emit(Dropped(text, reason))
             self.speak(dropped_sentence([text], lead="Not understood."))
-
-    @staticmethod
-    def _said_as(correlation_id: str | None) -> contextlib.AbstractContextManager[object]:
-        """The correlation id of the words acted on: a query sends its words while the next
-        utterance's id is bound."""
-        return correlation(correlation_id) if correlation_id else contextlib.nullcontext()
 
     def ignore(self, unusable: Unusable) -> None:
         """Input that cannot be a command: said and logged, never dispatched, so nothing of it
@@ -218,3 +212,9 @@ def _without(texts: Sequence[str], taken: Sequence[str]) -> list[str]:
         else:
             kept.append(text)
     return kept
+
+
+def _said_as(correlation_id: str | None) -> contextlib.AbstractContextManager[object]:
+    """The correlation id of the words acted on: a query sends its words while the next
+    utterance's id is bound."""
+    return correlation(correlation_id) if correlation_id else contextlib.nullcontext()
