@@ -10,6 +10,7 @@ its control connection drops). The reconnect loop lives outside (`robot.link.Con
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections import deque
 from dataclasses import dataclass, replace
 from typing import Any
@@ -133,7 +134,7 @@ class Connection:
         ):
             task = asyncio.create_task(coro, name=name)
             self._tasks.add(task)
-            task.add_done_callback(self._task_ended)
+            task.add_done_callback(functools.partial(_task_ended, self._tasks))
         log.info(
             "controller link up",
             address=self.address,
@@ -160,7 +161,7 @@ class Connection:
         if tasks:
             await asyncio.wait(tasks)
         await self._close_channels()
-        self._fail_waiters(error)
+        _fail(self._waiters, error)
 
     def send_motion(self, message: Message) -> str:
         return self._channel(self._motion).send(message)
@@ -202,7 +203,7 @@ class Connection:
         self.lost_reason = error
         self.lost.set()
         self.inbox.put_nowait(error)
-        self._fail_waiters(error)
+        _fail(self._waiters, error)
         await self._close_channels()
 
     def _channel(self, channel: LineChannel | None) -> LineChannel:
@@ -244,7 +245,7 @@ class Connection:
 
     async def _handshake(self, channel: LineChannel, kind: Channel, where: str) -> Greeting:
         """Read the greeting, answer its challenge, wait to be accepted."""
-        greeting = await self._receive(channel, where, "greeting")
+        greeting = await _receive(channel, where, "greeting", self.connect_timeout)
         if not isinstance(greeting, Greeting):
             raise ControllerConnectionError(
                 f"{where} is not a voiced controller: it sent {greeting!r} instead of VOICED"
@@ -262,7 +263,7 @@ class Connection:
                 "[controller] allow_unauthenticated = true to drive it anyway"
             )
         channel.send(Auth(answer))
-        reply = await self._receive(channel, where, "AUTHOK")
+        reply = await _receive(channel, where, "AUTHOK", self.connect_timeout)
         if isinstance(reply, ControlErr) and reply.code == "AUTH":
             hint = "" if self.key is not None else " (it wants a key: set [controller] key_file)"
             raise ControllerAuthError(f"{where} refused this client: {reply.reason}{hint}")
@@ -273,23 +274,14 @@ class Connection:
                         controller=greeting.controller)  # fmt: skip
         return greeting
 
-    async def _receive(self, channel: LineChannel, where: str, wanted: str) -> object:
-        try:
-            item = await asyncio.wait_for(channel.receive(), self.connect_timeout)
-        except TimeoutError:
-            raise ControllerConnectionError(
-                f"{where}: no {wanted} in {self.connect_timeout:g} s"
-            ) from None
-        if item is None:
-            raise ControllerConnectionError(f"{where} closed the connection before {wanted}")
-        return item
-
     async def _hello(self) -> int:
         motion = self._channel(self._motion)
         motion.send(Hello(self.session))
         where = f"{self.host}:{self.ports[0]} (motion channel)"
         try:
-            reply = await self._receive(motion, where, f"HELLO {self.session} reply")
+            reply = await _receive(
+                motion, where, f"HELLO {self.session} reply", self.connect_timeout
+            )
         except ControllerConnectionError:
             reply = None
         if not isinstance(reply, HelloReply) or reply.session != self.session:
@@ -302,17 +294,6 @@ class Connection:
         for channel in (self._motion, self._control):
             if channel is not None:
                 await channel.aclose()
-
-    def _task_ended(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("link task failed", task=task.get_name(), error=repr(task.exception()))
-
-    def _fail_waiters(self, error: ControllerConnectionError) -> None:
-        while self._waiters:
-            _, future = self._waiters.popleft()
-            if not future.done():
-                future.set_exception(error)
 
     async def _read_motion(self) -> None:
         channel = self._channel(self._motion)
@@ -380,3 +361,28 @@ class Connection:
             rest = self.heartbeat_interval - (loop.time() - sent_at)
             if rest > 0 and await wait_event(self._closing, rest):
                 return
+
+
+async def _receive(channel: LineChannel, where: str, wanted: str, timeout: float) -> object:
+    """The next item on `channel` during the handshake, or the error naming what did not come."""
+    try:
+        item = await asyncio.wait_for(channel.receive(), timeout)
+    except TimeoutError:
+        raise ControllerConnectionError(f"{where}: no {wanted} in {timeout:g} s") from None
+    if item is None:
+        raise ControllerConnectionError(f"{where} closed the connection before {wanted}")
+    return item
+
+
+def _fail(waiters: deque[tuple[type[Any], asyncio.Future[Any]]], error: Exception) -> None:
+    """Every request still waiting for its reply gets `error` instead."""
+    while waiters:
+        _, future = waiters.popleft()
+        if not future.done():
+            future.set_exception(error)
+
+
+def _task_ended(tasks: set[asyncio.Task[None]], task: asyncio.Task[None]) -> None:
+    tasks.discard(task)
+    if not task.cancelled() and task.exception() is not None:
+        log.error("link task failed", task=task.get_name(), error=repr(task.exception()))
