@@ -10,6 +10,10 @@ Rules that span several fields of one table go in a method `cross_check(self) ->
 str]]` returning (key, message) pairs; it runs only when every field of that table was valid, so
 it may rely on the field types.
 
+A leaf module: it imports nothing from the project but `voiced.errors`, so `audio` (whose
+settings are declared with it) and every other package may use it without depending on the
+daemon (`tests/test_imports.py`, LEAVES).
+
 Supported field types: bool, int, float, str, tuple[<one of those>, ...] and settings dataclasses.
 A bool never accepts an int (TOML keeps them apart, so `1` for a switch is a mistake), a float
 accepts an int, NaN and infinities are refused.
