@@ -33,7 +33,7 @@ from voiced.audio.segmenter import Activity as AudioActivity
 from voiced.audio.stopspot import Spotted
 from voiced.events import EventLog
 from voiced.inputs.audio import AudioFrontEnd, heard_event, keyword_event, spotted_event
-from voiced.inputs.typed import MAX_UTTERANCE_CHARS, Line, Unusable
+from voiced.inputs.typed import Line, Unusable
 from voiced.inputs.typed import TextInput as TextLines
 from voiced.service.cellstatus import RemoteInbox, RemoteWords
 from voiced.targets import DeferredQueue, TargetResult
@@ -94,14 +94,8 @@ class Input(Protocol):
 class TextInput:
     """Typed lines (`--text FILE|-`): each line an utterance, a blank line a pause."""
 
-    def __init__(
-        self,
-        source: str,
-        pause: float,
-        max_chars: int = MAX_UTTERANCE_CHARS,
-        sends_after: float | None = None,
-    ) -> None:
-        self.lines = TextLines(source, pause, max_chars, sends_after=sends_after)
+    def __init__(self, lines: TextLines) -> None:
+        self.lines = lines
 
     async def __aiter__(self) -> AsyncGenerator[InputEvent, None]:
         async with contextlib.aclosing(self.lines.events()) as lines:

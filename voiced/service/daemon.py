@@ -42,6 +42,7 @@ from voiced.inputs.sources import (
     ReplayInput,
     TextInput,
 )
+from voiced.inputs.typed import TextInput as TextLines
 from voiced.interpreter.tiers import LEARNED_VERBS, Interpreter
 from voiced.link.controller import Controller, open_controller
 from voiced.link.keeper import LinkKeeper
@@ -277,8 +278,9 @@ class Daemon:
         if session.text is not None:
             query = self.config.query
             pause = query.silence_timeout + 0.1
-            return TextInput(session.text, pause, self.config.daemon.max_utterance_chars,
-                             sends_after=query.complete_timeout)  # fmt: skip
+            lines = TextLines(session.text, pause, self.config.daemon.max_utterance_chars,
+                              sends_after=query.complete_timeout)  # fmt: skip
+            return TextInput(lines)
         return NoInput()
 
     def _interpreter(self, llm: LlmClient | None) -> Interpreter:
