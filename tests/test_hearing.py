@@ -112,13 +112,28 @@ def test_a_name_the_cell_lacks_is_kept_and_never_swapped_for_one_it_has(tmp_path
     )
 
 
-@pytest.mark.parametrize("said", ["Computer, add bread, no cheese.", "Computer, don't add cheese."])
-def test_a_negation_is_kept_and_never_swapped_for_words_without_it(
-    tmp_path: Path, said: str
+@pytest.mark.parametrize(
+    ("cell_name", "heard"),
+    [
+        ("sandwich", ["Computer, add bread, no cheese.", "Computer, add bread and cheese."]),
+        ("sandwich", ["Computer, don't add cheese.", "Computer, add cheese."]),
+        # A template a word away: the repair took the "don't" out and the arm moved.
+        ("sandwich", ["Computer, don't slap cheese on it."]),
+        ("sandwich", ["Computer, don't scrap the sandwich."]),
+        ("sandwich", ["Computer, I really don't want cheese.", "Computer, add cheese."]),
+        ("weld", ["computer don't weld seam three"]),
+        ("weld", ["computer never weld the third seam"]),
+        ("barista", ["Computer, don't make me a latte."]),
+        ("barista", ["Computer, I don't want a latte."]),
+    ],
+)  # fmt: skip
+def test_a_negation_is_kept_as_heard_and_never_repaired_or_swapped(
+    tmp_path: Path, cell_name: str, heard: list[str]
 ) -> None:
-    # Refused ("I can't act on ..."), and never a lower hypothesis that moves the arm.
-    choose, _ = chooser(tmp_path)
-    assert choose([said, "Computer, add bread and cheese."]) == Choice(0)
+    # Refused ("I can't act on ..."): never a repair, a held sentence or a lower hypothesis
+    # without it, each of which moves the arm for the command the operator took back.
+    choose, _ = chooser(tmp_path, cell_name=cell_name, held=True)
+    assert choose(heard) == Choice(0)
 
 
 def test_the_wake_word_alone_is_kept_only_as_the_best_hypothesis(tmp_path: Path) -> None:
@@ -250,8 +265,11 @@ def test_talk_and_real_questions_are_not_made_orders(tmp_path: Path) -> None:
 
 def test_an_order_after_talk_in_the_same_segment_is_taken_alone(tmp_path: Path) -> None:
     choose, _ = chooser(tmp_path, mode="always", cell_name="barista")
-    heard = "I'll see you later. No, I don't know. Can I have a large latte with sugar?"
+    heard = "I'll see you later. Okay, I know. Can I have a large latte with sugar?"
     assert choose([heard]) == Choice(0, "Can I have a large latte with sugar?")
+    # Talk with a negation bears on what follows (as the query frame holds too): kept whole.
+    negated = "I'll see you later. No, I don't know. Can I have a large latte with sugar?"
+    assert choose([negated]) == Choice(0)
     # Only the cell's own sentences come out of talk: not a looser reading ("go home").
     assert choose(["We were late. Okay then, go home."]) is None
 

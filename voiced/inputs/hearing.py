@@ -35,6 +35,7 @@ from voiced.audio.wake import matches_wake_word
 from voiced.commands.belief import Belief
 from voiced.frames.router import CommandRouter
 from voiced.interpreter.repair import Repairer, name_words, vocabulary_phrases
+from voiced.interpreter.semantic import NEGATIONS
 from voiced.interpreter.templategraph import graph_of
 from voiced.interpreter.tiers import Interpreter
 from voiced.rules.normalize import normalize, words
@@ -89,6 +90,11 @@ class GrammarChooser:
         if not texts or self.router.top.name == "dictation":
             return None
         needs_wake = self.router.mode == "wake" and self.router.top is self.router.stack[0]
+        if NEGATIONS & set(words(texts[0])):
+            # "Computer, don't slap cheese on it": kept as heard, and refused. Never repaired,
+            # held to the sentences or swapped for a lower hypothesis, each of which can lose
+            # the "don't" and move the arm for the command it took back.
+            return Choice(0)
         for i, text in enumerate(texts):
             said = once(text)
             if said != text and self._acts_on(said, needs_wake, best=i == 0):
