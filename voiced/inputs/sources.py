@@ -1,8 +1,8 @@
 """What the daemon listens to: each input is an async iterator of what the operator said.
 
-One loop in the daemon reads whichever input the session has (`Daemon._listen`): an `Utterance`
-goes to the frame router, a `Tick` or an `Activity` moves the frames' timers on the input's own
-clock, and the iterator ending is the end of input. The inputs:
+One loop in the daemon reads whichever input the session has (`voiced.service.input_loop`): an
+`Utterance` goes to the frame router, a `Tick` or an `Activity` moves the frames' timers on the
+input's own clock, and the iterator ending is the end of input. The inputs:
 
 - `TextInput`: typed lines (`--text FILE|-`), on a virtual clock (`voiced.inputs.typed`);
 - `AudioInput`: what the listener hears (`--audio mic|FILE|-`), on the audio clock; barge-ins
