@@ -200,6 +200,9 @@ def _add_tools(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     transcribe.add_argument("--whole", action="store_true",
                             help="transcribe the file as one piece, not cut where the daemon "
                                  "cuts the microphone's speech")  # fmt: skip
+    transcribe.add_argument("--hypotheses", action="store_true",
+                            help="under each utterance, the recogniser's other hypotheses (the "
+                                 "daemon takes the first its cell reads)")  # fmt: skip
     transcribe.set_defaults(handler=_cmd_transcribe)
 
     plan = sub.add_parser("plan", help="plan a block rearrangement and print it as JSON")
@@ -767,7 +770,7 @@ def _cmd_transcribe(args: argparse.Namespace) -> int:
     examples = Templates(cell, Grammar(cell).vocabulary).examples()
     bias = bias_for(cell, [*PhraseBank.packaged(cell).phrases(), *examples], config)
     if not args.whole:
-        return asyncio.run(_print_utterances(args.file, bias, config))
+        return asyncio.run(_print_utterances(args.file, bias, config, args.hypotheses))
     transcript = asyncio.run(transcribe_file(args.file, bias, config.stt))
     if transcript.rejected_reason:
         print(f"(nothing: {transcript.rejected_reason}) raw: {transcript.raw!r}")
@@ -776,24 +779,45 @@ def _cmd_transcribe(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _print_utterances(path: str, bias: BiasVocabulary, config: Config) -> int:
-    """Each utterance the daemon's listener would cut from the file, with where it is in the
-    file; audio it would drop, and why. Exit 1 when nothing is heard."""
-    from voiced.audio.engines import transcribe_segments
+async def _print_utterances(
+    path: str, bias: BiasVocabulary, config: Config, hypotheses: bool
+) -> int:
+    """Each utterance the daemon's listener would cut from the file, decoded as the daemon
+    decodes it, with where it is in the file (and, asked, the lower hypotheses); audio it
+    would drop, and why. Exit 1 when nothing is heard."""
+    from voiced.audio.engines import KeepsBest, transcribe_segments
     from voiced.audio.listener import Heard
 
     heard = 0
+    kept = KeepsBest()
     async with contextlib.aclosing(
-        transcribe_segments(path, bias, config.stt, config.audio)
+        transcribe_segments(path, bias, config.stt, config.audio, kept)
     ) as said:
         async for event in said:
             if isinstance(event, Heard):
                 heard += 1
                 print(f"{event.segment.start:7.2f} {event.segment.end:7.2f}  {event.text}")
+                others = kept.others.get(event.transcript.raw.strip(), ())
+                for other in _other_words(event.text, others) if hypotheses else ():
+                    print(f"{'':17}  or: {other}")
             else:
                 raw = f" raw: {event.raw!r}" if event.raw else ""
                 print(f"{event.t:7.2f}          (dropped: {event.reason}){raw}")
     return 0 if heard else 1
+
+
+def _other_words(best: str, others: Sequence[str]) -> list[str]:
+    """The hypotheses whose words differ from the best's and each other's (not only in case or
+    punctuation)."""
+    from voiced.rules.normalize import words
+
+    seen = {tuple(words(best))}
+    kept = []
+    for other in others:
+        if tuple(words(other)) not in seen:
+            seen.add(tuple(words(other)))
+            kept.append(other)
+    return kept
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -175,3 +177,30 @@ def test_voiced_transcribe_of_silence_says_nothing_was_heard_and_why(clips: Clip
     )  # fmt: skip
     assert done.returncode == 1, done
     assert all("(dropped: " in line for line in done.stdout.splitlines()), done.stdout
+
+
+def test_voiced_transcribe_hears_each_utterance_as_the_daemon_does(tmp_path: Path) -> None:
+    """Decoded in Whisper's own 30 s window, the demo's second utterance was "Cheese and
+    tomato." where the daemon, decoding the segment's own window, heard "And cheese and
+    tomato.": an operator comparing the two could not tell which to believe."""
+    from importlib import resources
+
+    demo = str(resources.files("voiced.demo").joinpath("sandwich.flac"))
+    shown = subprocess.run(
+        [sys.executable, "-m", "voiced", "transcribe", "--hypotheses", demo],
+        capture_output=True, text=True, timeout=180, check=True,
+    ).stdout.splitlines()  # fmt: skip
+    events = tmp_path / "events.jsonl"
+    subprocess.run(
+        [sys.executable, "-m", "voiced", "run", "--cell", "sandwich", "--audio", demo,
+         "--controller", "sim", "--fast", "--data-dir", str(tmp_path / "data"),
+         "--events", str(events)],
+        capture_output=True, text=True, timeout=180, check=True,
+    )  # fmt: skip
+    utterances = [e["text"] for e in map(json.loads, events.read_text().splitlines())
+                  if e["event"] == "utterance"]  # fmt: skip
+    heard = [line.split(None, 2)[2] for line in shown if not line.lstrip().startswith("or:")]
+    assert heard == utterances, (shown, utterances)
+    others = [line.split("or: ", 1)[1] for line in shown if line.lstrip().startswith("or:")]
+    assert others, shown  # the lower hypotheses, each in other words than the best
+    assert all(normalize(o) not in map(normalize, heard) for o in others), shown

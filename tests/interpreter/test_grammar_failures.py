@@ -8,7 +8,7 @@ from voiced.robot.sequence import steps
 
 from tests.interpreter.helpers import grammar, scene
 from voiced.interpreter.grammar import interpret
-from voiced.interpreter.lexer import normal_words
+from voiced.interpreter.vocabulary import normal_words
 
 FAILURES = [
     # (cell, said, error_type, token, fallback)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.interpreter.helpers import grammar
-from voiced.interpreter.lexer import normal_words
 from voiced.interpreter.numbers import split_glued, tidy
+from voiced.interpreter.vocabulary import normal_words
 
 
 def test_glued_units_and_names_come_apart() -> None:

@@ -97,3 +97,26 @@ def test_a_templates_number_reads_as_the_words_that_gave_it() -> None:
     meaning = templates.interpret(found, None).interpretation
     assert "roast: dark roast" in meaning and "sugar amount: lots of (4)" in meaning, meaning
     assert "_" not in meaning.split(", from the template")[0]
+
+
+@pytest.mark.parametrize("said", ["don't make me a latte", "please don't make me a latte"])
+async def test_a_closed_cell_names_a_negation_too(said: str, tmp_path: Path) -> None:
+    # The closed cell's "I lost it at ..." had replaced the negation's reason with the lost
+    # word as normalised text ("dont").
+    feedback, issue, _ = await refusal("barista", said, tmp_path)
+    assert feedback.startswith("I can't act on \"don't\": say only what to do"), feedback
+    assert "lost it" not in feedback and "lost it" not in issue
+
+
+@pytest.mark.parametrize("said", ["weld seam four", "weld seam 4", "go over to seam nine"])
+async def test_a_seam_the_cell_does_not_have_is_answered_with_its_seams(
+    said: str, tmp_path: Path
+) -> None:
+    # The weld cell's own list names its work positions seam 1 to 3: "I don't have seam —
+    # available positions are: Home, ..." named neither the seam said nor the ones there are.
+    feedback, _, _ = await refusal("weld", said, tmp_path)
+    number = "4" if "4" in said or "four" in said else "9"
+    assert feedback == (
+        f"I don't have seam {number} — the seams are: seam 1 (Pos_1), seam 2 (Pos_2), "
+        "seam 3 (Pos_3)"
+    ), feedback

@@ -30,3 +30,25 @@ def test_a_template_interpretation_reads_as_the_read_back_does(
     found = templates.match(said)
     assert found is not None
     assert templates.interpret(found, None).interpretation == meaning
+
+
+@pytest.mark.parametrize(
+    ("said", "steps"),
+    [
+        # The cell's own words for its positions ([sentences.lists.seam]) name them in every
+        # command, not only in the templates that use the list: two seams in one breath, a
+        # verb no template has.
+        ("weld seam 3 and seam 1", [("tack_weld", "Pos_3"), ("tack_weld", "Pos_1")]),
+        ("weld seam three and weld seam one", [("tack_weld", "Pos_3"), ("tack_weld", "Pos_1")]),
+        ("inspect seam three", [("camera_inspection", "Pos_3")]),
+        ("go to the second seam", [(None, "Pos_2")]),
+    ],
+)
+def test_the_cells_own_names_for_its_positions_work_in_any_command(
+    said: str, steps: list[tuple[str | None, str]]
+) -> None:
+    weld = cell("weld")
+    parsed = grammar("weld").parse(said, weld.initial_scene, ())
+    assert parsed.success, parsed.error
+    got = [(s.params.get("routine"), s.params["position"]) for s in parsed.sequence]
+    assert got == steps

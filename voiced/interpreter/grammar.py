@@ -23,6 +23,7 @@ from voiced.interpreter.phrasebank import PhraseBank
 from voiced.interpreter.places import clause_positions
 from voiced.interpreter.result import Interpretation
 from voiced.interpreter.semantic import (
+    NEGATIONS,
     Context,
     Unparsed,
     describe,
@@ -78,6 +79,14 @@ class Failure:
             "context": self.context,
             "fallback": self.fallback,
         }
+
+    @property
+    def negates(self) -> bool:
+        """The words at fault open with a negation ("don't make me a latte"): a refusal that
+        must reach the operator as it is, whatever else could be said about the words."""
+        return self.error_type == "semantic_failure" and bool(
+            NEGATIONS & set(self.token.split()[:2])
+        )
 
     @property
     def feedback(self) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from voiced.interpreter.numbers import as_number, split_glued
+from voiced.interpreter.numbers import as_number
 from voiced.interpreter.vocabulary import (
     COUNT_MISHEARD,
     MISHEARD_BEFORE,
@@ -20,9 +20,9 @@ from voiced.interpreter.vocabulary import (
     Reading,
     VerbSense,
     Vocabulary,
+    normal_words,
 )
-from voiced.rules.normalize import numbers_to_digits, ranked
-from voiced.rules.normalize import words as plain_words
+from voiced.rules.normalize import ranked
 
 SNAP_CUTOFF = 80.0
 """Least rapidfuzz ratio (0-100) for a near miss of six letters or more to snap."""
@@ -83,11 +83,6 @@ class Lexed:
     """Everything but fillers, in order."""
     snaps: tuple[tuple[str, str], ...]
     """(heard, taken as) for every near miss that snapped."""
-
-
-def normal_words(text: str) -> list[str]:
-    """Lower-case words, no punctuation, glued units split off, number words as digits."""
-    return numbers_to_digits(split_glued(plain_words(text)), scales=True)
 
 
 class Lexer:

@@ -24,8 +24,8 @@ import structlog
 
 from voiced.errors import Problem
 from voiced.interpreter.confidence import phrase_confidence
-from voiced.interpreter.lexer import normal_words
 from voiced.interpreter.result import Interpretation
+from voiced.interpreter.vocabulary import normal_words
 from voiced.paths import DataDir
 from voiced.robot.cell import Cell
 from voiced.robot.sequence import SequenceStep, StepFormatError

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 from voiced.interpreter.clauses import Clause
 from voiced.interpreter.lexer import Token
-from voiced.interpreter.vocabulary import Value, VerbSense, spoken
+from voiced.interpreter.vocabulary import Value, VerbSense, listed_names, plural, spoken
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
@@ -227,6 +227,14 @@ def unknown_failure(c: Clause, cell: Cell, said: str) -> Unparsed:
         return Unparsed("lexical_failure", first, f"Unknown command '{phrase}'",
                         example_hint(cell), "resolve_phrase", phrase)  # fmt: skip
     slot = _slot(c, cell)
+    listed = _listed_after(first.text, cell) if slot is not None else None
+    if listed is not None:
+        # "weld seam 4" where the cell's own list says seam 1 to 3: name the seams, not poses.
+        after = c.tokens[start + 1] if start + 1 < len(c.tokens) else None
+        end = after if after is not None and after.has("number") else run[-1]
+        return Unparsed("semantic_failure", first,
+                        f"I don't have {said[first.start : end.start + len(end.text)]}",
+                        listed, "none", phrase)  # fmt: skip
     if slot is not None and not slot[1]:
         return Unparsed("semantic_failure", first, f"I don't have {phrase}",
                         example_hint(cell), "none", phrase)  # fmt: skip
@@ -237,6 +245,19 @@ def unknown_failure(c: Clause, cell: Cell, said: str) -> Unparsed:
                         phrase)  # fmt: skip
     return Unparsed("lexical_failure", first, f"I don't know the word '{phrase}'",
                     example_hint(cell), "interpret", phrase)  # fmt: skip
+
+
+def _listed_after(word: str, cell: Cell) -> str | None:
+    """The cell's own names that start with `word` ("the seams are: seam 1 (Pos_1), ..."), or
+    None when its lists have none."""
+    names: dict[str, str] = {}
+    for phrase, _kind, name in listed_names(cell):
+        if phrase.split()[0] == word and name not in names:
+            names[name] = phrase
+    if not names:
+        return None
+    shown = ", ".join(f"{phrase} ({name})" for name, phrase in names.items())
+    return f"the {plural(word)} are: {shown}"
 
 
 def _slot(c: Clause, cell: Cell) -> tuple[str, tuple[str, ...]] | None:

@@ -267,7 +267,8 @@ class Interpreter:
         offline = from_parse(parsed, text, correlation_id)
         if parsed.success or parsed.error is None:
             return Understood(offline)
-        offline = _off_the_sentences(self.templates, text, offline)
+        if not parsed.error.negates:  # "don't make me a latte" says why it is refused
+            offline = _off_the_sentences(self.templates, text, offline)
         # The grammar read what the words are about ("add avocado": an action the cell cannot
         # do) unless its failure asks the model for help: then it could not classify them.
         unread = parsed.error.fallback in ("interpret", "resolve_phrase")

@@ -12,6 +12,10 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from hassil.parse_expression import parse_sentence
+from hassil.sample import sample_expression
+
+from voiced.interpreter.numbers import split_glued
 from voiced.interpreter.ordering import (
     COLLECTIVES,
     ITEM_SYNONYMS,
@@ -22,6 +26,8 @@ from voiced.interpreter.ordering import (
     RANGES,
 )
 from voiced.robot.cell import Cell
+from voiced.rules.normalize import numbers_to_digits
+from voiced.rules.normalize import words as plain_words
 
 Value = str | float
 """A plain reading value: a cell name, a keyword or a number."""
@@ -291,6 +297,38 @@ def _add_names(table: _Table, cell: Cell) -> None:
     for composite in cell.composites.values():
         if composite.tier == 2:
             table.add(spoken(composite.name), "learned", composite.name)
+    _add_listed_names(table, cell)
+
+
+def _add_listed_names(table: _Table, cell: Cell) -> None:
+    """The integrator's own words for the cell's names (a template list whose values are poses,
+    tools, items or zones: "seam 3" for Pos_3) name them in every command, not only in the
+    templates that use the list: "weld seam 3 and seam 1" is "weld pos 3 and pos 1"."""
+    for phrase, kind, name in listed_names(cell):
+        table.add(phrase, kind, name)
+
+
+def listed_names(cell: Cell) -> list[tuple[str, str, str]]:
+    """(phrase, kind, name) for every way the cell's template lists say one of its names."""
+    kinds: dict[str, str] = {name: "item" for name in cell.objects}
+    kinds.update({name: "zone" for name in cell.zones()})
+    kinds.update({name: "tool" for name in cell.tools})
+    kinds.update({n: "home" if p.role == "home" else "position" for n, p in cell.poses.items()})
+    found: list[tuple[str, str, str]] = []
+    for spec in cell.sentences.lists.values():
+        for said, value in spec.values:
+            kind = kinds.get(str(value))
+            if kind is None:
+                continue
+            for text in sample_expression(parse_sentence(said, keep_text=True).expression):
+                found.append((" ".join(normal_words(text)), kind, str(value)))
+    return found
+
+
+def normal_words(text: str) -> list[str]:
+    """Lower-case words, no punctuation, glued units split off, number words as digits: the
+    words the lexer looks up."""
+    return numbers_to_digits(split_glued(plain_words(text)), scales=True)
 
 
 def _add_sites(table: _Table, cell: Cell) -> None:
