@@ -6,9 +6,9 @@ order (`robot.simcore`), a control channel that can STOP mid-move (the pose stay
 was at that instant), a heartbeat watchdog, and the session ledger that makes re-sent lines run
 exactly once. `Faults` injects the failures the executor must survive.
 
-The watchdog arms only once the control client has sent a PING: a simulator nobody pings (a test
-talking raw lines, `voiced sim` before the daemon connects) must not halt on its own. Losing the
-control connection halts it whether or not it was armed, as the RAPID control task does.
+The control channel's requests and the heartbeat watchdog are `robot.simcontrol`'s. Losing the
+control connection halts the simulator whether or not the watchdog was armed, as the RAPID
+control task does.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import structlog
 from voiced.robot import physics as physics_module
 from voiced.robot.auth import new_nonce, verify
 from voiced.robot.cell import Cell
-from voiced.robot.lines import READ_LIMIT, LineChannel, shown, wait_event
+from voiced.robot.lines import READ_LIMIT, LineChannel, shown
 from voiced.robot.protocol import (
     PROTOCOL_VERSION,
     Ack,
@@ -36,22 +36,12 @@ from voiced.robot.protocol import (
     Done,
     Err,
     Greeting,
-    HaltReport,
     Hello,
     LineError,
     Message,
-    Ping,
-    Pong,
-    PoseReport,
-    Resume,
-    Resumed,
-    StateRequest,
-    StatusReport,
-    Stop,
-    Stopped,
-    Watch,
 )
 from voiced.robot.scene import Scene
+from voiced.robot.simcontrol import SimControl
 from voiced.robot.simcore import Physics, SimCore
 
 log = structlog.get_logger(__name__)
@@ -105,22 +95,19 @@ class Simulator:
         self.faults = faults or Faults()
         self.core = SimCore(
             cell, scene, physics, time_scale=time_scale, accel=accel,
-            err_on_seq=self.faults.err_on_seq, on_status=self._status_changed,
+            err_on_seq=self.faults.err_on_seq, on_status=lambda: self.control.status_changed(),
+        )  # fmt: skip
+        self.control = SimControl(
+            self.core, lambda: self._control_ch, self._lost_client, heartbeat_timeout,
+            self.faults.ignore_pings,
         )  # fmt: skip
         self.lines_received = 0
         """Lines received on the motion channel since start (for Faults.drop_after_lines)."""
         self.closed = asyncio.Event()
         self._motion_ch: LineChannel | None = None
         self._control_ch: LineChannel | None = None
-        self._armed = asyncio.Event()
-        self._pinged = asyncio.Event()
-        self._last_ping = 0.0
-        self._watch_ms = 0
-        self._watch_changed = asyncio.Event()
         self._servers: list[asyncio.Server] = []
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._handlers: set[asyncio.Task[None]] = set()
-        self._connections = 0
+        self._tasks = _Tasks()
 
     # -- what tests and the CLI look at ------------------------------------------------------
 
@@ -189,9 +176,9 @@ class Simulator:
             self._servers.append(server)
         self.motion_port = self._servers[0].sockets[0].getsockname()[1]
         self.control_port = self._servers[1].sockets[0].getsockname()[1]
-        self._spawn(self.core.run(), "sim-runner")
-        self._spawn(self._watchdog(), "sim-watchdog")
-        self._spawn(self._watcher(), "sim-watch")
+        self._tasks.spawn(self.core.run(), "sim-runner")
+        self._tasks.spawn(self.control.watchdog(), "sim-watchdog")
+        self._tasks.spawn(self.control.watcher(), "sim-watch")
         log.info(
             "simulator listening", host=self.host, motion_port=self.motion_port,
             control_port=self.control_port, time_scale=self.core.time_scale,
@@ -204,41 +191,11 @@ class Simulator:
         for channel in (self._motion_ch, self._control_ch):
             if channel is not None:
                 await channel.aclose()
-        # A client's task ends by itself once its channel is closed; cancelling it instead
-        # makes asyncio's own done-callback log a spurious error on Python 3.11.
-        if self._handlers:
-            await asyncio.wait(self._handlers, timeout=1.0)
-        tasks = [*self._tasks, *self._handlers]
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.wait(tasks)
+        await self._tasks.end()
         for server in self._servers:
             await server.wait_closed()
         self._servers.clear()
         self.closed.set()
-
-    def _spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
-        task = asyncio.create_task(coro, name=name)
-        self._tasks.add(task)
-        task.add_done_callback(self._task_ended)
-
-    def _task_ended(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
-        self._handlers.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("simulator task failed", task=task.get_name(), error=repr(task.exception()))
-
-    def _own_handler(self, kind: str) -> str:
-        """Name the server's task for this client and track it, so close() can end it."""
-        self._connections += 1
-        name = f"sim-{kind}-{self._connections}"
-        task = asyncio.current_task()
-        if task is not None:
-            task.set_name(name)
-            self._handlers.add(task)
-            task.add_done_callback(self._task_ended)
-        return name
 
     # -- handshake ---------------------------------------------------------------------------
 
@@ -275,7 +232,7 @@ class Simulator:
     async def _lost_client(self, reason: str) -> None:
         """Either channel of the client is gone: halt, and let go of the other channel too, so
         that the client can come back (it is halted then, and nothing runs until RESUME)."""
-        self._armed.clear()
+        self.control.armed.clear()
         self.core.halt(reason)
         for channel in (self._motion_ch, self._control_ch):
             if channel is not None:
@@ -286,7 +243,7 @@ class Simulator:
     async def _serve_motion(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
-        name = self._own_handler("motion")
+        name = self._tasks.own_handler("motion")
         channel = LineChannel(
             reader, writer, channel="motion", name=name, on_line=_log_line,
             delay_s=self.faults.delay_s,
@@ -329,7 +286,7 @@ class Simulator:
     async def _serve_control(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
-        name = self._own_handler("control")
+        name = self._tasks.own_handler("control")
         channel = LineChannel(
             reader, writer, channel="control", name=name, on_line=_log_line,
             delay_s=self.faults.delay_s,
@@ -341,7 +298,11 @@ class Simulator:
         log.info("control client connected", peer=channel.peer)
         try:
             while (item := await channel.receive()) is not None:
-                self._on_control(channel, item)
+                if isinstance(item, LineError):
+                    log.warning(
+                        "unreadable control line", line=shown(item.line), reason=item.reason
+                    )
+                self.control.on_line(channel, item)
         finally:
             await channel.aclose()
             if self._control_ch is channel:  # the client's link is gone
@@ -349,70 +310,47 @@ class Simulator:
                 await self._lost_client("disconnect")
             log.info("control client disconnected", channel=name)
 
-    def _on_control(self, channel: LineChannel, item: Message | LineError) -> None:
-        match item:
-            case LineError(code=code, reason=reason):
-                log.warning("unreadable control line", line=shown(item.line), reason=reason)
-                channel.send(ControlErr.fitted(code, reason))
-            case Ping(n=n):
-                if self.faults.ignore_pings:
-                    return
-                self._last_ping = asyncio.get_running_loop().time()
-                self._armed.set()
-                self._pinged.set()
-                channel.send(Pong(n))
-            case Stop():
-                self.core.halt("stop")
-                channel.send(Stopped(self.last_done))
-            case Resume():
-                self.core.resume()
-                channel.send(Resumed())
-            case StateRequest():
-                self._send_state(channel)
-            case Watch(ms=ms):
-                self._watch_ms = ms
-                self._watch_changed.set()
-            case _:
-                channel.send(ControlErr.fitted("PARSE", f"{type(item).__name__} is not a request"))
 
-    def _send_state(self, channel: LineChannel, *, with_pose: bool = True) -> None:
-        """POSE, then HALT while halted, then STATUS: STATUS always ends a state report."""
-        scene = self.core.scene
-        if with_pose:
-            channel.send(PoseReport(scene.pose))
-        if self.halted_reason is not None:
-            channel.send(HaltReport(self.halted_reason))
-        channel.send(StatusReport(self.status, self.last_done, scene.gripper, scene.tool))
+class _Tasks:
+    """The simulator's own tasks and its clients' server tasks, ended together by `end()`."""
 
-    def _status_changed(self) -> None:
-        self._watch_changed.set()
-        if self._watch_ms > 0 and self._control_ch is not None:
-            self._send_state(self._control_ch, with_pose=False)
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._handlers: set[asyncio.Task[None]] = set()
+        self._connections = 0
 
-    async def _watchdog(self) -> None:
-        """Halt when no PING came for heartbeat_timeout, once the control client has pinged."""
-        loop = asyncio.get_running_loop()
-        while True:
-            await self._armed.wait()
-            remaining = self._last_ping + self.heartbeat_timeout - loop.time()
-            if remaining <= 0:
-                # A client that stopped pinging is gone (a dead network does not close
-                # sockets): halt and drop it, so that it can reconnect.
-                await self._lost_client("heartbeat")
-                continue
-            self._pinged.clear()
-            await wait_event(self._pinged, remaining)
+    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
+        task = asyncio.create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._ended)
 
-    async def _watcher(self) -> None:
-        """WATCH: push POSE and STATUS every period while moving."""
-        while True:
-            self._watch_changed.clear()
-            channel = self._control_ch
-            if self._watch_ms <= 0 or self.status != "moving" or channel is None:
-                await self._watch_changed.wait()
-                continue
-            self._send_state(channel)
-            await wait_event(self._watch_changed, self._watch_ms / 1000.0)
+    def own_handler(self, kind: str) -> str:
+        """Name the server's task for this client and track it, so `end()` can end it."""
+        self._connections += 1
+        name = f"sim-{kind}-{self._connections}"
+        task = asyncio.current_task()
+        if task is not None:
+            task.set_name(name)
+            self._handlers.add(task)
+            task.add_done_callback(self._ended)
+        return name
+
+    async def end(self) -> None:
+        # A client's task ends by itself once its channel is closed; cancelling it instead
+        # makes asyncio's own done-callback log a spurious error on Python 3.11.
+        if self._handlers:
+            await asyncio.wait(self._handlers, timeout=1.0)
+        tasks = [*self._tasks, *self._handlers]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks)
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        self._handlers.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("simulator task failed", task=task.get_name(), error=repr(task.exception()))
 
 
 HANDSHAKE_TIMEOUT_S = 5.0

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
-from voiced.robot import physics, simcore, simulator
+from voiced.robot import physics, simcontrol, simcore, simulator
 from voiced.robot.link import ControllerLink
 from voiced.robot.protocol import (
     ERROR_CODES,
@@ -475,9 +475,10 @@ def test_statuses_tool_placeholder_and_halt_reasons() -> None:
     assert NO_TOOL in literals("control")
     reasons = {
         node.args[0].value
-        for node in ast.walk(ast.parse(inspect.getsource(simulator)))
+        for module in (simulator, simcontrol)
+        for node in ast.walk(ast.parse(inspect.getsource(module)))
         if isinstance(node, ast.Call)
-        and _call_name(node) in {"halt", "_lost_client"}
+        and _call_name(node) in {"halt", "_lost_client", "lost"}
         and node.args
         and isinstance(node.args[0], ast.Constant)
     }
