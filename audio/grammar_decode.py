@@ -18,7 +18,7 @@ between steps, which costs little for the few tokens of a command.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -221,45 +221,71 @@ def decode_held(
     """
     pieces = _pieces(tokenizer)
     start = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
-    kept: list[int] = []
-    reading = Reading(graph.start)
-    logprob = 0.0
+    path = _Path([], Reading(graph.start))
     unscored: list[int] = []
     for calls in range(1, MAX_CALLS + 1):
-        if len(kept) >= MAX_TOKENS:
+        if len(path.kept) >= MAX_TOKENS:
             return None
-        free, rows = _decode_from(model, encoded, start, kept)
-        if len(rows) <= len(kept):
+        free, rows = _decode_from(model, encoded, start, path.kept)
+        if len(rows) <= len(path.kept):
             return None  # nothing decoded after the prefix (the length limit)
-        logprob += sum(float(rows[at][kept[at]]) for at in unscored)
+        path.logprob += sum(float(rows[at][path.kept[at]]) for at in unscored)
         unscored = []
-        for at in range(len(kept), len(rows)):
-            logp = rows[at]
-            token = free[at] if at < len(free) else tokenizer.eot
-            if token == tokenizer.eot and reading.may_end(graph):
-                text = tokenizer.decode(kept).strip()
-                return Constrained(text, logprob + float(logp[token]), len(kept), calls)
-            following = reading.then(graph, pieces[token]) if token < tokenizer.eot else None
-            if following is None:
-                break
-            kept.append(int(token))
-            reading, logprob = following, logprob + float(logp[token])
-        else:
+        left = _keep_free(path, free, rows, graph, tokenizer, pieces)
+        if isinstance(left, float):
+            return path.done(tokenizer, left, calls)
+        if not left:
             continue  # the free path was cut off by the length limit: go on from its end
-        logp = rows[len(kept)]
-        way = _best_allowed(logp, reading, graph, tokenizer)
+        logp = rows[len(path.kept)]
+        way = _best_allowed(logp, path.reading, graph, tokenizer)
         if way is None:
             return None
         tokens, following = way
         if following is None:  # the end of the text
-            text = tokenizer.decode(kept).strip()
-            return Constrained(text, logprob + float(logp[tokenizer.eot]), len(kept), calls)
+            return path.done(tokenizer, float(logp[tokenizer.eot]), calls)
         # The first token's log-probability is known; the others' come with the next call.
-        logprob += float(logp[tokens[0]])
-        unscored = list(range(len(kept) + 1, len(kept) + len(tokens)))
-        kept += tokens
-        reading = following
+        path.logprob += float(logp[tokens[0]])
+        unscored = list(range(len(path.kept) + 1, len(path.kept) + len(tokens)))
+        path.kept += tokens
+        path.reading = following
     return None
+
+
+@dataclass
+class _Path:
+    """The tokens held decoding has kept, where they leave the graph, and their score."""
+
+    kept: list[int]
+    reading: Reading
+    logprob: float = 0.0
+
+    def done(self, tokenizer: Any, end_logprob: float, calls: int) -> Constrained:
+        text = tokenizer.decode(self.kept).strip()
+        return Constrained(text, self.logprob + end_logprob, len(self.kept), calls)
+
+
+def _keep_free(
+    path: _Path,
+    free: list[int],
+    rows: _Rows,
+    graph: WordGraph,
+    tokenizer: Any,
+    pieces: Sequence[str],
+) -> float | bool:
+    """Keep the free decoding's tokens while the graph allows them. The end-of-text
+    log-probability where the free path ends a sentence of the graph; True where it leaves
+    the graph (at `len(path.kept)`); False where the length limit cut it off."""
+    for at in range(len(path.kept), len(rows)):
+        logp = rows[at]
+        token = free[at] if at < len(free) else tokenizer.eot
+        if token == tokenizer.eot and path.reading.may_end(graph):
+            return float(logp[token])
+        following = path.reading.then(graph, pieces[token]) if token < tokenizer.eot else None
+        if following is None:
+            return True
+        path.kept.append(int(token))
+        path.reading, path.logprob = following, path.logprob + float(logp[token])
+    return False
 
 
 def _best_allowed(

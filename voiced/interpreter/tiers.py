@@ -24,6 +24,7 @@ import structlog
 from voiced.errors import LlmError
 from voiced.eventtypes import Event, Failure, IntentUnreadable, LlmResolution, LlmUsage, Planned
 from voiced.interpreter.arrangement import ArrangementParse, describe_target, parse_arrangement
+from voiced.interpreter.grammar import Failure as GrammarFailure
 from voiced.interpreter.grammar import Grammar, from_parse, remember
 from voiced.interpreter.learnedverbs import LearnedVerbs
 from voiced.interpreter.learning import Learning, MemoryWriter, match_directive
@@ -267,8 +268,7 @@ class Interpreter:
         offline = from_parse(parsed, text, correlation_id)
         if parsed.success or parsed.error is None:
             return Understood(offline)
-        if not parsed.error.negates:  # "don't make me a latte" says why it is refused
-            offline = _off_the_sentences(self.templates, text, offline)
+        offline = _off_the_sentences(self.templates, text, offline, parsed.error)
         # The grammar read what the words are about ("add avocado": an action the cell cannot
         # do) unless its failure asks the model for help: then it could not classify them.
         unread = parsed.error.fallback in ("interpret", "resolve_phrase")
@@ -426,9 +426,14 @@ class Interpreter:
         self.emit(usage_event(reply, error))
 
 
-def _off_the_sentences(templates: Templates, text: str, refused: Interpretation) -> Interpretation:
+def _off_the_sentences(
+    templates: Templates, text: str, refused: Interpretation, failure: GrammarFailure
+) -> Interpretation:
     """A closed cell's refusal of words about its orders says where they left its sentences,
-    in place of the grammar's reason ("I don't know the word 'large'")."""
+    in place of the grammar's reason ("I don't know the word 'large'"); but a negation keeps
+    its own ("don't make me a latte")."""
+    if failure.negates:
+        return refused
     off = off_the_sentences(templates, text)
     if off is None:
         return refused
