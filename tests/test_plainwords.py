@@ -7,7 +7,7 @@ import re
 import pytest
 from voiced.robot.runreport import LineFailure
 
-from voiced.commands.acceptance import CONTINUE
+from voiced.commands.early import CONTINUE
 from voiced.errors import ControllerAuthError, ProtocolError, VoicedError
 from voiced.words.plain import command_failure, controller_refusal, spoken
 

@@ -13,7 +13,7 @@ from voiced.robot.connection import ControllerState
 from voiced.robot.link import ControllerLink
 from voiced.robot.simulator import Simulator
 
-from voiced.commands.acceptance import CONTINUE
+from voiced.commands.early import CONTINUE
 from voiced.commands.pipeline import RobotPipeline
 from voiced.events import EventLog
 from voiced.eventtypes import ControllerRefused, Record

@@ -1,8 +1,10 @@
 """What the daemon does with one typed utterance before its interpreter, for `voiced interpret`:
 a question is answered, "what can I say" is answered from the cell, a pause word pauses, a speed
-change or an undo is worked out from the state. Without this, `voiced interpret "hold on"`
-printed the grammar's "wait" step and "undo that" the grammar's "put back what is held",
-neither of which the daemon does.
+change or an undo is worked out from the state, "continue" finishes what was cut short. The
+frames' part (stop, help, pause) is checked here; the acceptance worker's part, and its order,
+is `voiced.commands.early`'s, which the daemon follows too. Without this, `voiced interpret
+"hold on"` printed the grammar's "wait" step and "undo that" the grammar's "put back what is
+held", neither of which the daemon does.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from voiced.commands.acceptance import checked_plan
+from voiced.commands.acceptance import NOTHING_TO_CONTINUE, checked_plan
+from voiced.commands.early import worked_out_first
 from voiced.commands.pausing import PAUSED
 from voiced.commands.pending import dropped_sentence
 from voiced.config import Config
@@ -25,8 +28,6 @@ from voiced.paths import DataDir
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
 from voiced.rules import NO_MATCH, Utterance, normalize
-from voiced.rules.question import is_question
-from voiced.words.behaviours import behaviour_of
 from voiced.words.examples import help_examples
 from voiced.words.questions import Questions
 
@@ -71,13 +72,19 @@ def before_the_interpreter(
         return Explained({"behaviour": "help", "said": said}, True)
     if PauseWords().match(Utterance(text)) is not NO_MATCH:
         return Explained({"behaviour": "pause", "said": PAUSED}, True)
-    answer = Questions(cell, None).answer(text, scene) if is_question(text) else None
-    if answer is not None:
+    # Then what the acceptance worker works out itself, in its order. Nothing was put down or
+    # run in a fresh scene, so an undo or a replay is refused, as the daemon would.
+    early = worked_out_first(text, cell, scene, (), Questions(cell, None), None, None)
+    if early is None:
+        return None
+    if early.answer is not None:
+        answer = early.answer
         shown = {"question": text, "topic": answer.topic, "answer": answer.brief,
                  "full": answer.full}  # fmt: skip
         return Explained(shown, True)
-    # Nothing was put down in a fresh scene, so an undo is refused, as the daemon would.
-    return behaviour_of(cell, text, scene, (), None)
+    if early.resume:  # nothing is paused or cut short in a fresh scene
+        return Explained({"behaviour": "continue", "said": NOTHING_TO_CONTINUE}, False)
+    return early.meant
 
 
 async def explain_command(

@@ -37,6 +37,8 @@ AS_THE_DAEMON = [
     ("go a bit slower", 0, {"sequence": [{"instruction": "set_speed",
                                           "params": {"speed": "slow"}}]}),
     ("undo that", NOT_DONE, {"sequence": [], "validated": False}),
+    # Not the grammar's reading: nothing is paused or cut short, as the daemon would say.
+    ("continue", NOT_DONE, {"behaviour": "continue", "said": "There is nothing to continue."}),
     ("What can I say?", 0, {"behaviour": "help", "said": (
         'Say "computer" and a command, for example "computer, add bread and meat" or '
         '"computer, put tomato on the left". You can also say "always listen", "wake word mode", '

@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from voiced import eventtypes as ev
 from voiced.commands.asking import Asking
 from voiced.commands.context import PipelineContext, PipelinePart
+from voiced.commands.early import worked_out_first
 from voiced.commands.pending import Outcome, Ticket
 from voiced.commands.reconcile import describe, rest_of
 from voiced.commands.sequence_builder import build
@@ -32,19 +33,11 @@ from voiced.logs import correlation
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
-from voiced.rules.normalize import normalize
 from voiced.rules.question import is_question
-from voiced.words.behaviours import SPEED, behaviour_of, is_behaviour
-from voiced.words.questions import Questions
-from voiced.words.replay import replay_of
+from voiced.words.behaviours import SPEED, is_behaviour
+from voiced.words.questions import Answer, Questions
 
-CONTINUE = frozenset(("continue", "carry on", "go on", "keep going", "resume", "please continue",
-                      "continue please", "finish it", "finish that", "finish the job",
-                      "resume please", "carry on please", "go ahead and continue",
-                      "ok continue", "okay continue", "you can continue",
-                      "continue now"))  # fmt: skip
-"""What the operator says to finish a command cut short or paused (asked first, re-planned)."""
-
+NOTHING_TO_CONTINUE = "There is nothing to continue."
 
 _ASKING_FOR_MORE = re.compile(r"^[A-Z][a-z]*(?: [a-z]+)? (?:what|where)\?")
 """A refusal that asks for what the command left out ("Put what? — available ingredients
@@ -136,16 +129,21 @@ class Acceptance(PipelinePart):
         return self.interpreter.continues_offline(text, belief.planned, belief.last_goals)
 
     async def _accept(self, ticket: Ticket) -> None:
-        text = ticket.text
-        if is_question(text) and self._answer(ticket):
+        belief = self.belief
+        early = worked_out_first(
+            ticket.text, belief.cell, belief.planned, belief.placed, self.questions, self.history,
+            ticket.correlation_id, belief.scene,
+        )  # fmt: skip
+        if early is not None and early.answer is not None:
+            self._tell(ticket, early.answer)
             return
-        if normalize(text) in CONTINUE:
-            if self.belief.hold is not None:
+        if early is not None and early.resume:
+            if belief.hold is not None:
                 await self.resume(ticket)
             else:
                 self._continue(ticket)
             return
-        understood = await self._understand(ticket)
+        understood = await self._understand(ticket, early.meant if early is not None else None)
         if not self.pending.current(ticket):
             return  # a stop came while it was being interpreted; the stop settled it
         if understood.intent == "question":
@@ -177,18 +175,16 @@ class Acceptance(PipelinePart):
         else:
             self.enqueue(job)
 
-    async def _understand(self, ticket: Ticket) -> Understood:
-        """What the daemon works out itself comes before the interpreter: a speed change or an
-        undo (`behaviour_of`), then a replay request, then the interpreter's tiers."""
-        text, correlation_id, belief = ticket.text, ticket.correlation_id, self.belief
-        offline = behaviour_of(belief.cell, text, belief.planned, belief.placed, correlation_id)
-        if offline is not None and offline.source == SPEED and offline.sequence:
-            offline = self._speed_when_busy(offline)
-        offline = offline or replay_of(self.history, belief.cell.name, text, correlation_id)
-        if offline is not None:
-            return Understood(offline)
+    async def _understand(self, ticket: Ticket, early: Interpretation | None) -> Understood:
+        """What the daemon worked out itself (`worked_out_first`: a speed change, an undo, a
+        replay), else the interpreter's tiers."""
+        if early is not None:
+            if early.source == SPEED and early.sequence:
+                early = self._speed_when_busy(early)
+            return Understood(early)
+        belief = self.belief
         return await self.interpreter.interpret(
-            text, belief.planned, belief.last_goals, correlation_id
+            ticket.text, belief.planned, belief.last_goals, ticket.correlation_id
         )
 
     def _speed_when_busy(self, meant: Interpretation) -> Interpretation:
@@ -202,15 +198,17 @@ class Acceptance(PipelinePart):
 
     def _answer(self, ticket: Ticket) -> bool:
         """Seed 001's question branch: answered from the cell, scene and history; no motion."""
-        text = ticket.text
-        answer = self.questions.answer(text, self.belief.planned, self.belief.scene)
+        answer = self.questions.answer(ticket.text, self.belief.planned, self.belief.scene)
         if answer is None:
             return False
-        self.events.emit(ev.Answered(text, answer.brief, answer.full, answer.topic))
+        self._tell(ticket, answer)
+        return True
+
+    def _tell(self, ticket: Ticket, answer: Answer) -> None:
+        self.events.emit(ev.Answered(ticket.text, answer.brief, answer.full, answer.topic))
         self.speak(answer.brief)
         self.runlog.question(ticket, answer.brief, answer.full)
         self.runlog.settle(ticket, True, answer.brief)
-        return True
 
     def _unanswerable(self, ticket: Ticket) -> None:
         """The model took it for a question the cell, scene and history cannot answer."""
@@ -224,7 +222,7 @@ class Acceptance(PipelinePart):
         scene and read back first."""
         cell, cut = self.belief.cell, self.belief.interrupted
         if cut is None:
-            self.runlog.refuse(ticket, "There is nothing to continue.")
+            self.runlog.refuse(ticket, NOTHING_TO_CONTINUE)
             return
         if self.workload.any_in(Phase.QUEUED, Phase.RUNNING):
             self.runlog.refuse(ticket, "The arm is still busy; say continue once it has stopped.")

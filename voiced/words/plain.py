@@ -3,7 +3,7 @@
 The controller refuses a line with a code and its own words (`ERR HALTED halted by stop: send
 RESUME`); those are for the event log and the integrator. The operator hears what happened to
 the arm and what to say next, in words the daemon accepts ("continue" is one of the words that
-finish a command cut short: voiced.commands.acceptance.CONTINUE).
+finish a command cut short: voiced.commands.early.CONTINUE).
 """
 
 from __future__ import annotations
