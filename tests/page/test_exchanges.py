@@ -6,7 +6,6 @@ from tests.page.served import tone_segment
 from voiced import eventtypes as ev
 from voiced.eventtypes import Record
 from voiced.page.exchanges import Exchanges
-from voiced.service.cellstatus import CommandOutcome
 
 STEP = {"step": 1, "composite": "add_layer", "params": {"item": "bread"}}
 
@@ -29,9 +28,9 @@ def test_a_typed_command_from_said_to_done() -> None:
         Record(ev.Utterance("add bread"), 1.0, "c1"),
         interpreted("Add bread.", "c1"),
         Record(ev.Feedback("Adding bread."), 1.2, "c1"),
+        Record(ev.RunChanged("r", "planned", "add bread"), 1.2, "c1"),
+        Record(ev.RunChanged("r", "completed", "add bread", "Done."), 3.0, "c1"),
     )
-    stories.apply_outcomes([CommandOutcome("add bread", "completed", "action", "Done.", "t", "r",
-                                           "c1")])  # fmt: skip
     (story,) = stories.stories()
     assert (story.said, story.source, story.interpretation, story.tier) == (
         "add bread", "typed", "Add bread.", "grammar")  # fmt: skip
@@ -47,11 +46,10 @@ def test_a_stop_ends_its_own_story_and_withdraws_the_waiting_one() -> None:
         Record(ev.Dropped("add cheese", "stopped"), 2.0, "c3"),
         Record(ev.Stopped('operator said "stop"', 1, ["add cheese"]), 2.0, "c3"),
     )
-    # The history says the same, later: the drop is not undone by it.
-    stories.apply_outcomes([
-        CommandOutcome("add cheese", "dropped", "action", None, "t", "r2", "c2"),
-        CommandOutcome("add bread", "stopped", "action", None, "t", "r1", "c1"),
-    ])  # fmt: skip
+    # The history's rows say the same, later: the drop is not undone by them.
+    for record in (Record(ev.RunChanged("r2", "dropped", "add cheese"), 2.1, "c2"),
+                   Record(ev.RunChanged("r1", "stopped", "add bread"), 2.2, "c1")):  # fmt: skip
+        stories.on_record(record)
     bread, cheese, stop = stories.stories()
     assert (stop.source, stop.outcome, stop.dropped) == ("page", "stopped", ("add cheese",))
     assert (cheese.outcome, cheese.why) == ("dropped", "stopped")

@@ -3,10 +3,9 @@ interpreted, what was said back, and how it ended.
 
 The story is told by following the event stream (`EventLog.subscribe`), tied together by the
 correlation id every event of one utterance carries: `utterance` opens it, `interpretation`,
-`answer` and `feedback` add to it, `stopped` ends the stop's own, `dropped` ends a command the
-stop withdrew (found by its words, newest first). The history has the last word on how a
-command ended (`apply_outcomes`, from the status snapshot), since a run ends long after its
-events.
+`answer` and `feedback` add to it, `run` (the command's history row changed: planned, running,
+how it ended, and what the operator was told) moves it on, `stopped` ends the stop's own,
+`dropped` ends a command the stop withdrew (found by its words, newest first).
 
 Audio arrives from the listener (`publish`, its segment sink) just before the `utterance` it
 was heard as; the two are matched by the segment's speech end, which the event carries.
@@ -16,7 +15,6 @@ Segments the listener rejected are stories of their own (no utterance follows).
 from __future__ import annotations
 
 from collections import OrderedDict, deque
-from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -26,7 +24,6 @@ from voiced.audio.settings import SAMPLE_RATE
 from voiced.audio.transcribe import Transcript
 from voiced.eventtypes import Record
 from voiced.page.wav import wav_bytes
-from voiced.service.cellstatus import CommandOutcome
 from voiced.words.plain import as_words
 
 PENDING_CLIPS = 8
@@ -160,22 +157,19 @@ class Exchanges:
             self._update(cid, outcome="stopped", dropped=tuple(event.dropped))
         elif isinstance(event, ev.Dropped):
             self._drop(event.text, event.reason)
+        elif isinstance(event, ev.RunChanged):
+            self._settle(cid, event.status, event.feedback)
 
-    def apply_outcomes(self, commands: Iterable[CommandOutcome]) -> bool:
-        """How the history says each command ended; True when a story changed."""
-        by_cid = {c.correlation_id: c for c in commands if c.correlation_id}
-        changed = False
-        for story in self.stories():
-            known = by_cid.get(story.correlation_id or "")
-            if known is None or story.outcome == "dropped":
-                continue
-            said_back = story.said_back
-            if known.feedback and known.feedback not in said_back:
-                said_back = (*said_back, known.feedback)
-            if (known.status, said_back) != (story.outcome, story.said_back):
-                self._put(replace(story, outcome=known.status, said_back=said_back))
-                changed = True
-        return changed
+    def _settle(self, cid: str | None, status: str, feedback: str | None) -> None:
+        """The command's history row changed (`run`): its status, and what the operator was
+        told about it. A command the stop withdrew stays dropped."""
+        story = self._by_correlation(cid)
+        if story is None or story.outcome == "dropped":
+            return
+        said_back = story.said_back
+        if feedback and feedback not in said_back:
+            said_back = (*said_back, feedback)
+        self._put(replace(story, outcome=status, said_back=said_back))
 
     def _heard(self, event: ev.Utterance, cid: str | None, t: float) -> None:
         clip = None

@@ -155,10 +155,8 @@ class CellPage:
     def state(self) -> dict[str, Any]:
         """What the page shows, read now."""
         assert self._status is not None and self._drawing is not None
-        status = self._status()
-        self.exchanges.apply_outcomes(status.commands)
         return {
-            "status": status.to_dict(),
+            "status": self._status().to_dict(),
             "drawing": self._drawing(),
             "exchanges": [story.to_dict() for story in self.exchanges.stories()],
             "keywords": list(self.exchanges.keywords),
