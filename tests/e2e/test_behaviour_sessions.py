@@ -260,3 +260,14 @@ def test_a_command_already_done_says_so_and_moves_nothing(tmp_path: Path) -> Non
     assert {"I am already home.", "I will already be home by then."} & set(said)
     lines = [e["line"].split()[1] for e in kinds(events, "primitive")]
     assert lines.count("ATTACH") == 1
+
+
+def test_a_negated_command_moves_nothing_in_any_cell(tmp_path: Path) -> None:
+    """From the outside, as an operator types it: nothing is sent to the controller."""
+    for cell, said in (("blocks", "computer don't put red on blue"),
+                       ("blocks", "computer move the red cube a little to the left"),
+                       ("sandwich", "computer add cheese to the back"),
+                       ("barista", "computer don't make me a latte")):  # fmt: skip
+        events = session(tmp_path / cell, cell, said)
+        assert kinds(events, "primitive") == [], (cell, said)
+        assert any("act on" in s or "don't have" in s or "distance" in s for s in spoken(events))

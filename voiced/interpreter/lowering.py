@@ -3,9 +3,11 @@ table). Problems raise `Unparsed`, which grammar.py turns into seed 003's failur
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 from voiced.interpreter.clauses import Clause, ObjectRef
+from voiced.interpreter.lexer import Token
 from voiced.interpreter.numbers import tidy
 from voiced.interpreter.places import clause_positions, group_zones, on_zones, site_of
 from voiced.interpreter.semantic import (
@@ -23,6 +25,7 @@ from voiced.interpreter.semantic import (
 )
 from voiced.interpreter.swap import swap
 from voiced.interpreter.vocabulary import Value
+from voiced.robot.cell import Cell
 
 MAX_REPEATS = 100
 """The most one command may ask for by a count, "N times" or "N more": "add 3000000 layers of
@@ -44,11 +47,25 @@ def lower(c: Clause, ctx: Context) -> Steps:
     """The clause's composite calls (speed modifier first, then the action times N)."""
     if (refused := _too_many(c)) is not None:
         raise refused
+    key = c.key
+    if c.distance is not None and (c.objects() or c.pronoun) and key in _OBJECT_MOVERS:
+        # "move the red cube a little to the left": the thing goes to a place, never by a
+        # distance; read as "to the left" it went to the site named left, the other way.
+        raise Unparsed("semantic_failure", c.verb_token or c.tokens[0],
+                       "I move things to places, not by a distance",
+                       _where_hint(ctx.cell), "none")  # fmt: skip
+    if (c.objects() or c.pronoun) and key in _OBJECT_MOVERS:
+        place = _direction_as_place(c)
+        if place is not None:
+            # "add cheese to the back": read as "put it back" it put away what was held and
+            # never added the cheese; the cell has no place of that name.
+            noun = "stack" if ctx.has("add_layer") else "place"
+            raise Unparsed("semantic_failure", place, f"I don't have a {place.text} {noun}",
+                           _where_hint(ctx.cell), "none")  # fmt: skip
     if c.missing_positions:
         token = c.missing_positions[0]
         raise Unparsed("semantic_failure", token, f"I don't have position {token.text}",
                        positions_hint(ctx.cell), "none")  # fmt: skip
-    key = c.key
     if c.again:
         body = _again(c, ctx)
     elif c.learned:  # "make lunch on the left"
@@ -72,6 +89,30 @@ def lower(c: Clause, ctx: Context) -> Steps:
     return prefix + body * max(c.times, 1)
 
 
+def _direction_as_place(c: Clause) -> Token | None:
+    """A way ("back", "front") said where a place belongs ("to the back", "on the front
+    stack") in a cell that has no place of that name."""
+    for before, token in itertools.pairwise(c.tokens):
+        named = any(token.has(kind) for kind in ("zone", "site", "position", "home"))
+        if before.has("prep") and token.has("direction") and not named:
+            return token
+    return None
+
+
+def _where_hint(cell: Cell) -> str:
+    """The places a thing may be put, in the cell's words (sites, else its stacks)."""
+    hint = sites_hint(cell)
+    if hint != "-" or not cell.zone_aliases:
+        return hint if hint != "-" else example_hint(cell)
+    said: dict[str, str] = {}
+    for alias, zone in cell.zone_aliases.items():
+        if " " not in alias:
+            said.setdefault(zone, alias)
+    return f"Say where: on the {join(list(said.values()), 'or')}"
+
+
+_OBJECT_MOVERS = frozenset({"put", "move", "pick", None})
+"""Verbs that take a thing somewhere (None: no verb, "the red cube a bit left")."""
 _NUMBER_USERS = frozenset({"wait", "speed", "nudge", "go", "move", "switch"})
 
 

@@ -21,6 +21,8 @@ UNIT_DIMENSIONS: dict[str, str] = {"mm": "distance", "cm": "distance", "in": "di
                                    "s": "duration", "min": "duration", "ms": "duration",
                                    "mm/s": "speed"}  # fmt: skip
 """Unit reading -> what it measures."""
+DISTANCE_UNITS = frozenset(unit for unit, kind in UNIT_DIMENSIONS.items() if kind == "distance")
+"""The units of a distance ("cm", "mm", "in")."""
 
 
 def as_number(word: str) -> float | None:

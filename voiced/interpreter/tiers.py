@@ -14,6 +14,7 @@ Offline, these tiers and the creative generator are all there is.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -28,10 +29,11 @@ from voiced.interpreter.grammar import Failure as GrammarFailure
 from voiced.interpreter.grammar import Grammar, from_parse, remember
 from voiced.interpreter.learnedverbs import LearnedVerbs
 from voiced.interpreter.learning import Learning, MemoryWriter, match_directive
+from voiced.interpreter.numbers import DISTANCE_UNITS
 from voiced.interpreter.phrasebank import PhraseBank
 from voiced.interpreter.repair import NAMED, uses_every_name
 from voiced.interpreter.result import Interpretation, unknown
-from voiced.interpreter.semantic import VERB_PHRASES, example_hint
+from voiced.interpreter.semantic import NEGATIONS, VERB_PHRASES, example_hint
 from voiced.interpreter.templategraph import off_the_sentences
 from voiced.interpreter.templates import Templates
 from voiced.llm import creative
@@ -255,13 +257,14 @@ class Interpreter:
         template = self.templates.match(text)
         if template is not None:
             return Understood(self.templates.interpret(template, correlation_id))
-        if self._creative_request(text):
+        plain = self._said_plainly(text)
+        if plain and self._creative_request(text):
             return Understood(await self._creative(text, scene, correlation_id))
-        arranged = parse_arrangement(text, self.cell, scene)
+        arranged = parse_arrangement(text, self.cell, scene) if plain else None
         if arranged is not None:
             return Understood(await self._arrange(text, scene, arranged, correlation_id))
         parsed = self.grammar.parse(text, scene, last_sequence)
-        if not (parsed.success and not parsed.snaps and not parsed.notes):
+        if plain and not (parsed.success and not parsed.snaps and not parsed.notes):
             hit = bank.fuzzy(text, self.grammar.same_content)
             if hit is not None:
                 return Understood(bank.interpret(hit, correlation_id))
@@ -285,6 +288,21 @@ class Interpreter:
         if not found.asked:  # the operator hears that the model is out of reach
             offline = offline.with_changes(user_feedback=f"{offline.user_feedback} ({found.error})")
         return Understood(offline, intent=found.intent)
+
+    def _said_plainly(self, text: str) -> bool:
+        """Whether the loose readings (a creative cue, an arrangement for the planner, a
+        phrase the words are near) may read `text`: not when it takes a command back ("don't
+        put red on blue", "never") or moves a thing by a distance ("a little to the left",
+        "2 cm"). They read past those words and did what was not said; the grammar reads every
+        word, and refuses them with its reason."""
+        tokens = self.grammar.lexer.lex(text).tokens
+        if NEGATIONS & {token.text for token in tokens}:
+            return False
+        measured = any(
+            number.has("number") and unit.has("unit") and unit.text_value("unit") in DISTANCE_UNITS
+            for number, unit in itertools.pairwise(tokens)
+        )
+        return not measured and not any(token.has("distance") for token in tokens)
 
     async def _classify(self, text: str) -> Intent:
         """Seed 001's router, asked only about words the grammar (and the verb resolver) could
