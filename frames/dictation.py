@@ -5,6 +5,10 @@ from __future__ import annotations
 from voiced.frames.router import CommandRouter, Frame
 from voiced.rules import CatchAll, ExactSet, Match, Utterance
 
+END_PHRASES = ("end dictation", "stop dictation", "finish dictation")
+"""What ends dictation (what was said is saved)."""
+STILL_DICTATING = 'Still dictating: say "end dictation" to finish.'
+
 
 class DictationFrame(Frame):
     """Seed 002's narrow-exit frame. Command words ("cancel", "go", "add bread") and repeated
@@ -24,7 +28,7 @@ class DictationFrame(Frame):
         self.rules = (
             ExactSet(
                 "end",
-                ["end dictation", "stop dictation", "finish dictation"],
+                list(END_PHRASES),
                 self._end,
                 fuzzy=90.0,
             ),
@@ -57,6 +61,10 @@ class DictationFrame(Frame):
             router.services.speak("Nothing to save yet.")
 
     async def _end(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
+        await self.finish(router)
+
+    async def finish(self, router: CommandRouter) -> None:
+        """Save what was dictated and leave ("end dictation"; a stop said as "stop dictation")."""
         sent = await self._send(router)
         router.pop(self)
         router.services.speak("Dictation ended." if sent else "Dictation ended; nothing to save.")

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from voiced.frames.dictation import DictationFrame
+from voiced.frames.dictation import END_PHRASES, STILL_DICTATING, DictationFrame
 from voiced.frames.router import CommandRouter
-from voiced.rules import NO_MATCH, Handled, Match, Rule, RuleResult, Utterance
+from voiced.rules import NO_MATCH, Handled, Match, Rule, RuleResult, Utterance, normalize
 
 STOP_WORDS = ("stop", "halt", "freeze", "emergency stop")
 
@@ -30,6 +30,13 @@ async def _stop(router: CommandRouter, utterance: Utterance, said_with: Sequence
     for frame in reversed(dropped):
         if frame in router.stack:
             router.pop(frame)
+    if isinstance(router.top, DictationFrame):
+        # The note survives a stop; but what is said next would go into it unannounced, and
+        # "stop dictation" means both.
+        if normalize(utterance.text) in END_PHRASES:
+            await router.top.finish(router)
+        else:
+            router.services.speak(STILL_DICTATING)
 
 
 STOP_PATTERN = re.compile(

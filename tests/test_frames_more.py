@@ -118,6 +118,25 @@ async def test_stop_inside_dictation_stops_the_arm_and_keeps_the_text() -> None:
     assert services.submitted == [("note", "first line second line")]
 
 
+async def test_a_stop_while_dictating_says_dictation_goes_on() -> None:
+    """After "stop" the next commands went into the note unannounced ("computer add bread"
+    written down where the operator expected bread)."""
+    router, services, _ = make_router()
+    await say(router, "start dictation", "first line", "stop")
+    assert services.spoken[-1] == 'Still dictating: say "end dictation" to finish.'
+    assert isinstance(router.top, DictationFrame)
+
+
+async def test_stop_dictation_stops_the_arm_and_ends_the_dictation() -> None:
+    # An end phrase that holds a stop word: the stop reaches the arm first, and then the
+    # dictation ends as the operator said, its note saved.
+    router, services, _ = make_router()
+    await say(router, "start dictation", "first line", "stop dictation")
+    assert len(services.stops) == 1
+    assert services.submitted == [("note", "first line")]
+    assert len(router.stack) == 1 and services.spoken[-1] == "Dictation ended."
+
+
 async def test_a_stop_word_in_dictated_words_stops_the_arm_and_is_written_down() -> None:
     """ "we need to stop the line at noon" was left out of the note, and said as two dropped
     commands ("we need to; line at noon")."""
