@@ -108,15 +108,17 @@ async def test_a_closed_cell_names_a_negation_too(said: str, tmp_path: Path) -> 
     assert "lost it" not in feedback and "lost it" not in issue
 
 
-@pytest.mark.parametrize("said", ["weld seam four", "weld seam 4", "go over to seam nine"])
+@pytest.mark.parametrize(
+    "said", ["weld seam four", "weld seam 4", "go over to seam nine", "weld the fourth seam"]
+)
 async def test_a_seam_the_cell_does_not_have_is_answered_with_its_seams(
     said: str, tmp_path: Path
 ) -> None:
     # The weld cell's own list names its work positions seam 1 to 3: "I don't have seam —
     # available positions are: Home, ..." named neither the seam said nor the ones there are.
     feedback, _, _ = await refusal("weld", said, tmp_path)
-    number = "4" if "4" in said or "four" in said else "9"
+    named = {"weld the fourth seam": "the fourth seam", "go over to seam nine": "seam 9"}
     assert feedback == (
-        f"I don't have seam {number} — the seams are: seam 1 (Pos_1), seam 2 (Pos_2), "
-        "seam 3 (Pos_3)"
+        f"I don't have {named.get(said, 'seam 4')} — the seams are: seam 1 (Pos_1), "
+        "seam 2 (Pos_2), seam 3 (Pos_3)"
     ), feedback

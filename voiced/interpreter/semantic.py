@@ -232,9 +232,12 @@ def unknown_failure(c: Clause, cell: Cell, said: str) -> Unparsed:
         # "weld seam 4" where the cell's own list says seam 1 to 3: name the seams, not poses.
         after = c.tokens[start + 1] if start + 1 < len(c.tokens) else None
         end = after if after is not None and after.has("number") else run[-1]
+        before = c.tokens[start - 1] if start > 0 else None
+        begin = before if before is not None and before.has("ordinal") else first
+        named = said[begin.start : end.start + len(end.text)]
         return Unparsed("semantic_failure", first,
-                        f"I don't have {said[first.start : end.start + len(end.text)]}",
-                        listed, "none", phrase)  # fmt: skip
+                        f"I don't have {'the ' if begin is before else ''}{named}", listed,
+                        "none", phrase)  # fmt: skip
     if slot is not None and not slot[1]:
         return Unparsed("semantic_failure", first, f"I don't have {phrase}",
                         example_hint(cell), "none", phrase)  # fmt: skip
