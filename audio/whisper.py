@@ -48,6 +48,20 @@ def default_model_path() -> Path:
     return path
 
 
+BASE = "base"
+"""`[stt] model` naming Whisper base from the extra `base` (`voiced.audio.whisperbase`)."""
+
+
+def model_path(setting: str) -> str:
+    """The model directory `[stt] model` names: tiny.en when empty, Whisper base for "base",
+    else the directory given."""
+    if not setting:
+        return str(default_model_path())
+    if setting == BASE:
+        return str(base_model_path())
+    return setting
+
+
 @dataclass(frozen=True)
 class LoadedModel:
     """A loaded model and what loading it cost."""
@@ -82,7 +96,7 @@ class WhisperTranscriber:
 
     def __init__(self, settings: SttSettings | None = None) -> None:
         self.settings = settings or SttSettings()
-        self.model_path = self.settings.model or str(default_model_path())
+        self.model_path = model_path(self.settings.model)
         self._prompts: dict[BiasVocabulary, str] = {}
         self.load_seconds: float | None = None
         """Seconds the model took to load in this process (0 if it was cached)."""

