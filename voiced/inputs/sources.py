@@ -337,3 +337,17 @@ def _ended(fetch: asyncio.Future[Any]) -> bool:
     return (
         fetch.done() and not fetch.cancelled() and isinstance(fetch.exception(), StopAsyncIteration)
     )
+
+
+class InputReader(ReadAhead):
+    """The one reader of the daemon's input: the source's events with the words from outside
+    between them (`with_remote`), read ahead for a stop while a line waits (`ReadAhead`).
+    `close()` ends both."""
+
+    def __init__(self, source: Input, inbox: RemoteInbox) -> None:
+        self._merged = with_remote(source, inbox)
+        super().__init__(self._merged)
+
+    async def close(self) -> None:
+        await super().close()
+        await self._merged.aclose()

@@ -10,7 +10,6 @@ it. At end of input every timer runs out and the last words are said.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Sequence
 
 import structlog
@@ -23,7 +22,7 @@ from voiced.config import Config
 from voiced.events import EventLog
 from voiced.frames import CommandRouter
 from voiced.frames.stop import heard_with_spotted_stop
-from voiced.inputs.sources import Activity, AudioInput, ReadAhead, Tick, Utterance, with_remote
+from voiced.inputs.sources import Activity, AudioInput, InputReader, Tick, Utterance
 from voiced.inputs.typed import Unusable, too_long
 from voiced.logs import correlation
 from voiced.service.cellstatus import RemoteInbox, RemoteWords
@@ -46,7 +45,7 @@ class InputLoop:
         self.events = events
         self.inbox = inbox
         self.parts = parts
-        self._reader: ReadAhead | None = None
+        self._reader: InputReader | None = None
         """How the loop reads: it reads ahead for a stop while a line waits."""
 
     @property
@@ -59,17 +58,16 @@ class InputLoop:
         """Utterances to the router, ticks and activity to the frames' timers, until the input
         ends; then every timer runs out and the last words are said."""
         parts = self.parts
-        async with contextlib.aclosing(with_remote(parts.source, self.inbox)) as events:
-            self._reader = reader = ReadAhead(events)
-            try:
-                await self._take_all(reader)
-            finally:
-                await reader.close()
+        self._reader = reader = InputReader(parts.source, self.inbox)
+        try:
+            await self._take_all(reader)
+        finally:
+            await reader.close()
         await run_out(parts.router, parts.pipeline, parts.router.now)
         if parts.front is not None:
             await parts.front.feedback.drain()
 
-    async def _take_all(self, reader: ReadAhead) -> None:
+    async def _take_all(self, reader: InputReader) -> None:
         router = self.parts.router
         while True:
             try:
