@@ -122,3 +122,24 @@ async def test_a_seam_the_cell_does_not_have_is_answered_with_its_seams(
         f"I don't have {named.get(said, 'seam 4')} — the seams are: seam 1 (Pos_1), "
         "seam 2 (Pos_2), seam 3 (Pos_3)"
     ), feedback
+
+
+@pytest.mark.parametrize(
+    ("cell_name", "said", "feedback"),
+    [
+        # After "to" or "on" a place belongs: the places are listed, not the cubes.
+        ("blocks", "move the red cube to B4",
+         "I don't have B4 — available places are: S1, S2, S3, S4, S5, S6, B1, B2, B3, center, "
+         "left, right, front, back, pyramid_left, pyramid_right, pyramid_top"),
+        ("sandwich", "add cheese on the other stack",
+         "I don't have other — available stacks are: left, right, center"),
+        # Where a thing belongs, the things are still listed.
+        ("sandwich", "add avocado",
+         "I don't have avocado — available ingredients are: bread, meat, cheese, lettuce, tomato"),
+    ],
+)  # fmt: skip
+async def test_an_unknown_name_is_answered_with_names_of_its_kind(
+    cell_name: str, said: str, feedback: str, tmp_path: Path
+) -> None:
+    got, _, _ = await refusal(cell_name, said, tmp_path)
+    assert got == feedback

@@ -227,12 +227,14 @@ def unknown_failure(c: Clause, cell: Cell, said: str) -> Unparsed:
         return Unparsed("lexical_failure", first, f"Unknown command '{phrase}'",
                         example_hint(cell), "resolve_phrase", phrase)  # fmt: skip
     slot = _slot(c, cell)
+    before = c.tokens[start - 1] if start > 0 else None
+    if slot is not None and before is not None and before.has("prep") and c.objects():
+        slot = _places(cell) or slot  # "move the red cube to B4": a place, not a cube
     listed = _listed_after(first.text, cell) if slot is not None else None
     if listed is not None:
         # "weld seam 4" where the cell's own list says seam 1 to 3: name the seams, not poses.
         after = c.tokens[start + 1] if start + 1 < len(c.tokens) else None
         end = after if after is not None and after.has("number") else run[-1]
-        before = c.tokens[start - 1] if start > 0 else None
         begin = before if before is not None and before.has("ordinal") else first
         named = said[begin.start : end.start + len(end.text)]
         return Unparsed("semantic_failure", first,
@@ -243,7 +245,7 @@ def unknown_failure(c: Clause, cell: Cell, said: str) -> Unparsed:
                         example_hint(cell), "none", phrase)  # fmt: skip
     if slot is not None:
         fallback = "none" if len(run) == 1 else "interpret"
-        return Unparsed("semantic_failure", first, f"I don't have {phrase}",
+        return Unparsed("semantic_failure", first, f"I don't have {_named(c, run, phrase)}",
                         f"available {slot[0]} are: {', '.join(slot[1])}", fallback,
                         phrase)  # fmt: skip
     return Unparsed("lexical_failure", first, f"I don't know the word '{phrase}'",
@@ -261,6 +263,28 @@ def _listed_after(word: str, cell: Cell) -> str | None:
         return None
     shown = ", ".join(f"{phrase} ({name})" for name, phrase in names.items())
     return f"the {plural(word)} are: {shown}"
+
+
+def _named(c: Clause, run: Sequence[Token], phrase: str) -> str:
+    """The unknown name as said: a letter and the number after it are one ("B4", read as
+    "b" and "4")."""
+    at = c.tokens.index(run[-1]) + 1
+    after = c.tokens[at] if at < len(c.tokens) else None
+    if len(run) == 1 and len(phrase) == 1 and after is not None and after.has("number"):
+        return f"{phrase.upper()}{after.text}"
+    return phrase
+
+
+def _places(cell: Cell) -> tuple[str, tuple[str, ...]] | None:
+    """Where things may be put, in the cell's names: its sites, else its stacks."""
+    sites = tuple(s.name for s in cell.sites.values() if s.kind not in ("supply", "zone"))
+    if sites:
+        return "places", sites
+    said: dict[str, str] = {}
+    for alias, zone in cell.zone_aliases.items():
+        if " " not in alias:
+            said.setdefault(zone, alias)
+    return ("stacks", tuple(said.values())) if said else None
 
 
 def _slot(c: Clause, cell: Cell) -> tuple[str, tuple[str, ...]] | None:
