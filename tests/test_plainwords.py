@@ -83,3 +83,19 @@ def test_identifiers_are_read_as_words(text: str, heard: str) -> None:
 )  # fmt: skip
 def test_a_web_services_status_line_is_said_as_what_happened(logged: str, heard: str) -> None:
     assert spoken(logged) == heard
+
+
+@pytest.mark.parametrize(
+    ("finding", "heard"),
+    [
+        ("add_layer: target z = 727.5 mm is outside the workspace (-20 to 700 mm)",
+         "That would take the arm out of its reach: 727.5 mm high, beyond its limit of 700 mm"),
+        ("target x = -30.0 mm is outside the workspace (0 to 850 mm)",
+         "That would take the arm out of its reach: -30 mm across, short of its limit of 0 mm"),
+        ("set_speed: speed 2000 mm/s is outside (0, 500] mm/s",
+         "That is faster than the arm may go: 2000 mm/s, at most 500 mm/s"),
+    ],
+)  # fmt: skip
+def test_a_limit_of_the_arm_is_said_as_what_it_means(finding: str, heard: str) -> None:
+    # Spoken as written it was maths ("(0, 500] mm/s") and began in lower case.
+    assert spoken(finding) == heard

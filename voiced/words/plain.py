@@ -45,6 +45,33 @@ _HTTP_STATUS = re.compile(
 Unavailable"): said as what happened, the number kept for whoever looks it up."""
 
 
+_OUT_OF_REACH = re.compile(
+    r"target (?P<axis>[xyz]) = (?P<value>-?[\d.]+) mm is outside the workspace "
+    r"\((?P<lo>-?[\d.]+) to (?P<hi>-?[\d.]+) mm\)",
+    re.IGNORECASE,
+)
+"""The compiler's and controller's workspace finding, said as what it means for the arm."""
+_AXIS_SAID = {"x": "across", "y": "forward", "z": "high"}
+_TOO_FAST = re.compile(
+    r"speed (?P<speed>[\d.]+) mm/s is outside \(0, (?P<limit>[\d.]+)\] mm/s", re.IGNORECASE
+)
+
+
+def _reach(found: re.Match[str]) -> str:
+    axis = found.group("axis").lower()
+    lo, hi = float(found.group("lo")), float(found.group("hi"))
+    value = float(found.group("value"))
+    way = "beyond" if value > hi else "short of"
+    edge = hi if value > hi else lo
+    return (f"That would take the arm out of its reach: {value:g} mm {_AXIS_SAID[axis]}, "
+            f"{way} its limit of {edge:g} mm")  # fmt: skip
+
+
+def _speed(found: re.Match[str]) -> str:
+    return (f"That is faster than the arm may go: {float(found.group('speed')):g} mm/s, "
+            f"at most {float(found.group('limit')):g} mm/s")  # fmt: skip
+
+
 RUN_STATUS = {
     "planned": "it is waiting to run",
     "running": "I am doing it now",
@@ -96,7 +123,8 @@ def spoken(text: str) -> str:
     """The last step before speech: a file's path is left to the log ("Could not save the
     note in /var/lib/voiced/notes.jsonl: ..."), a compiler finding loses the composite it names
     ("add_layer: the bread supply is empty"), a web service's status line is said as what
-    happened ("did not take it (error 503)"), and a name written as an identifier
+    happened ("did not take it (error 503)"), a limit of the arm is said as what it means
+    ("out of its reach: 727.5 mm high"), and a name written as an identifier
     (`Safe_Pos_1`, `assembly_fixture`) is read as words, not as "underscore"."""
     text = _FILE_PATH.sub("", text)
     text = _HTTP_STATUS.sub(r"did not take it (error \g<code>)", text)
@@ -104,4 +132,6 @@ def spoken(text: str) -> str:
     if found is not None and found.end() < len(text):
         rest = text[found.end() :]
         text = rest[0].upper() + rest[1:]
+    text = _OUT_OF_REACH.sub(_reach, text)
+    text = _TOO_FAST.sub(_speed, text)
     return as_words(text)
