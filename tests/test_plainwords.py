@@ -99,3 +99,10 @@ def test_a_web_services_status_line_is_said_as_what_happened(logged: str, heard:
 def test_a_limit_of_the_arm_is_said_as_what_it_means(finding: str, heard: str) -> None:
     # Spoken as written it was maths ("(0, 500] mm/s") and began in lower case.
     assert spoken(finding) == heard
+
+
+def test_a_part_still_held_is_answered_with_what_frees_the_gripper() -> None:
+    # After a stop mid-pick, "add cheese" heard only "Already holding bread".
+    assert spoken("add_layer: already holding bread") == (
+        'Already holding bread. Say "put it back" first, or "continue" to finish what was cut short'
+    )

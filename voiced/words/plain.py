@@ -51,6 +51,8 @@ _OUT_OF_REACH = re.compile(
     re.IGNORECASE,
 )
 """The compiler's and controller's workspace finding, said as what it means for the arm."""
+_HOLDING = re.compile(r"Already holding (?:the )?[\w ]+", re.IGNORECASE)
+"""A command that needs the gripper empty, refused because something is in it."""
 _AXIS_SAID = {"x": "across", "y": "forward", "z": "high"}
 _TOO_FAST = re.compile(
     r"speed (?P<speed>[\d.]+) mm/s is outside \(0, (?P<limit>[\d.]+)\] mm/s", re.IGNORECASE
@@ -132,6 +134,9 @@ def spoken(text: str) -> str:
     if found is not None and found.end() < len(text):
         rest = text[found.end() :]
         text = rest[0].upper() + rest[1:]
+    if _HOLDING.fullmatch(text):
+        # After a stop mid-pick the part is still in the gripper: say what frees it.
+        text += '. Say "put it back" first, or "continue" to finish what was cut short'
     text = _OUT_OF_REACH.sub(_reach, text)
     text = _TOO_FAST.sub(_speed, text)
     return as_words(text)
