@@ -175,6 +175,25 @@ def test_state_answers_are_of_what_the_controller_confirmed_and_say_what_is_comi
     questions = Questions(WELD, None)
     answer = questions.answer("which tool are you holding", planned, now)
     assert answer is not None
-    assert answer.brief == "Now: I have no tool on. Once the arm has finished: I hold the Welder."
+    assert answer.brief == "Now, I have no tool on. Once the arm has finished, I hold the Welder."
     settled = questions.answer("which tool are you holding", planned, planned)
     assert settled is not None and settled.brief == "I hold the Welder."
+
+
+def test_now_and_later_read_as_two_sentences() -> None:
+    """It read "Now: Nothing is on the fixture. Once the arm has finished: On the fixture,
+    bottom to top: ..." (capitals after colons)."""
+    cell = load_cell("sandwich")
+    now = cell.initial_scene
+    steps = (
+        SequenceStep("add_layer", {"item": "bread"}),
+        SequenceStep("add_layer", {"item": "meat"}),
+    )
+    program = compile_sequence(cell, now, build(cell, now, steps).steps).program
+    assert program is not None
+    answer = Questions(cell, None).answer("what is on the fixture", program.expected, now)
+    assert answer is not None
+    assert answer.brief == (
+        "Now, nothing is on the fixture. Once the arm has finished, on the fixture, bottom to "
+        "top: bread and meat."
+    )

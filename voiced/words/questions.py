@@ -264,10 +264,31 @@ def _object_place(cell: Cell, scene: Scene, obj: str) -> Answer:
     return Answer(text, text, "where")
 
 
+_NAMES_FIRST = frozenset({"I", "Pos", "Safe", "Home", "S1", "B1"})
+"""Words that keep their capital inside a sentence."""
+
+
 def _now_and_later(now: Answer, later: Answer) -> Answer:
     """The answer about the arm as it is; what will have changed once it has finished, too (an
     operator asking "which tool" while the arm fetches one is not told it already holds it)."""
     if now.brief == later.brief:
         return now
-    brief = f"Now: {now.brief} Once the arm has finished: {later.brief}"
-    return Answer(brief, f"Now: {now.full} Once the arm has finished: {later.full}", now.topic)
+    brief = f"Now, {_sentence(now.brief, lower=True)} Once the arm has finished, "
+    brief += _sentence(later.brief, lower=True)
+    full = f"Now, {_sentence(now.full, lower=True)} Once the arm has finished, "
+    full += _sentence(later.full, lower=True)
+    return Answer(brief, full, now.topic)
+
+
+def _sentence(text: str, lower: bool = False) -> str:
+    """`text` as a sentence that follows a lead-in ("Now, on the fixture ..."): its first
+    letter lower case unless it opens with a name, a full stop at its end."""
+    text = text.strip()
+    if (
+        lower
+        and text[:1].isupper()
+        and not text[1:2].isupper()
+        and text.split()[0] not in _NAMES_FIRST
+    ):
+        text = text[0].lower() + text[1:]
+    return text if text.endswith((".", "!", "?")) else f"{text}."
