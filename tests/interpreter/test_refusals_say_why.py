@@ -27,14 +27,15 @@ async def refusal(name: str, said: str, tmp_path: Path) -> tuple[str, str, str]:
 @pytest.mark.parametrize(
     ("said", "reason"),
     [
-        # A size the cell sells, before the way an order opens: not "I don't know the word".
-        ("large latte", 'I lost it at "large"'),
+        # A size the cell sells, before the way an order opens: not "I don't know the word";
+        # nor 'I lost it at "large"', which said nothing a customer could act on.
+        ("large latte", "not an order as I take them: say the whole order"),
         # A drink is also one of the machine's routines: not the weld cell's "Where should I run".
-        ("a latte please", 'I lost it at "a"'),
-        ("latte", 'I lost it at "latte"'),
+        ("a latte please", "not an order as I take them: say the whole order"),
+        ("latte", "not an order as I take them: say the whole order"),
         ("I want a large latte with two sugars",
-         'I lost it at "two" after "i want a large latte with"'),
-        ("I want a large latte with", 'not finished: what comes after "i want a large latte with"'),
+         'I lost it at "two" after "I want a large latte with"'),
+        ("I want a large latte with", 'not finished: what comes after "I want a large latte with"'),
     ],
 )  # fmt: skip
 async def test_a_closed_cell_says_where_an_order_left_its_sentences(

@@ -165,10 +165,14 @@ class OffTheSentences:
     """The first word no sentence takes there; None: the words stop before a sentence ends."""
 
     def reason(self) -> str:
+        followed = " ".join("I" if word == "i" else word for word in self.followed.split())
         if self.lost_at is None:
-            return f'That order is not finished: what comes after "{self.followed}"?'
-        after = f' after "{self.followed}"' if self.followed else ""
-        return f'That is not an order as I take them: I lost it at "{self.lost_at}"{after}'
+            return f'That order is not finished: what comes after "{followed}"?'
+        if not followed:  # "a latte please": the words never began an order
+            return "That is not an order as I take them: say the whole order"
+        return (
+            f'That is not an order as I take them: I lost it at "{self.lost_at}" after "{followed}"'
+        )
 
 
 def off_the_sentences(templates: Templates, text: str) -> OffTheSentences | None:
