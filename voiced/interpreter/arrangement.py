@@ -207,8 +207,8 @@ def _tower(words: Sequence[Word], named: list[str]) -> list[str]:
     roles, rest = _roles(words)
     rest = rest[::-1] if downward else rest
     if not 2 <= len(named) <= 3:
-        raise Refusal("semantic_failure", texts, "A tower here holds two or three cubes",
-                      "Say: build a tower red, green, blue",
+        said = "Which cubes?" if not named else "A tower here holds two or three cubes"
+        raise Refusal("semantic_failure", texts, said, "Say: build a tower red, green, blue",
                       "none" if named else "interpret")  # fmt: skip
     levels: list[str | None] = [None] * len(named)
     for role, index in (("bottom", 0), ("middle", 1), ("top", len(named) - 1)):
@@ -223,7 +223,8 @@ def _row(words: Sequence[Word], named: list[str], stacks: dict[str, list[str]]) 
     deep = "front to back" in texts or "back to front" in texts or "away from" in texts
     order = named[::-1] if "right to left" in texts or "back to front" in texts else named
     if not 2 <= len(order) <= 3:
-        raise Refusal("semantic_failure", texts, "A row here holds two or three cubes",
+        said = "Which cubes?" if not order else "A row here holds two or three cubes"
+        raise Refusal("semantic_failure", texts, said,
                       "Say: line them up red green blue",
                       "none" if named else "interpret")  # fmt: skip
     sites = ("front", "center", "back") if deep else ("left", "center", "right")
