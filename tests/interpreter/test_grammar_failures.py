@@ -32,7 +32,7 @@ FAILURES = [
     ("sandwich", "when I say wait, add bread", "semantic_failure", "wait", "none"),
     ("weld", "go to position 7", "semantic_failure", "7", "none"),
     ("weld", "weld", "semantic_failure", "weld", "none"),
-    ("weld", "move left", "semantic_failure", "move", "none"),
+    ("blocks", "move left", "semantic_failure", "move", "none"),
     ("weld", "pick up the hammer", "semantic_failure", "hammer", "none"),
     ("weld", "go to the kitchen", "semantic_failure", "kitchen", "none"),
     ("weld", "grab the camera and the welder", "semantic_failure", "grab", "none"),
