@@ -130,6 +130,12 @@ EVERY_COMPOSITE: list[tuple[str, list[SequenceStep], SequenceStep, dict[str, Any
     ("weld", [step("move_to_position", position="Pos_1")], step("go_home"), {"position": "Home"}),
     ("weld", [], step("set_speed", speed="fast"), {"position": "Home"}),
     (
+        "weld",
+        [step("move_to_position", position="Pos_1")],
+        step("move_relative", direction="down", distance="a little"),
+        {"position": None},
+    ),
+    (
         "blocks",
         [],
         step("pick", object="red cube"),
