@@ -17,6 +17,7 @@ from voiced.interpreter.semantic import (
     example_hint,
     items_hint,
     join,
+    places_of,
     positions_hint,
     routines_hint,
     sites_hint,
@@ -101,14 +102,12 @@ def _direction_as_place(c: Clause) -> Token | None:
 
 def _where_hint(cell: Cell) -> str:
     """The places a thing may be put, in the cell's words (sites, else its stacks)."""
-    hint = sites_hint(cell)
-    if hint != "-" or not cell.zone_aliases:
-        return hint if hint != "-" else example_hint(cell)
-    said: dict[str, str] = {}
-    for alias, zone in cell.zone_aliases.items():
-        if " " not in alias:
-            said.setdefault(zone, alias)
-    return f"Say where: on the {join(list(said.values()), 'or')}"
+    places = places_of(cell)
+    if places is None:
+        return example_hint(cell)
+    if places[0] == "places":
+        return sites_hint(cell)
+    return f"Say where: on the {join(list(places[1]), 'or')}"
 
 
 _OBJECT_MOVERS = frozenset({"put", "move", "pick", None})

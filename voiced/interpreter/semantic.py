@@ -229,7 +229,7 @@ def unknown_failure(c: Clause, cell: Cell, said: str) -> Unparsed:
     slot = _slot(c, cell)
     before = c.tokens[start - 1] if start > 0 else None
     if slot is not None and before is not None and before.has("prep") and c.objects():
-        slot = _places(cell) or slot  # "move the red cube to B4": a place, not a cube
+        slot = places_of(cell) or slot  # "move the red cube to B4": a place, not a cube
     listed = _listed_after(first.text, cell) if slot is not None else None
     if listed is not None:
         # "weld seam 4" where the cell's own list says seam 1 to 3: name the seams, not poses.
@@ -275,7 +275,7 @@ def _named(c: Clause, run: Sequence[Token], phrase: str) -> str:
     return phrase
 
 
-def _places(cell: Cell) -> tuple[str, tuple[str, ...]] | None:
+def places_of(cell: Cell) -> tuple[str, tuple[str, ...]] | None:
     """Where things may be put, in the cell's names: its sites, else its stacks."""
     sites = tuple(s.name for s in cell.sites.values() if s.kind not in ("supply", "zone"))
     if sites:
