@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from voiced.robot.cellfile import load_cell
 from voiced.robot.compiler import compile_sequence
+from voiced.robot.primitives import MoveL, Pose
 from voiced.robot.sequence import SequenceStep
 from voiced.robot.view import state_view
 
@@ -99,3 +100,27 @@ def test_invalid_goals_are_reported(bad: SequenceStep, message: str) -> None:
 def test_cells_without_travel_via_keep_their_goals() -> None:
     goals = [goal("add_layer", item="bread")]
     assert list(build(SANDWICH, SANDWICH.initial_scene, goals).steps) == goals
+
+
+@pytest.mark.parametrize(("held", "first"), [(None, "attach_tool(Camera)"),
+                                             ("Welder", "release_tool()")])  # fmt: skip
+def test_stopped_low_over_a_tool_stand_the_arm_first_lifts_straight_up(
+    held: str | None, first: str
+) -> None:
+    """Stopped 23 mm above the welder's stand on the way down: the next command began with a
+    joint move across to the camera's stand, low past the tools. It lifts to the approach
+    height first, as a tool change leaves a stand."""
+    stopped = WELD.initial_scene.with_changes(pose=Pose(400, -350, 143), tool=held)
+    built = build(WELD, stopped, [goal("run_routine_at", routine="camera_inspection",
+                                       position="Pos_1")])  # fmt: skip
+    assert names(built.steps)[:2] == ["move_relative(up,57.0)", first]
+    program = compile_sequence(WELD, stopped, built.steps).program
+    assert program is not None
+    lift = program.primitives[0]
+    assert isinstance(lift, MoveL) and lift.target == Pose(400, -350, 200)  # straight up
+
+
+def test_at_the_approach_height_over_a_stand_nothing_is_added() -> None:
+    above = WELD.initial_scene.with_changes(pose=Pose(400, -350, 200), tool="Welder")
+    built = build(WELD, above, [goal("move_to_position", position="Pos_1")])
+    assert names(built.steps) == ["move_to_position(Safe_Pos_1)", "move_to_position(Pos_1)"]

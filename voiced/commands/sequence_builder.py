@@ -20,6 +20,8 @@ from voiced.robot.sequence import SequenceStep
 
 STAND = "stand"
 """The area of the tool stands."""
+LIFT_AT_LEAST_MM = 1.0
+"""Below the approach height by less than this is at it (the controller's own rounding)."""
 NEAR_MM = 150.0
 """How close the arm must be to a place to count as being in its area."""
 
@@ -78,9 +80,25 @@ def build(cell: Cell, scene: Scene, goals: Sequence[SequenceStep]) -> Built:
     if errors:
         return Built(errors=tuple(errors))
     arm = _Arm(cell, *_where(cell, scene), scene.tool)
+    _lift_off_a_stand(arm, scene)
     for goal in goals:
         _lay_out(arm, goal.instruction, goal.params)
     return Built(tuple(arm.steps))
+
+
+def _lift_off_a_stand(arm: _Arm, scene: Scene) -> None:
+    """Stopped part-way down to a tool stand (a stop, a fault): straight up to the approach
+    height first, as a tool change leaves a stand. A joint move from there to the next stand
+    or the safe pose swept low past the tools."""
+    cell = arm.cell
+    if arm.area != STAND or arm.position is not None or not cell.tools:
+        return
+    if cell.composite("move_relative") is None:
+        return
+    stand = min((t.stand for t in cell.tools.values()), key=scene.pose.distance_to)
+    rise = stand.z + cell.motion.approach_mm - scene.pose.z
+    if rise > LIFT_AT_LEAST_MM:
+        arm.steps.append(_call("move_relative", direction="up", distance=round(rise, 1)))
 
 
 def _lay_out(arm: _Arm, name: str, params: Mapping[str, Any]) -> None:
