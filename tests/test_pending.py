@@ -47,6 +47,9 @@ async def test_started_and_settled_tickets_are_not_withdrawn() -> None:
          "Stopped. I dropped 5 commands: a; b; c; and 2 more."),
         (["add cheese"], "I lost the controller link.",
          "I lost the controller link. I dropped: add cheese."),
+        # The joining word the stop cut off is not read out ("I dropped: add tomato and.").
+        (["add tomato and"], "Stopped.", "Stopped. I dropped: add tomato."),
+        (["add bread, and then"], "Stopped.", "Stopped. I dropped: add bread."),
     ],
 )  # fmt: skip
 def test_what_the_operator_hears(texts: list[str], lead: str, said: str) -> None:

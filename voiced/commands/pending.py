@@ -87,13 +87,18 @@ MAX_LISTED = 3
 """Dropped commands read out by name; more are counted."""
 
 
+_DANGLING = re.compile(r"(?:[\s,]+(?:and|then|or|and then|but))+[\s,]*$", re.IGNORECASE)
+"""A joining word the stop cut off at the end of a command."""
+
+
 def as_listed(said: str) -> str:
     """A command as it is read out inside a sentence: its own sentences run together, the
     capital each of them starts with gone ("Add bread. And cheese." -> "add bread and cheese");
     a capital elsewhere is a name's ("put the Reuben on the left") and stays, as do "I", "BLT"
     and "Safe_Pos_1"."""
     sentences = [s for s in re.split(r"[.!?]+(?:\s+|$)", said.strip()) if s.strip(" ,;:")]
-    return " ".join(_uncapitalised(s.strip(" ,;:")) for s in sentences)
+    listed = " ".join(_uncapitalised(s.strip(" ,;:")) for s in sentences)
+    return _DANGLING.sub("", listed)  # "add tomato and, stop": not "I dropped: add tomato and."
 
 
 def _uncapitalised(sentence: str) -> str:
