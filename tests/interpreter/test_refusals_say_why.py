@@ -71,6 +71,9 @@ def test_an_order_the_sentences_take_is_not_off_them() -> None:
         ("add bread without cheese", "without"),
         ("add cheese but not tomato", "but not"),
         ("add bread, no cheese", "no"),
+        # Not only where the unknown words open with it: "Unknown command" went to the
+        # model's verb resolver, which may map the words to a command.
+        ("I really don't want cheese", "I really don't want"),
     ],
 )
 async def test_a_negation_is_named_not_looked_up_as_an_ingredient(

@@ -194,7 +194,7 @@ NEGATIONS = frozenset(
 )
 """Words that say what not to do: the grammar has no reading for them."""
 NEGATIONS_SPELT = {"dont": "don't", "doesnt": "doesn't", "cant": "can't", "wont": "won't",
-                   "shouldnt": "shouldn't"}  # fmt: skip
+                   "shouldnt": "shouldn't", "i": "I"}  # fmt: skip
 
 
 def unknown_failure(c: Clause, cell: Cell, said: str) -> Unparsed:
@@ -211,11 +211,12 @@ def unknown_failure(c: Clause, cell: Cell, said: str) -> Unparsed:
         run.append(token)
     # Seed 003: consecutive unknown words are one phrase ("build a tower", fillers included).
     phrase = said[first.start : run[-1].start + len(run[-1].text)]
-    if NEGATIONS & {token.text for token in run[:2]}:
+    if NEGATIONS & {token.text for token in run}:
         # "don't add cheese" was "I don't have dont": a negation is not a name to look up.
         # Still a semantic failure: the recogniser must not swap the words for a hypothesis
-        # without it ("add bread, no cheese" is never "add bread and cheese"). Only where the
-        # unknown words open with it: talk that holds a "no" somewhere is not a negation.
+        # without it ("add bread, no cheese" is never "add bread and cheese"), nor a model
+        # map "I really don't want" to a command. Anywhere in the unknown words: refusing
+        # talk that held a "no" is safe, acting on a command taken back is not.
         # Before the verb it negates the whole command: nothing to do, and nothing for a
         # model to make of it. After it ("add bread but no cheese") a model may read it.
         spelt = " ".join(NEGATIONS_SPELT.get(word, word) for word in phrase.split())
