@@ -9,7 +9,7 @@ safe, a missed one is not. A word joined to another by a hyphen is not a stop ("
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from voiced.frames.dictation import END_PHRASES, STILL_DICTATING, DictationFrame
 from voiced.frames.router import CommandRouter
@@ -118,7 +118,28 @@ def heard_with_spotted_stop(
     said_with = said_with_stop(text, wake_words)
     if _kept_in_note(router, text, said_with):
         return []
-    return [command for command in said_with if router.services.is_complete(command)]
+    named: list[str] = []
+    for piece in said_with:
+        command = _command_in(piece, router.services.is_complete)
+        if command is not None and command not in named:
+            named.append(command)
+    return named
+
+
+_LEADING_MISHEARD = 2
+"""Words before a command in a stop's breath that may be misheard joining words ("stop, end go
+home" for "stop, then go home")."""
+
+
+def _command_in(piece: str, is_complete: Callable[[str], bool]) -> str | None:
+    """`piece` if it is a whole command, else the whole command it ends with after a word or two
+    (named only, never run: a misheard "then" must not hide what will not happen)."""
+    words = piece.split()
+    for skip in range(min(_LEADING_MISHEARD, len(words) - 1) + 1):
+        rest = " ".join(words[skip:])
+        if is_complete(rest):
+            return rest
+    return None
 
 
 def _kept_in_note(router: CommandRouter, text: str, said_with: Sequence[str]) -> bool:

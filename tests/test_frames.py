@@ -585,6 +585,10 @@ def test_words_heard_with_a_spotted_stop_name_only_what_would_have_been_commands
     router, _ = quick_router("go home")
     assert heard_with_spotted_stop(router, "Stop, then go home.", ("computer",)) == ["go home"]
     assert heard_with_spotted_stop(router, "Stop. See you later.", ("computer",)) == []
+    # A misheard joining word ("end" for "then") does not hide the command; Whisper's loop
+    # of the same words names it once.
+    looped = "stop, end go home, stop, end go home, stop, end go home."
+    assert heard_with_spotted_stop(router, looped, ("computer",)) == ["go home"]
 
 
 def test_words_heard_with_a_spotted_stop_while_dictating_are_the_notes() -> None:
