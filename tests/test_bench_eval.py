@@ -132,6 +132,7 @@ def quick_run(module: str, title: str, tmp_path: Path, timeout: int) -> dict[str
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(300)  # the run itself may take its 240 s on a busy machine
 @pytest.mark.skipif(not HAVE_TOOLS, reason="espeak-ng and sox are not installed")
 def test_quick_evaluation_writes_sane_figures(tmp_path: Path) -> None:
     f = quick_run("evaluate", "spoken-command benchmark", tmp_path, 240)
@@ -150,6 +151,7 @@ def test_quick_evaluation_writes_sane_figures(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(360)  # the run itself may take its 300 s on a busy machine
 @pytest.mark.skipif(not HAVE_TOOLS, reason="espeak-ng and sox are not installed")
 def test_quick_talk_over_run_writes_sane_figures(tmp_path: Path) -> None:
     report = quick_run("talkover", "# Talking over the daemon", tmp_path, 300)
@@ -162,6 +164,7 @@ def test_quick_talk_over_run_writes_sane_figures(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(360)  # the run itself may take its 300 s on a busy machine
 @pytest.mark.skipif(not HAVE_TOOLS, reason="espeak-ng and sox are not installed")
 def test_quick_stop_run_writes_sane_figures(tmp_path: Path) -> None:
     report = quick_run("stops", "# Stop in noise", tmp_path, 300)
