@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from voiced.frames.dictation import END_PHRASES, STILL_DICTATING, DictationFrame
 from voiced.frames.router import CommandRouter
 from voiced.rules import NO_MATCH, Handled, Match, Rule, RuleResult, Utterance, normalize
+from voiced.rules.negation import negated
 
 STOP_WORDS = ("stop", "halt", "freeze", "emergency stop")
 
@@ -33,7 +34,8 @@ async def _stop(router: CommandRouter, utterance: Utterance, said_with: Sequence
     if isinstance(router.top, DictationFrame):
         # The note survives a stop; but what is said next would go into it unannounced, and
         # "stop dictation" means both.
-        if normalize(utterance.text) in END_PHRASES:
+        said = normalize(utterance.text).split()
+        if " ".join(said[-2:]) in END_PHRASES and len(said) <= 3:  # the wake word, at most
             await router.top.finish(router)
         else:
             router.services.speak(STILL_DICTATING)
@@ -136,6 +138,8 @@ def _command_in(piece: str, is_complete: Callable[[str], bool]) -> str | None:
     (named only, never run: a misheard "then" must not hide what will not happen)."""
     words = piece.split()
     for skip in range(min(_LEADING_MISHEARD, len(words) - 1) + 1):
+        if negated(normalize(" ".join(words[:skip])).split()):
+            return None  # "stop, don't go home": not a command that will not happen
         rest = " ".join(words[skip:])
         if is_complete(rest):
             return rest

@@ -589,6 +589,8 @@ def test_words_heard_with_a_spotted_stop_name_only_what_would_have_been_commands
     # of the same words names it once.
     looped = "stop, end go home, stop, end go home, stop, end go home."
     assert heard_with_spotted_stop(router, looped, ("computer",)) == ["go home"]
+    # A command taken back in the stop's breath is not one that "will not happen".
+    assert heard_with_spotted_stop(router, "Stop, don't go home.", ("computer",)) == []
 
 
 def test_words_heard_with_a_spotted_stop_while_dictating_are_the_notes() -> None:

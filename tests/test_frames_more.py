@@ -137,6 +137,14 @@ async def test_stop_dictation_stops_the_arm_and_ends_the_dictation() -> None:
     assert len(router.stack) == 1 and services.spoken[-1] == "Dictation ended."
 
 
+async def test_stop_dictation_with_the_wake_word_ends_the_dictation_too() -> None:
+    router, services, _ = make_router()
+    await say(router, "computer take a note", "hello world", "computer stop dictation",
+              "computer add bread")  # fmt: skip
+    assert services.submitted[0] == ("note", "hello world")
+    assert len(router.stack) == 1 or not isinstance(router.top, DictationFrame)
+
+
 async def test_a_stop_word_in_dictated_words_stops_the_arm_and_is_written_down() -> None:
     """ "we need to stop the line at noon" was left out of the note, and said as two dropped
     commands ("we need to; line at noon")."""

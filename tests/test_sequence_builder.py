@@ -124,3 +124,17 @@ def test_at_the_approach_height_over_a_stand_nothing_is_added() -> None:
     above = WELD.initial_scene.with_changes(pose=Pose(400, -350, 200), tool="Welder")
     built = build(WELD, above, [goal("move_to_position", position="Pos_1")])
     assert names(built.steps) == ["move_to_position(Safe_Pos_1)", "move_to_position(Pos_1)"]
+
+
+@pytest.mark.parametrize(
+    "goals",
+    [
+        [goal("set_speed", speed="slow")],
+        [goal("move_relative", direction="down", distance=10.0)],
+        [],
+    ],
+)
+def test_no_lift_before_what_does_not_cross_the_cell(goals: list[SequenceStep]) -> None:
+    # The review's: "go slow" had lifted the arm 57 mm, "move down 10" ended 47 mm higher.
+    stopped = WELD.initial_scene.with_changes(pose=Pose(400, -350, 143), tool="Welder")
+    assert names(build(WELD, stopped, goals).steps) == names(tuple(goals))

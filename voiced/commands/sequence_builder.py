@@ -80,10 +80,25 @@ def build(cell: Cell, scene: Scene, goals: Sequence[SequenceStep]) -> Built:
     if errors:
         return Built(errors=tuple(errors))
     arm = _Arm(cell, *_where(cell, scene), scene.tool)
-    _lift_off_a_stand(arm, scene)
+    if _crosses(goals):
+        _lift_off_a_stand(arm, scene)
     for goal in goals:
         _lay_out(arm, goal.instruction, goal.params)
     return Built(tuple(arm.steps))
+
+
+_NAVIGATION = frozenset(("run_routine_at", "run_routine", "move_to_position", "go_home",
+                         "attach_tool", "release_tool", "release_tool_and_home"))  # fmt: skip
+"""Goals that take the arm across the cell (a speed change, a wait or a nudge do not)."""
+
+
+def _crosses(goals: Sequence[SequenceStep]) -> bool:
+    """Whether the first goal that moves the arm takes it across the cell."""
+    for goal in goals:
+        if goal.instruction in ("set_speed", "wait"):
+            continue
+        return goal.instruction in _NAVIGATION
+    return False
 
 
 def _lift_off_a_stand(arm: _Arm, scene: Scene) -> None:

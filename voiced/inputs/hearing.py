@@ -35,9 +35,9 @@ from voiced.audio.wake import matches_wake_word
 from voiced.commands.belief import Belief
 from voiced.frames.router import CommandRouter
 from voiced.interpreter.repair import Repairer, name_words, vocabulary_phrases
-from voiced.interpreter.semantic import NEGATIONS
 from voiced.interpreter.templategraph import graph_of
 from voiced.interpreter.tiers import Interpreter
+from voiced.rules.negation import NEGATIONS
 from voiced.rules.normalize import normalize, words
 from voiced.rules.question import is_question
 from voiced.rules.sounds import Sounds

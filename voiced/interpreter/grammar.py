@@ -23,7 +23,6 @@ from voiced.interpreter.phrasebank import PhraseBank
 from voiced.interpreter.places import clause_positions
 from voiced.interpreter.result import Interpretation
 from voiced.interpreter.semantic import (
-    NEGATIONS,
     Context,
     Unparsed,
     describe,
@@ -36,6 +35,7 @@ from voiced.interpreter.vocabulary import Entry, Vocabulary
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
+from voiced.rules.negation import NEGATIONS
 
 ErrorType = Literal["lexical_failure", "semantic_failure", "syntax_error"]
 Fallback = Literal["resolve_phrase", "interpret", "none"]

@@ -11,6 +11,7 @@ from voiced.interpreter.lexer import Token
 from voiced.interpreter.numbers import tidy
 from voiced.interpreter.places import clause_positions, group_zones, on_zones, site_of
 from voiced.interpreter.semantic import (
+    PLACE_PREPS,
     Context,
     Steps,
     Unparsed,
@@ -49,13 +50,19 @@ def lower(c: Clause, ctx: Context) -> Steps:
     if (refused := _too_many(c)) is not None:
         raise refused
     key = c.key
-    if c.distance is not None and (c.objects() or c.pronoun) and key in _OBJECT_MOVERS:
+    moved = bool(c.objects() or c.pronoun) and key in _OBJECT_MOVERS
+    way = any(t.has("direction") for t in c.tokens)
+    if moved and c.numbers and way and not c.positions:  # "move the red cube 5 to the left"
+        number = c.numbers[0]
+        raise Unparsed("syntax_error", number, f"I don't know what {number.text} is for",
+                       _where_hint(ctx.cell), "none")  # fmt: skip
+    if moved and (c.distance is not None or _nudged(c)):
         # "move the red cube a little to the left": the thing goes to a place, never by a
         # distance; read as "to the left" it went to the site named left, the other way.
         raise Unparsed("semantic_failure", c.verb_token or c.tokens[0],
                        "I move things to places, not by a distance",
                        _where_hint(ctx.cell), "none")  # fmt: skip
-    if (c.objects() or c.pronoun) and key in _OBJECT_MOVERS:
+    if (moved or c.tools or c.any_tool) and key in _OBJECT_MOVERS:
         place = _direction_as_place(c)
         if place is not None:
             # "add cheese to the back": read as "put it back" it put away what was held and
@@ -90,12 +97,36 @@ def lower(c: Clause, ctx: Context) -> Steps:
     return prefix + body * max(c.times, 1)
 
 
+_NUDGE_WORDS = frozenset(("inch", "inches", "mm", "cm", "millimetre", "millimetres",
+                          "millimeter", "millimeters", "centimetre", "centimetres",
+                          "centimeter", "centimeters", "further", "farther", "hair",
+                          "slightly", "smidge", "tad", "touch", "closer", "nearer"))  # fmt: skip
+"""Words of a nudge wherever they are ("an inch to the left", "a hair left")."""
+
+
+def _nudged(c: Clause) -> bool:
+    """Whether the clause asks for a thing to move by an amount: a nudge word, or "more" or
+    "some" next to a way ("more to the left", "left some")."""
+    tokens = c.tokens
+    for at, token in enumerate(tokens):
+        if token.text in _NUDGE_WORDS:
+            return True
+        if token.text in ("more", "some"):
+            near = [t for t in tokens[max(0, at - 1) : at + 3] if t is not token]
+            following = tokens[at + 1 : at + 3]
+            way = any(t.has("direction") for t in near[:1]) if at else False
+            way = way or any(t.has("direction") for t in following if not t.has("prep"))
+            if way and (at + 1 >= len(tokens) or not tokens[at + 1].has("item")):
+                return True
+    return False
+
+
 def _direction_as_place(c: Clause) -> Token | None:
     """A way ("back", "front") said where a place belongs ("to the back", "on the front
     stack") in a cell that has no place of that name."""
     for before, token in itertools.pairwise(c.tokens):
         named = any(token.has(kind) for kind in ("zone", "site", "position", "home"))
-        if before.has("prep") and token.has("direction") and not named:
+        if before.text in PLACE_PREPS and token.has("direction") and not named:
             return token
     return None
 

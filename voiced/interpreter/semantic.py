@@ -38,6 +38,7 @@ from voiced.interpreter.vocabulary import Value, VerbSense, listed_names, plural
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
+from voiced.rules.negation import NEGATIONS, NEGATIONS_SPELT
 
 VERB_PHRASES: Mapping[str, tuple[str, ...]] = {
     "put": ("add", "put", "place", "stack", "layer", "lay", "pop", "put on", "give me",
@@ -189,14 +190,6 @@ def unsupported(c: Clause, cell: Cell, what: str) -> Unparsed:
                     f"This cell cannot {what}", example_hint(cell), "none")  # fmt: skip
 
 
-NEGATIONS = frozenset(
-    ("dont", "not", "no", "never", "without", "except", "doesnt", "cant", "wont", "shouldnt")
-)
-"""Words that say what not to do: the grammar has no reading for them."""
-NEGATIONS_SPELT = {"dont": "don't", "doesnt": "doesn't", "cant": "can't", "wont": "won't",
-                   "shouldnt": "shouldn't", "i": "I"}  # fmt: skip
-
-
 def unknown_failure(c: Clause, cell: Cell, said: str) -> Unparsed:
     """A word the cell does not know (`said`: the normalised command). At the start of a clause
     it is an unknown verb (seed 003's lexical fallback: the LLM resolver may map it); where an
@@ -229,7 +222,7 @@ def unknown_failure(c: Clause, cell: Cell, said: str) -> Unparsed:
                         example_hint(cell), "resolve_phrase", phrase)  # fmt: skip
     slot = _slot(c, cell)
     before = c.tokens[start - 1] if start > 0 else None
-    if slot is not None and before is not None and before.has("prep") and c.objects():
+    if slot is not None and before is not None and before.text in PLACE_PREPS and c.objects():
         slot = places_of(cell) or slot  # "move the red cube to B4": a place, not a cube
     listed = _listed_after(first.text, cell) if slot is not None else None
     if listed is not None:
@@ -274,6 +267,10 @@ def _named(c: Clause, run: Sequence[Token], phrase: str) -> str:
     if len(run) == 1 and len(phrase) == 1 and after is not None and after.has("number"):
         return f"{phrase.upper()}{after.text}"
     return phrase
+
+
+PLACE_PREPS = frozenset(("to", "on", "onto", "in", "into", "at"))
+"""Words before a place ("with" is not one: "add bread with avocado")."""
 
 
 def places_of(cell: Cell) -> tuple[str, tuple[str, ...]] | None:

@@ -33,7 +33,7 @@ from voiced.interpreter.numbers import DISTANCE_UNITS
 from voiced.interpreter.phrasebank import PhraseBank
 from voiced.interpreter.repair import NAMED, uses_every_name
 from voiced.interpreter.result import Interpretation, unknown
-from voiced.interpreter.semantic import NEGATIONS, VERB_PHRASES, example_hint
+from voiced.interpreter.semantic import VERB_PHRASES, example_hint
 from voiced.interpreter.templategraph import off_the_sentences
 from voiced.interpreter.templates import Templates
 from voiced.llm import creative
@@ -50,6 +50,7 @@ from voiced.robot.compiler import compile_sequence
 from voiced.robot.rearrange import alike_objects, plan_rearrangement, plan_to_sequence
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
+from voiced.rules.negation import NEGATIONS
 from voiced.rules.normalize import normalize
 
 log = structlog.get_logger(__name__)
@@ -302,7 +303,9 @@ class Interpreter:
             number.has("number") and unit.has("unit") and unit.text_value("unit") in DISTANCE_UNITS
             for number, unit in itertools.pairwise(tokens)
         )
-        return not measured and not any(token.has("distance") for token in tokens)
+        # "an inch", "5 to the left", "a hair", "further to the left": an amount of a move.
+        amount = any(t.has("number") or t.has("distance") or t.text in _MEASURE for t in tokens)
+        return not measured and not amount
 
     async def _classify(self, text: str) -> Intent:
         """Seed 001's router, asked only about words the grammar (and the verb resolver) could
@@ -442,6 +445,12 @@ class Interpreter:
     def _counted(self, reply: LlmReply | None, error: str | None) -> None:
         """The intent classifier's call, counted like every other (the `llm` event)."""
         self.emit(usage_event(reply, error))
+
+
+_MEASURE = frozenset(("inch", "inches", "hair", "more", "further", "farther", "bit",
+                      "little", "slightly", "some", "touch", "smidge", "tad", "closer",
+                      "nearer"))  # fmt: skip
+"""Words of an amount or a nudge, which the arrangement planner would read past."""
 
 
 def _off_the_sentences(

@@ -264,7 +264,7 @@ def _object_place(cell: Cell, scene: Scene, obj: str) -> Answer:
     return Answer(text, text, "where")
 
 
-_NAMES_FIRST = frozenset({"I", "Pos", "Safe", "Home", "S1", "B1"})
+_NAMES_FIRST = frozenset({"I", "Pos", "Safe", "Home"})
 """Words that keep their capital inside a sentence."""
 
 
@@ -284,11 +284,8 @@ def _sentence(text: str, lower: bool = False) -> str:
     """`text` as a sentence that follows a lead-in ("Now, on the fixture ..."): its first
     letter lower case unless it opens with a name, a full stop at its end."""
     text = text.strip()
-    if (
-        lower
-        and text[:1].isupper()
-        and not text[1:2].isupper()
-        and text.split()[0] not in _NAMES_FIRST
-    ):
+    first = text.split()[0] if text else ""
+    # A name keeps its capital: "S2", "Pos_1", "B1", "I", "Home" (only a plain word is lowered).
+    if lower and first.isalpha() and first[1:].islower() and first not in _NAMES_FIRST:
         text = text[0].lower() + text[1:]
     return text if text.endswith((".", "!", "?")) else f"{text}."
