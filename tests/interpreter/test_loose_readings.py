@@ -44,13 +44,14 @@ async def test_a_negated_arrangement_is_never_planned(said: str, tmp_path: Path)
         ("sandwich", "add bread a bit to the left"),
         ("blocks", "move the red cube an inch to the left"),
         ("blocks", "move the red cube more to the left"),
+        ("blocks", "move the red cube left some"),  # "some" is a filler to the lexer
     ],
 )
 async def test_a_thing_is_never_moved_by_a_distance(cell: str, said: str, tmp_path: Path) -> None:
     # "a little to the left" had taken the red cube to the site named left: 220 mm to the
     # operator's right and 200 mm away.
     feedback, _, _ = await refusal(cell, said, tmp_path)
-    assert feedback.startswith("I move things to places, not by a distance — Say where"), feedback
+    assert feedback.startswith("I move things to places, not by a distance — "), feedback
 
 
 @pytest.mark.parametrize(

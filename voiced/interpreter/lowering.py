@@ -60,7 +60,7 @@ def lower(c: Clause, ctx: Context) -> Steps:
         # "move the red cube a little to the left": the thing goes to a place, never by a
         # distance; read as "to the left" it went to the site named left, the other way.
         raise Unparsed("semantic_failure", c.verb_token or c.tokens[0],
-                       "I move things to places, not by a distance",
+                       NOT_BY_A_DISTANCE,
                        _where_hint(ctx.cell), "none")  # fmt: skip
     if (moved or c.tools or c.any_tool) and key in _OBJECT_MOVERS:
         place = _direction_as_place(c)
@@ -96,6 +96,8 @@ def lower(c: Clause, ctx: Context) -> Steps:
         prefix = [step("set_speed", speed=_speed_value(c.speed, ctx))]  # "slowly add bread"
     return prefix + body * max(c.times, 1)
 
+
+NOT_BY_A_DISTANCE = "I move things to places, not by a distance"
 
 _NUDGE_WORDS = frozenset(("inch", "inches", "mm", "cm", "millimetre", "millimetres",
                           "millimeter", "millimeters", "centimetre", "centimetres",

@@ -205,18 +205,7 @@ def unknown_failure(c: Clause, cell: Cell, said: str) -> Unparsed:
     # Seed 003: consecutive unknown words are one phrase ("build a tower", fillers included).
     phrase = said[first.start : run[-1].start + len(run[-1].text)]
     if NEGATIONS & {token.text for token in run}:
-        # "don't add cheese" was "I don't have dont": a negation is not a name to look up.
-        # Still a semantic failure: the recogniser must not swap the words for a hypothesis
-        # without it ("add bread, no cheese" is never "add bread and cheese"), nor a model
-        # map "I really don't want" to a command. Anywhere in the unknown words: refusing
-        # talk that held a "no" is safe, acting on a command taken back is not.
-        # Before the verb it negates the whole command: nothing to do, and nothing for a
-        # model to make of it. After it ("add bread but no cheese") a model may read it.
-        spelt = " ".join(NEGATIONS_SPELT.get(word, word) for word in phrase.split())
-        verb = c.tokens.index(c.verb_token) if c.verb_token in c.tokens else len(c.tokens)
-        return Unparsed("semantic_failure", first,
-                        f'I can\'t act on "{spelt}": say only what to do', example_hint(cell),
-                        "none" if start < verb else "interpret", phrase)  # fmt: skip
+        return _negation(c, cell, start, phrase)
     if c.verb_token is None and start == 0:
         return Unparsed("lexical_failure", first, f"Unknown command '{phrase}'",
                         example_hint(cell), "resolve_phrase", phrase)  # fmt: skip
@@ -244,6 +233,21 @@ def unknown_failure(c: Clause, cell: Cell, said: str) -> Unparsed:
                         phrase)  # fmt: skip
     return Unparsed("lexical_failure", first, f"I don't know the word '{phrase}'",
                     example_hint(cell), "interpret", phrase)  # fmt: skip
+
+
+def _negation(c: Clause, cell: Cell, start: int, phrase: str) -> Unparsed:
+    """ "don't add cheese" was "I don't have dont": a negation is not a name to look up.
+    Still a semantic failure: the recogniser must not swap the words for a hypothesis without
+    it ("add bread, no cheese" is never "add bread and cheese"), nor a model map "I really
+    don't want" to a command. Anywhere in the unknown words: refusing talk that held a "no" is
+    safe, acting on a command taken back is not. Before the verb it negates the whole command:
+    nothing to do, and nothing for a model to make of it. After it ("add bread but no cheese")
+    a model may read it."""
+    spelt = " ".join(NEGATIONS_SPELT.get(word, word) for word in phrase.split())
+    verb = c.tokens.index(c.verb_token) if c.verb_token in c.tokens else len(c.tokens)
+    return Unparsed("semantic_failure", c.tokens[start],
+                    f'I can\'t act on "{spelt}": say only what to do', example_hint(cell),
+                    "none" if start < verb else "interpret", phrase)  # fmt: skip
 
 
 def _listed_after(word: str, cell: Cell) -> str | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -29,6 +30,8 @@ from voiced.interpreter.grammar import Failure as GrammarFailure
 from voiced.interpreter.grammar import Grammar, from_parse, remember
 from voiced.interpreter.learnedverbs import LearnedVerbs
 from voiced.interpreter.learning import Learning, MemoryWriter, match_directive
+from voiced.interpreter.lexer import Lexer
+from voiced.interpreter.lowering import NOT_BY_A_DISTANCE
 from voiced.interpreter.numbers import DISTANCE_UNITS
 from voiced.interpreter.phrasebank import PhraseBank
 from voiced.interpreter.repair import NAMED, uses_every_name
@@ -36,9 +39,10 @@ from voiced.interpreter.result import Interpretation, unknown
 from voiced.interpreter.semantic import VERB_PHRASES, example_hint
 from voiced.interpreter.templategraph import off_the_sentences
 from voiced.interpreter.templates import Templates
+from voiced.interpreter.vocabulary import normal_words
 from voiced.llm import creative
 from voiced.llm.classifier import Intent, IntentClassifier
-from voiced.llm.client import LlmClient, LlmReply
+from voiced.llm.client import LlmClient
 from voiced.llm.creative_gen import offline_interpretation, supported
 from voiced.llm.rearrange import understand_target
 from voiced.llm.resolver import PhraseResolver
@@ -120,7 +124,8 @@ class Interpreter:
             SequenceInterpreter(client, settings, rng=self.rng, emit=emit) if client else None
         )
         self.classifier = (
-            IntentClassifier(client, lambda reply, error: self._counted(reply, error))
+            # The classifier's calls counted like every other (the `llm` event).
+            IntentClassifier(client, lambda reply, error: self.emit(usage_event(reply, error)))
             if client
             else None
         )
@@ -258,13 +263,20 @@ class Interpreter:
         template = self.templates.match(text)
         if template is not None:
             return Understood(self.templates.interpret(template, correlation_id))
-        plain = self._said_plainly(text)
+        plain = said_plainly(self.grammar.lexer, text)
         if plain and self._creative_request(text):
             return Understood(await self._creative(text, scene, correlation_id))
         arranged = parse_arrangement(text, self.cell, scene) if plain else None
         if arranged is not None:
             return Understood(await self._arrange(text, scene, arranged, correlation_id))
         parsed = self.grammar.parse(text, scene, last_sequence)
+        if parsed.success and _moved_by_an_amount(text, parsed.sequence):
+            # "move the red cube left some": the lexer drops "some" as a filler, and the cube
+            # went to the site named left.
+            refused = unknown(text, f"{NOT_BY_A_DISTANCE} — {example_hint(self.cell)}")
+            issues = (f"semantic_failure: {NOT_BY_A_DISTANCE}",)
+            return Understood(refused.with_changes(correlation_id=correlation_id,
+                                                   validation_issues=issues))  # fmt: skip
         if plain and not (parsed.success and not parsed.snaps and not parsed.notes):
             hit = bank.fuzzy(text, self.grammar.same_content)
             if hit is not None:
@@ -272,14 +284,27 @@ class Interpreter:
         offline = from_parse(parsed, text, correlation_id)
         if parsed.success or parsed.error is None:
             return Understood(offline)
-        offline = _off_the_sentences(self.templates, text, offline, parsed.error)
+        return await self._unread(text, scene, last_sequence, correlation_id, parsed.error, offline)
+
+    async def _unread(
+        self,
+        text: str,
+        scene: Scene,
+        last_sequence: Sequence[SequenceStep],
+        correlation_id: str | None,
+        error: GrammarFailure,
+        offline: Interpretation,
+    ) -> Understood:
+        """What the grammar refused: its reason, or the model's reading where the failure asks
+        for one and a model is configured."""
+        offline = _off_the_sentences(self.templates, text, offline, error)
         # The grammar read what the words are about ("add avocado": an action the cell cannot
         # do) unless its failure asks the model for help: then it could not classify them.
-        unread = parsed.error.fallback in ("interpret", "resolve_phrase")
+        unread = error.fallback in ("interpret", "resolve_phrase")
         if self.llm is None or not unread:
             return Understood(offline, intent="unknown" if unread else "action")
-        if parsed.error.fallback == "resolve_phrase":
-            resolved = await self._resolve(parsed.error.token, text, scene, last_sequence,
+        if error.fallback == "resolve_phrase":
+            resolved = await self._resolve(error.token, text, scene, last_sequence,
                                            correlation_id)  # fmt: skip
             if resolved is not None:
                 return resolved
@@ -289,23 +314,6 @@ class Interpreter:
         if not found.asked:  # the operator hears that the model is out of reach
             offline = offline.with_changes(user_feedback=f"{offline.user_feedback} ({found.error})")
         return Understood(offline, intent=found.intent)
-
-    def _said_plainly(self, text: str) -> bool:
-        """Whether the loose readings (a creative cue, an arrangement for the planner, a
-        phrase the words are near) may read `text`: not when it takes a command back ("don't
-        put red on blue", "never") or moves a thing by a distance ("a little to the left",
-        "2 cm"). They read past those words and did what was not said; the grammar reads every
-        word, and refuses them with its reason."""
-        tokens = self.grammar.lexer.lex(text).tokens
-        if NEGATIONS & {token.text for token in tokens}:
-            return False
-        measured = any(
-            number.has("number") and unit.has("unit") and unit.text_value("unit") in DISTANCE_UNITS
-            for number, unit in itertools.pairwise(tokens)
-        )
-        # "an inch", "5 to the left", "a hair", "further to the left": an amount of a move.
-        amount = any(t.has("number") or t.has("distance") or t.text in _MEASURE for t in tokens)
-        return not measured and not amount
 
     async def _classify(self, text: str) -> Intent:
         """Seed 001's router, asked only about words the grammar (and the verb resolver) could
@@ -442,9 +450,33 @@ class Interpreter:
     def _usage(self, usage: dict[str, Any], error: str | None) -> None:
         self.emit(LlmUsage(**usage, error=error))
 
-    def _counted(self, reply: LlmReply | None, error: str | None) -> None:
-        """The intent classifier's call, counted like every other (the `llm` event)."""
-        self.emit(usage_event(reply, error))
+
+def said_plainly(lexer: Lexer, text: str) -> bool:
+    """Whether the loose readings (a creative cue, an arrangement for the planner, a
+    phrase the words are near) may read `text`: not when it takes a command back ("don't
+    put red on blue", "never") or moves a thing by a distance ("a little to the left",
+    "2 cm"). They read past those words and did what was not said; the grammar reads every
+    word, and refuses them with its reason."""
+    tokens = lexer.lex(text).tokens
+    if NEGATIONS & {token.text for token in tokens}:
+        return False
+    measured = any(
+        number.has("number") and unit.has("unit") and unit.text_value("unit") in DISTANCE_UNITS
+        for number, unit in itertools.pairwise(tokens)
+    )
+    # "an inch", "5 to the left", "a hair", "further to the left": an amount of a move.
+    amount = any(t.has("number") or t.has("distance") or t.text in _MEASURE for t in tokens)
+    return not measured and not amount
+
+
+_WAY = r"(?:left|right|up|down|forwards?|backwards?|back|front)"
+_AMOUNT_BY_A_WAY = re.compile(rf"\b{_WAY} (?:some|more)\b|\b(?:some|more) (?:to the )?{_WAY}\b")
+"""An amount said next to a way ("left some", "more to the left")."""
+
+
+def _moved_by_an_amount(text: str, steps: Sequence[SequenceStep]) -> bool:
+    moves = any(s.instruction in ("move_object", "place", "pick") for s in steps)
+    return moves and _AMOUNT_BY_A_WAY.search(" ".join(normal_words(text))) is not None
 
 
 _MEASURE = frozenset(("inch", "inches", "hair", "more", "further", "farther", "bit",
