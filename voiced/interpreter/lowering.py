@@ -99,7 +99,7 @@ def lower(c: Clause, ctx: Context) -> Steps:
 
 NOT_BY_A_DISTANCE = "I move things to places, not by a distance"
 
-NUDGE_WORDS = frozenset(("inch", "inches", "mm", "cm", "millimetre", "millimetres",
+_NUDGE_WORDS = frozenset(("inch", "inches", "mm", "cm", "millimetre", "millimetres",
                           "millimeter", "millimeters", "centimetre", "centimetres",
                           "centimeter", "centimeters", "further", "farther", "hair",
                           "slightly", "smidge", "tad", "touch", "closer", "nearer"))  # fmt: skip
@@ -111,7 +111,7 @@ def _nudged(c: Clause) -> bool:
     "some" next to a way ("more to the left", "left some")."""
     tokens = c.tokens
     for at, token in enumerate(tokens):
-        if token.text in NUDGE_WORDS:
+        if token.text in _NUDGE_WORDS:
             return True
         if token.text in ("more", "some"):
             near = [t for t in tokens[max(0, at - 1) : at + 3] if t is not token]

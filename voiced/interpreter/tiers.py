@@ -31,7 +31,7 @@ from voiced.interpreter.grammar import Grammar, from_parse, remember
 from voiced.interpreter.learnedverbs import LearnedVerbs
 from voiced.interpreter.learning import Learning, MemoryWriter, match_directive
 from voiced.interpreter.lexer import Lexer
-from voiced.interpreter.lowering import NOT_BY_A_DISTANCE, NUDGE_WORDS
+from voiced.interpreter.lowering import NOT_BY_A_DISTANCE
 from voiced.interpreter.numbers import DISTANCE_UNITS
 from voiced.interpreter.phrasebank import PhraseBank
 from voiced.interpreter.repair import NAMED, uses_every_name
@@ -479,7 +479,9 @@ def _moved_by_an_amount(text: str, steps: Sequence[SequenceStep]) -> bool:
     return moves and _AMOUNT_BY_A_WAY.search(" ".join(normal_words(text))) is not None
 
 
-_MEASURE = NUDGE_WORDS | {"more", "bit", "little", "some"}
+_MEASURE = frozenset(("inch", "inches", "hair", "more", "further", "farther", "bit",
+                      "little", "slightly", "some", "touch", "smidge", "tad", "closer",
+                      "nearer"))  # fmt: skip
 """Words of an amount or a nudge, which the arrangement planner would read past."""
 
 
