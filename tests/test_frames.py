@@ -477,7 +477,9 @@ def going_on_router(mode: str = "always") -> tuple[CommandRouter, FakeServices]:
         "i want a latte with oat milk",
         "can i have a mocha",
     )
-    return quick_router(*complete, mode=mode, going_on=("i want a latte",))
+    router, services = quick_router(*complete, mode=mode, going_on=("i want a latte",))
+    services.cell_words = frozenset({"want", "latte", "mocha", "large", "milk", "with", "have"})
+    return router, services
 
 
 async def test_a_whole_command_the_cells_sentences_may_go_on_from_waits_for_the_rest() -> None:
@@ -510,6 +512,43 @@ async def test_words_that_are_no_command_join_the_command_that_waited(began: flo
     router.activity(2.2, voiced=False)
     await router.tick(2.2 + SILENCE)
     assert services.submitted == [("robot", "i want a latte large")]
+
+
+@pytest.mark.parametrize("talk", ["all right", "See you later.", "we're at the top of the place"])
+async def test_talk_nearby_after_a_whole_command_that_waited_is_heard_on_its_own(talk: str) -> None:
+    # Listening without a wake word, words naming nothing of the cell's sentences, taking
+    # nothing back and holding nothing back are someone else's: the order goes as it stood.
+    router, services = going_on_router()
+    router.owner_hears_again = True
+    await say(router, "i want a latte", 1.0)
+    await say(router, talk, 1.6)
+    assert services.submitted == [("robot", "i want a latte")]
+    assert [u.text for u in router.again] == [talk]
+
+
+@pytest.mark.parametrize(
+    "then",
+    ["no, I don't know", "I can't say that", "hang on", "decaf please", "wait", "extra hot too"],
+)
+async def test_words_that_may_hold_back_a_whole_command_that_waited_stay_with_it(
+    then: str,
+) -> None:
+    # Without a word of the cell, but taking back or holding back what was said: refused
+    # together, nothing moves.
+    router, services = going_on_router()
+    await say(router, "i want a latte", 1.0)
+    await say(router, then, 1.6)
+    await router.tick(1.6 + SILENCE)
+    assert services.submitted == [("robot", f"i want a latte {then}")]
+
+
+async def test_with_the_wake_word_talk_after_a_command_that_waited_stays_with_it() -> None:
+    # After the wake word, what is said while the query is open is the operator's.
+    router, services = going_on_router("wake")
+    await say(router, "computer i want a latte", 1.0)
+    await say(router, "all right", 1.6)
+    await router.tick(1.6 + SILENCE)
+    assert services.submitted == [("robot", "i want a latte all right")]
 
 
 @pytest.mark.parametrize("said", ["stop", "with oat milk, stop"])

@@ -193,6 +193,11 @@ def test_every_sampled_order_is_read_into_its_composite_with_the_labelled_slots(
          {"size": "medium", "roast": "medium roast", "coffeeDrink": "mocha"}),
         ("may I have a coffee with sugar and milk",
          {"coffeeDrink": "coffee", "sugarAmount": "sugar", "milkAmount": "milk"}),
+        # People think aloud: "um", "yeah" are no words of the order (an order split by a
+        # pause is joined by the query as "May I have a triple shot? Yeah, light roast ...").
+        ("Um, can I get a latte?", {"coffeeDrink": "latte"}),
+        ("May I have a triple shot? Yeah, light roast, iced mocha.",
+         {"numberOfShots": "triple shot", "roast": "light roast", "coffeeDrink": "iced mocha"}),
     ],
 )  # fmt: skip
 def test_orders_as_a_transcript_writes_them(said: str, labels: dict[str, str]) -> None:

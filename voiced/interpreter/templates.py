@@ -34,9 +34,13 @@ CONFIDENCE = 0.95
 """A template is an exact match the integrator wrote for this cell: as sure as a known phrase."""
 NUMBERS = (0, 1000)
 """What `{number}` hears when a template asks for a bare number."""
-SKIP_WORDS = ("please", "could you", "can you", "would you", "will you", "kindly")
-"""Politeness around a command, taken out before matching (as the phrase bank drops it), so a
-template need not allow for "could you ... please" itself."""
+SKIP_WORDS = (
+    "please", "could you", "can you", "would you", "will you", "kindly",
+    "um", "uh", "uhm", "er", "erm", "ah", "hmm", "oh", "yeah",
+)  # fmt: skip
+"""Politeness around a command and the sounds people make while they think ("um, can I get a
+latte", "may I have a triple shot ... yeah, light roast iced mocha"), taken out before matching
+(as the phrase bank drops them), so a template need not allow for them itself."""
 RULE_SAYINGS = 40
 """Most ways an expansion rule may be said for the repair to take them all as phrases."""
 EXAMPLES_PER_SENTENCE = 2
