@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -32,8 +32,15 @@ TOP_TOKENS = 200
 MAX_TOKENS = 60
 """Longest sentence decoded (tokens)."""
 MAX_CALLS = 12
-"""Most decoder calls for one segment (one, and one per correction: an order that needs more
-than a dozen is not one the audio supports; each call costs ~7 ms a token here)."""
+"""Most decoder calls for one way through a segment (one, and one per correction: an order that
+needs more than a dozen is not one the audio supports; each call costs ~7 ms a token here)."""
+BRANCHES = 4
+"""Ways on decoded to the end where free decoding leaves the graph at its first token (the
+opening of an order misheard: "Ruoy, iced mocha", "Who a single shot").
+Development orders at 6 dB: the right opener's first token was 0.5-5 nats below the likeliest
+(" I" -4.1 / " Brew" -4.7; " I" -5.6 / " Brew" -10.6)."""
+BRANCH_NATS = 6.0
+"""How much less likely than the best a way's first token may be and still be decoded."""
 
 
 MAX_GAP = 20.0
@@ -207,7 +214,11 @@ def _pieces_of(vocabulary: Any, eot: int) -> tuple[str, ...]:
 
 
 def decode_held(
-    model: Any, encoded: npt.NDArray[np.float32], tokenizer: Any, graph: WordGraph
+    model: Any,
+    encoded: npt.NDArray[np.float32],
+    tokenizer: Any,
+    graph: WordGraph,
+    branches: int = BRANCHES,
 ) -> Constrained | None:
     """The graph's sentence that greedy decoding held to it gives for the encoded audio
     (`model` is CTranslate2's Whisper; `encoded` its encoder output for one segment, trimmed as
@@ -218,37 +229,75 @@ def decode_held(
     them (the free choice is then the best the graph allows too), and where it leaves the
     graph the best token the graph allows is taken and decoding goes on from there. So a text
     the graph says whole costs one call, and each place the grammar corrects costs one more.
+    Where it first leaves the graph, the `branches` likeliest ways on are each decoded to the
+    end, and the likeliest whole sentence is kept: a first token is a poor guide to the
+    sentence it begins ("Ruoy, iced mocha": " I" is likelier than " brew", but "I want a
+    mocha" is far less likely than "brew an iced mocha").
     """
-    pieces = _pieces(tokenizer)
-    start = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
-    path = _Path([], Reading(graph.start))
-    unscored: list[int] = []
-    for calls in range(1, MAX_CALLS + 1):
-        if len(path.kept) >= MAX_TOKENS:
-            return None
-        free, rows = _decode_from(model, encoded, start, path.kept)
-        if len(rows) <= len(path.kept):
-            return None  # nothing decoded after the prefix (the length limit)
-        path.logprob += sum(float(rows[at][path.kept[at]]) for at in unscored)
-        unscored = []
-        left = _keep_free(path, free, rows, graph, tokenizer, pieces)
-        if isinstance(left, float):
-            return path.done(tokenizer, left, calls)
-        if not left:
-            continue  # the free path was cut off by the length limit: go on from its end
-        logp = rows[len(path.kept)]
-        way = _best_allowed(logp, path.reading, graph, tokenizer)
-        if way is None:
-            return None
-        tokens, following = way
-        if following is None:  # the end of the text
-            return path.done(tokenizer, float(logp[tokenizer.eot]), calls)
-        # The first token's log-probability is known; the others' come with the next call.
-        path.logprob += float(logp[tokens[0]])
-        unscored = list(range(len(path.kept) + 1, len(path.kept) + len(tokens)))
-        path.kept += tokens
-        path.reading = following
-    return None
+    held = _Held(model, encoded, tokenizer, graph)
+    found = held.go_on(_Path([], Reading(graph.start)), [], branches, 0)
+    return None if found is None else replace(found, calls=held.calls)
+
+
+class _Held:
+    """One segment's held decoding: the model, its audio and the graph, and the calls made."""
+
+    def __init__(self, model: Any, encoded: Any, tokenizer: Any, graph: WordGraph) -> None:
+        self.model, self.encoded, self.tokenizer, self.graph = model, encoded, tokenizer, graph
+        self.pieces = _pieces(tokenizer)
+        self.start = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
+        self.calls = 0
+
+    def go_on(
+        self, path: _Path, unscored: list[int], branches: int, calls: int
+    ) -> Constrained | None:
+        """`path` decoded to the end of a sentence of the graph (its tokens at `unscored` not
+        scored yet), branching `branches` ways where it first leaves the graph."""
+        tokenizer, graph = self.tokenizer, self.graph
+        while calls < MAX_CALLS:
+            calls += 1
+            self.calls += 1
+            if len(path.kept) >= MAX_TOKENS:
+                return None
+            free, rows = _decode_from(self.model, self.encoded, self.start, path.kept)
+            if len(rows) <= len(path.kept):
+                return None  # nothing decoded after the prefix (the length limit)
+            path.logprob += sum(float(rows[at][path.kept[at]]) for at in unscored)
+            unscored = []
+            left = _keep_free(path, free, rows, graph, tokenizer, self.pieces)
+            if isinstance(left, float):
+                return path.done(tokenizer, left, calls)
+            if not left:
+                continue  # the free path was cut off by the length limit: go on from its end
+            logp = rows[len(path.kept)]
+            ways = _ways_allowed(logp, path.reading, graph, tokenizer)
+            if path.kept:
+                branches = 1  # only the opening is in doubt that way: the rest is heard
+            ways = _branches(ways, branches, tokenizer)
+            if not ways:
+                return None
+            if len(ways) > 1:
+                ends = [self._along(path, way, logp, calls) for way in ways]
+                found = [end for end in ends if end is not None]
+                return max(found, key=lambda c: c.logprob) if found else None
+            taken = path.taking(ways[0], logp, tokenizer)
+            if isinstance(taken, Constrained):
+                return replace(taken, calls=calls)
+            path, unscored = taken
+        return None
+
+    def _along(
+        self, path: _Path, way: _Way, logp: npt.NDArray[np.float64], calls: int
+    ) -> Constrained | None:
+        taken = path.copy().taking(way, logp, self.tokenizer)
+        if isinstance(taken, Constrained):
+            return replace(taken, calls=calls)
+        return self.go_on(*taken, 1, calls)
+
+
+_Way = tuple[float, list[int], "Reading | None"]
+"""A way on where free decoding left the graph: its first token's log-probability, its
+tokens, and the reading after them (None: the end of the text)."""
 
 
 @dataclass
@@ -262,6 +311,24 @@ class _Path:
     def done(self, tokenizer: Any, end_logprob: float, calls: int) -> Constrained:
         text = tokenizer.decode(self.kept).strip()
         return Constrained(text, self.logprob + end_logprob, len(self.kept), calls)
+
+    def copy(self) -> _Path:
+        return _Path(list(self.kept), self.reading, self.logprob)
+
+    def taking(
+        self, way: _Way, logp: npt.NDArray[np.float64], tokenizer: Any
+    ) -> Constrained | tuple[_Path, list[int]]:
+        """The path on along `way`, and where its unscored tokens are; or the sentence, where
+        the way is the end of the text."""
+        score, tokens, following = way
+        if following is None:
+            return self.done(tokenizer, score, 0)
+        # The first token's log-probability is known; the others' come with the next call.
+        self.logprob += float(logp[tokens[0]])
+        unscored = list(range(len(self.kept) + 1, len(self.kept) + len(tokens)))
+        self.kept += tokens
+        self.reading = following
+        return self, unscored
 
 
 def _keep_free(
@@ -288,37 +355,56 @@ def _keep_free(
     return False
 
 
-def _best_allowed(
+def _branches(ways: list[_Way], most: int, tokenizer: Any) -> list[_Way]:
+    """The likeliest way, and up to `most` - 1 more that begin a word no more than
+    `BRANCH_NATS` less likely: a way that only ends the word being spelt (",") is taken when
+    it is the likeliest, never tried beside them."""
+    if not ways:
+        return []
+    best = ways[0][0]
+    more = [w for w in ways[1:] if w[0] >= best - BRANCH_NATS and _begins_word(w, tokenizer)]
+    return [ways[0], *more][: max(1, most)]
+
+
+def _begins_word(way: _Way, tokenizer: Any) -> bool:
+    """The way writes letters or digits (a word), or is the end of the text."""
+    return not way[1] or any(char.isalnum() for char in tokenizer.decode(way[1]))
+
+
+def _ways_allowed(
     logp: npt.NDArray[np.float64],
     reading: Reading,
     graph: WordGraph,
     tokenizer: Any,
-) -> tuple[list[int], Reading | None] | None:
-    """Where free decoding left the graph: the most likely way on that the graph allows (the
-    tokens, and the reading after them; None for the end of the text), or None if there is
-    none. The ways are the end of the text where a sentence may end, each single token among
-    the `TOP_TOKENS` most likely that ends on a word the graph may say here, and each word the
-    graph may say next spelt as the tokenizer spells it (so a word is never left half made
-    with no token to finish it). A way is as likely as its first token."""
+) -> list[_Way]:
+    """Where free decoding left the graph: the ways on that the graph allows, likeliest first,
+    one for each word they begin. The ways are the end of the text where a sentence may end,
+    each single token among the `TOP_TOKENS` most likely that ends on a word the graph may say
+    here, and each word the graph may say next spelt as the tokenizer spells it (so a word is
+    never left half made with no token to finish it). A way is as likely as its first token."""
     pieces = _pieces(tokenizer)
-    best: tuple[float, list[int], Reading | None] | None = None
+    ways: list[_Way] = []
     if reading.may_end(graph):
-        best = (float(logp[tokenizer.eot]), [], None)
+        ways.append((float(logp[tokenizer.eot]), [], None))
     for token in np.argsort(logp[: tokenizer.eot])[::-1][:TOP_TOKENS]:
-        if best is not None and logp[token] <= best[0]:
-            break
         after = reading.then(graph, pieces[token])
         if after is not None and (not after.partial or after.ends_word(graph)):
-            best = (float(logp[token]), [int(token)], after)
+            ways.append((float(logp[token]), [int(token)], after))
     for tokens in _spellings(tokenizer, reading, graph):
-        if best is not None and logp[tokens[0]] <= best[0]:
-            continue
-        after = reading
+        spelt: Reading | None = reading
         for token in tokens:
-            after = after.then(graph, pieces[token]) if after is not None else None
-        if after is not None:
-            best = (float(logp[tokens[0]]), tokens, after)
-    return None if best is None else (best[1], best[2])
+            spelt = spelt.then(graph, pieces[token]) if spelt is not None else None
+        if spelt is not None:
+            ways.append((float(logp[tokens[0]]), tokens, spelt))
+    ways.sort(key=lambda way: way[0], reverse=True)
+    seen: set[str] = set()
+    distinct = []
+    for way in ways:
+        word = tokenizer.decode(way[1]).strip().lower() if way[1] else ""
+        if word not in seen:
+            seen.add(word)
+            distinct.append(way)
+    return distinct
 
 
 def _spellings(tokenizer: Any, reading: Reading, graph: WordGraph) -> list[list[int]]:

@@ -30,6 +30,9 @@ _BEARS_ON_NEXT = re.compile(
 )
 """Words that change what is said after them ("don't" ... "add cheese", "don't put the bread
 and" ... "cheese"): words that hold one are never dropped apart from what follows."""
+_INTERJECTED = re.compile(r"\b(?:no|nope)\b(?=\s*(?:[,.!?;]|$))", re.IGNORECASE)
+"""A "no" said on its own ("No, no, no." ... "can I get a large cappuccino?"): it takes back
+what came before it, not the command after it, as "don't" ... "add cheese" would."""
 _CORRECTS = re.compile(
     r"(?:(?:uh|um|er|oh|ah|hmm|well|okay|ok)\b[\s,.!?-]*)*"
     r"(?:no|not|nope|actually|instead|wait|sorry|rather|i mean|make (?:that|it)|change|"
@@ -180,11 +183,12 @@ class QueryFrame(Frame):
         the operator began again ("may have a dull shot" ... "can I have a medium house
         coffee?"); joined, both would be refused. Those words are dropped aloud, and `said` is
         heard as if they had never been. A whole command before it is never split off, nor
-        words with one that bears on what follows ("don't put the" ... "cheese"). With the
+        words with one that bears on what follows ("don't put the" ... "cheese"; a "no" said on
+        its own does not: "No, no, no." ... "can I get a latte?"). With the
         wake word, what is said while the query is open is the operator's: one command."""
         if router.mode != "always" or not self.parts or self.complete:
             return False
-        if _BEARS_ON_NEXT.search(self.text):
+        if _BEARS_ON_NEXT.search(_INTERJECTED.sub("", self.text)):
             return False
         services = router.services
         return services.is_complete(normalize(said)) and not services.is_complete(

@@ -280,3 +280,19 @@ def test_a_misheard_opening_becomes_a_whole_one(tmp_path: Path) -> None:
     assert choose(["Prune iced mocha with some sweetener."]) == Choice(
         0, "brew an iced mocha with some sweetener"
     )
+
+
+def test_a_closed_cells_misheard_opening_is_left_to_the_sentences(tmp_path: Path) -> None:
+    """Where the barista's sentences are every order it takes, an order whose opening Whisper
+    misheard ("Rub it" for "brew an", "Who a" for "brew a") is neither a name the cell lacks
+    nor a question: nothing is chosen, so the recogniser decodes again held to the sentences
+    (whose own test, the audio's support, tells talk from an order)."""
+    choose, _ = chooser(tmp_path, mode="always", cell_name="barista", held=True)
+    assert choose(["Rub it, iced mocha with a lot of brown sugar."]) is None
+    assert choose(["Who a single shot, light roast, drip coffee with skim milk."]) is None
+    # A question Whisper wrote as one is kept as heard: answered or refused, never held.
+    assert choose(["Who makes the coffee here?"]) == Choice(0)
+    # In a cell whose sentences are not all it takes, a name it lacks is kept as heard
+    # whatever the first word.
+    sandwich, _ = chooser(tmp_path / "s", mode="always")
+    assert sandwich(["add avocado"]) == Choice(0)

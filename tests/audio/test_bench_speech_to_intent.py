@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from bench.speech_to_intent import (
+    AFTER_SPEECH_S,
     FRAME,
     PEAK,
     RATE,
@@ -72,6 +73,11 @@ def test_an_order_counts_only_with_every_slot_and_nothing_more() -> None:
     assert (result["right"], result["of"]) == (1, 3)
     assert [w["i"] for w in result["wrong"]] == [1, 2]
     assert result["latency_p50_s"] == pytest.approx(0.3)
+    # An order read from speech ending well after the recording's (the kitchen's talk after it)
+    # is a false accept, counted apart; one ending with the recording is not.
+    talk = scored(events(exact, 2.9) + events(exact, 3.0 + AFTER_SPEECH_S + 0.5), spans,
+                  [label] * 3)  # fmt: skip
+    assert len(talk["orders_from_talk"]) == 1 and not result["orders_from_talk"]
 
 
 @pytest.mark.slow

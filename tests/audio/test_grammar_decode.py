@@ -130,10 +130,26 @@ def test_where_the_free_path_leaves_the_graph_the_best_word_it_allows_is_taken()
     model = Hears(heard, second={4: PIECES.index(" mocha")})
     held = decode_held(model, ENCODED, Tokenizer(), ORDERS)
     assert held is not None and held.text == "can i get a mocha"
+    # Past the opening, the best way is taken: one call more.
     assert held.calls == 2 and model.calls[1] == ids(" can", " i", " get", " a", " mocha")
     said = ids(" can", " i", " get", " a", " mocha")
     expected = sum(model.logp(at, t) for at, t in enumerate(said)) + model.logp(5, EOT)
     assert held.logprob == pytest.approx(expected)
+
+
+def test_where_the_free_path_first_leaves_the_graph_the_likeliest_sentence_wins() -> None:
+    # The opening misheard ("hot" for "can"): the graph's likeliest first word (" i", the
+    # model's second guess there) begins a sentence the rest of the audio does not support;
+    # " can", less likely alone, begins the one it does.
+    heard = ids(" hot", " i", " get", " a", " latte")
+    model = Hears(heard, second={0: PIECES.index(" i")})
+    graph = graph_of("i get a latte", "can i get a latte")
+    held = decode_held(model, ENCODED, Tokenizer(), graph)
+    assert held is not None and held.text == "can i get a latte"
+    greedy = decode_held(Hears(heard, second={0: PIECES.index(" i")}), ENCODED, Tokenizer(),
+                         graph, branches=1)  # fmt: skip
+    assert greedy is not None and greedy.text == "i get a latte"
+    assert held.logprob > greedy.logprob
 
 
 def test_a_word_spelt_in_two_tokens_is_scored_once_for_each() -> None:

@@ -180,6 +180,9 @@ def vocabulary_phrases(vocabulary: Vocabulary) -> list[str]:
 
 NAMED = ("item", "zone", "site", "position", "tool")
 """Kinds of words that name something a command acts on: each one heard must be used."""
+USED = (*NAMED, "routine")
+"""The same, and a routine (a drink of the barista): "2 an iced mocha with some switch" is
+no speed change that drops the mocha."""
 
 
 def name_words(vocabulary: Vocabulary) -> frozenset[str]:
@@ -203,7 +206,7 @@ def uses_every_name(grammar: Grammar, text: str, sequence: Sequence[SequenceStep
         return False
     used = {str(v).lower() for step in sequence for v in step.params.values()}
     for token in lexed.tokens:
-        names = [str(token.readings[k]).lower() for k in NAMED if k in token.readings]
+        names = [str(token.readings[k]).lower() for k in USED if k in token.readings]
         if names and not used.intersection(names):
             return False
     return True
