@@ -110,6 +110,39 @@ class EchoGate:
 
 
 @dataclass
+class Audibility:
+    """Whether the daemon's voice reaches the microphone at all: the input's median level
+    while it speaks against its median level while it is silent, before any cancelling. With
+    no loudspeaker near the microphone (a headset, a recording) its words cannot be in what
+    the operator is heard to say, and none is taken out of a transcript as the daemon's own."""
+
+    rise_db: float = 3.0
+    """How much louder the input must be while the daemon speaks for its voice to count as
+    heard."""
+    frames: int = 300
+    """Frames of each kind kept (about 9 s of 30 ms frames)."""
+    min_frames: int = 30
+    """Frames of each kind needed before judging; until then the voice counts as heard."""
+    _speaking: deque[float] = field(default_factory=deque)
+    _silent: deque[float] = field(default_factory=deque)
+
+    def __post_init__(self) -> None:
+        self._speaking = deque(maxlen=self.frames)
+        self._silent = deque(maxlen=self.frames)
+
+    def hear(self, level: float, speaking: bool) -> None:
+        (self._speaking if speaking else self._silent).append(level)
+
+    @property
+    def heard(self) -> bool:
+        if min(len(self._speaking), len(self._silent)) < self.min_frames:
+            return True
+        speaking = float(np.median(self._speaking))
+        silent = float(np.median(self._silent))
+        return speaking >= 1.0 and speaking >= silent * 10 ** (self.rise_db / 20)
+
+
+@dataclass
 class Duplex:
     """What the listener needs to hear past the daemon's own speech."""
 
@@ -122,6 +155,7 @@ class Duplex:
     canceller: EchoCanceller | None = None
     """Acoustic echo cancellation, fed the played samples."""
     gate: EchoGate = field(default_factory=EchoGate)
+    audibility: Audibility = field(default_factory=Audibility)
 
     def input(self, frame: Pcm, start: int, frame_ms: int) -> tuple[Pcm, float]:
         """The input frame at `start` as the rest of the listener should hear it, and the level
@@ -129,9 +163,11 @@ class Duplex:
         reference = self.playback.render(start, len(frame))
         if self.room is not None:
             frame = self.room.mix(frame, reference)
+        floor = self.gate.floor(reference, frame_ms)
+        self.audibility.hear(rms(frame), speaking=floor > 0)
         if self.canceller is not None:
             frame = self.canceller.process(frame, reference)
-        return frame, self.gate.floor(reference, frame_ms)
+        return frame, floor
 
     def speaking(self, start: int, end: int | None = None) -> list[Phrase]:
         """The phrases whose sound (echo tail included) reaches [start, end)."""
@@ -141,7 +177,7 @@ class Duplex:
     def own_words(self, transcript: str, start: int, end: int) -> OwnVoice:
         """`transcript`, heard between `start` and `end`, without the daemon's own words."""
         phrases = self.speaking(start, end)
-        if not phrases:
+        if not phrases or not self.audibility.heard:
             return OwnVoice(transcript, ())
         return separate(transcript, said_during(phrases, start - echo_window(self.tail_s), end))
 
@@ -150,7 +186,7 @@ class Duplex:
         ("stopped" for "stop"): a keyword model may take the reply's own word for the
         operator's."""
         phrases = self.speaking(start, end)
-        if not phrases:
+        if not phrases or not self.audibility.heard:
             return False
         said = said_during(phrases, start - echo_window(self.tail_s), end)
         return any(word.lower().startswith(phrase.lower()) for word in said)

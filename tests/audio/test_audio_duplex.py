@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from voiced.audio.duplex import Duplex, EchoGate
+from voiced.audio.duplex import Audibility, Duplex, EchoGate
 from voiced.audio.listener import BargeIn, Heard, Listener
-from voiced.audio.ownvoice import said_during, separate
+from voiced.audio.ownvoice import OwnVoice, said_during, separate
 from voiced.audio.playback import Playback
 from voiced.audio.room import RoomEcho, RoomSettings, impulse_response
 from voiced.audio.source import ArraySource
@@ -196,3 +196,33 @@ def test_a_keyword_stop_in_the_replys_own_words_is_its_own() -> None:
     assert duplex.says_word("stop", 16000, 16000 + 8000)
     assert not duplex.says_word("halt", 16000, 16000 + 8000)
     assert not duplex.says_word("stop", 6 * 16000, 7 * 16000)  # long after the reply
+
+
+def test_a_voice_that_never_reaches_the_microphone_has_no_words_in_a_transcript() -> None:
+    """A headset, or a recording played to the daemon: the input is no louder while it speaks
+    than while it is silent, so "can I get a" in the operator's order is the operator's, even
+    while a reply saying "can I get a medium latte" plays (it had been taken out)."""
+    playback = Playback()
+    playback.schedule("Try: can I get a medium latte with milk.", tone(8 * 16000, 3000), 16000)
+    duplex = Duplex(playback, audibility=Audibility(min_frames=5))
+    order = "can I get a large mocha"
+    assert duplex.own_words(order, 32000, 64000).removed, "not yet judged: taken out"
+    for at in range(0, 16000, 480):  # kitchen noise, the daemon silent
+        duplex.input(tone(480, 200), at, 30)
+    for at in range(16000, 48000, 480):  # the same noise while it speaks: no echo in it
+        duplex.input(tone(480, 200), at, 30)
+    assert not duplex.audibility.heard
+    assert duplex.own_words(order, 32000, 64000) == OwnVoice(order, ())
+    assert not duplex.says_word("latte", 32000, 64000)
+
+
+def test_a_loudspeaker_heard_at_the_microphone_keeps_its_words_apart() -> None:
+    playback = Playback()
+    playback.schedule("Try: can I get a medium latte with milk.", tone(8 * 16000, 3000), 16000)
+    duplex = Duplex(playback, audibility=Audibility(min_frames=5))
+    for at in range(0, 16000, 480):
+        duplex.input(tone(480, 200), at, 30)
+    for at in range(16000, 48000, 480):  # its echo doubles the input's level and more
+        duplex.input(tone(480, 900), at, 30)
+    assert duplex.audibility.heard
+    assert duplex.own_words("can I get a large mocha", 32000, 64000).text == "large mocha"
