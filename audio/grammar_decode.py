@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from voiced.audio.guards import once
-from voiced.rules.normalize import words
+from voiced.rules.normalize import numbers_to_digits, words
 
 TOP_TOKENS = 200
 """Where free decoding leaves the graph, the most likely tokens tried for one it allows."""
@@ -33,7 +33,8 @@ MAX_TOKENS = 60
 """Longest sentence decoded (tokens)."""
 MAX_CALLS = 12
 """Most decoder calls for one way through a segment (one, and one per correction: an order that
-needs more than a dozen is not one the audio supports; each call costs ~7 ms a token here)."""
+needs more than a dozen is not one the audio supports; each call costs ~7 ms a token here),
+and half the most for all the ways of one segment together."""
 BRANCHES = 4
 """Ways on decoded to the end where free decoding leaves the graph at its first token (the
 opening of an order misheard: "Ruoy, iced mocha", "Who a single shot").
@@ -74,11 +75,33 @@ def supported(held: Constrained, free_logprob: float, free_text: str) -> bool:
     return fuzz.ratio(said, " ".join(words(held.text))) >= MIN_LIKENESS
 
 
+def keeps_what_was_heard(held: Constrained, free_text: str, graph: WordGraph) -> bool:
+    """Every value of the cell's lists that the free reading holds (a drink, a roast, "some"),
+    the held sentence holds too: holding to the sentences mends an opening or a word the cell
+    does not know, it never drops what was heard plainly ("Run out, mocha with some sweetener."
+    is no "I want a small coffee with some sweetener.")."""
+    heard = _digit_words(once(free_text))
+    kept = _digit_words(held.text)
+    return all(_within(value, kept) for value in graph.values if _within(value, heard))
+
+
+def _digit_words(text: str) -> tuple[str, ...]:
+    return tuple(numbers_to_digits(words(text)))
+
+
+def _within(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:
+    n = len(part)
+    return n > 0 and any(whole[i : i + n] == part for i in range(len(whole) - n + 1))
+
+
 class WordGraph:
     """A word automaton with empty moves: state 0 is the start; a path from it to a final state
     spells a sentence. States are ints; sets of states are frozensets."""
 
     def __init__(self) -> None:
+        self.values: set[tuple[str, ...]] = set()
+        """The words of each value of the lists the sentences name (a drink, a size), numbers
+        as digits: what a held sentence must keep where the free reading heard it."""
         self.edges: list[list[tuple[str, int]]] = [[]]
         self.skips: list[list[int]] = [[]]
         self.final: set[int] = set()
@@ -254,7 +277,7 @@ class _Held:
         """`path` decoded to the end of a sentence of the graph (its tokens at `unscored` not
         scored yet), branching `branches` ways where it first leaves the graph."""
         tokenizer, graph = self.tokenizer, self.graph
-        while calls < MAX_CALLS:
+        while calls < MAX_CALLS and self.calls < MAX_CALLS * 2:
             calls += 1
             self.calls += 1
             if len(path.kept) >= MAX_TOKENS:

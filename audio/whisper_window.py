@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import structlog
-from voiced.audio.grammar_decode import WordGraph, decode_held, supported
+from voiced.audio.grammar_decode import WordGraph, decode_held, keeps_what_was_heard, supported
 from voiced.audio.guards import once
 from voiced.audio.judge import Judge, judge_choice
 from voiced.audio.transcribe import Chooser, HoldsToSentences
@@ -209,7 +209,7 @@ def _held(judge: Judge, graph: WordGraph, choose: Chooser, best: str) -> str | N
         return None
     if held is None:
         return None
-    if not supported(held, free, best):
+    if not supported(held, free, best) or not keeps_what_was_heard(held, best, graph):
         log.info("held reading not supported", heard=best, held=held.text,
                  score=round(held.logprob, 2), free=round(free, 2))  # fmt: skip
         return None

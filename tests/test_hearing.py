@@ -296,3 +296,15 @@ def test_a_closed_cells_misheard_opening_is_left_to_the_sentences(tmp_path: Path
     # whatever the first word.
     sandwich, _ = chooser(tmp_path / "s", mode="always")
     assert sandwich(["add avocado"]) == Choice(0)
+
+
+@needs_espeak
+def test_a_closed_cells_repairs_make_only_its_own_sentences(tmp_path: Path) -> None:
+    """The grammar reads a speed change in any cell; the barista's orders are its templates,
+    and a repair of the kitchen's "with lots of speed pill" into "with lots of speed up" had
+    changed the arm's speed."""
+    choose, _ = chooser(tmp_path, mode="always", cell_name="barista")
+    assert choose(["With lots of speed pill."]) is None
+    assert choose(["brew a coffee with some skin milk"]) == Choice(
+        0, "brew a coffee with some skim milk"
+    )

@@ -9,7 +9,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from voiced.audio.grammar_decode import MAX_CALLS, Constrained, WordGraph, decode_held, supported
+from voiced.audio.grammar_decode import (
+    MAX_CALLS,
+    Constrained,
+    WordGraph,
+    decode_held,
+    keeps_what_was_heard,
+    supported,
+)
 
 PIECES = (" can", " i", " get", " a", " latte", " mocha", " hot", " chocolate", ".", " lat", "te")
 EOT = len(PIECES)
@@ -178,3 +185,18 @@ def test_a_free_reading_written_over_and_over_is_compared_as_the_sentence_once()
     # Talk stays talk however often it is written.
     chatter = " ".join(["We're going to have everybody else, take a look."] * 3)
     assert not supported(held, -18.0, chatter)
+
+
+def test_a_held_sentence_keeps_every_value_the_free_reading_heard() -> None:
+    graph = graph_of("can i get a latte", "can i get a mocha", "can i get an iced mocha")
+    graph.values |= {("latte",), ("mocha",), ("iced", "mocha"), ("20", "ounce")}
+
+    def held(text: str) -> Constrained:
+        return Constrained(text, -10.0, 5, 1)
+
+    # The opening mended, the drink kept ("iced mocha" holds the "mocha" heard).
+    assert keeps_what_was_heard(held("can i get an iced mocha"), "Rub it, ice mocha.", graph)
+    # A drink heard plainly is never swapped for another.
+    assert not keeps_what_was_heard(held("can i get a latte"), "Run out, mocha.", graph)
+    # Numbers as words or digits are the same value.
+    assert keeps_what_was_heard(held("twenty ounce"), "20 ounce", graph)

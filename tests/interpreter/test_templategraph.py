@@ -142,3 +142,9 @@ def test_what_speaks_of_the_barista_cells_orders(said: str, speaks: bool) -> Non
 def test_in_a_cell_whose_sentences_are_not_closed_every_word_may_be_a_command() -> None:
     templates = Templates(cell("sandwich"), grammar("sandwich").vocabulary)
     assert speaks_of_the_cell(templates, "all right")
+
+
+def test_the_graph_knows_the_words_of_each_list_value() -> None:
+    values = barista_graph().values
+    assert {("iced", "mocha"), ("mocha",), ("20", "ounce"), ("a", "lot", "of")} <= values
+    assert ("can", "i", "get") not in values  # an opening is no value

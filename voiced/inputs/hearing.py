@@ -301,8 +301,12 @@ class GrammarChooser:
         return self.interpreter.names_what_is_missing(split[1], belief.planned, belief.last_goals)
 
     def _repaired(self, text: str, needs_wake: bool, templates_only: bool = False) -> str | None:
+        """A version of `text` with a word or two swapped for ones that sound alike, that the
+        grammar reads whole; where the cell's sentences are every command it takes, one of them
+        ("With lots of speed pill." is no "with lots of speed up", a speed change)."""
         if self.sounds is None or not self.sounds.available:
             return None
+        templates_only = templates_only or self.interpreter.templates.sentences.closed
         split = self._command(text, needs_wake)
         if split is None or not split[1].strip():
             return None

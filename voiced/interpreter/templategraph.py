@@ -31,6 +31,8 @@ from voiced.interpreter.templates import Templates
 from voiced.interpreter.vocabulary import FILLERS
 from voiced.rules.normalize import numbers_to_digits, words
 
+MAX_SAYINGS = 8
+"""Ways of saying one list value kept as the graph's `values` ("(eight|8) ounce": two)."""
 MAX_PERMUTED = 4
 """Most items of a permutation ("(a;b;c)") spelt out in every order."""
 
@@ -102,6 +104,8 @@ class _Builder:
         if isinstance(listed, TextSlotList):
             for value in listed.values:
                 self.add(value.text_in, source, target)
+                for said in itertools.islice(sample_expression(value.text_in), MAX_SAYINGS):
+                    self.graph.values.add(tuple(numbers_to_digits(words(said))))
         elif isinstance(listed, RangeSlotList):
             numbers = range(listed.start, listed.stop + 1, listed.step)
             self._chain([[str(n) for n in numbers]], source, target)
