@@ -23,7 +23,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import structlog
-from voiced.audio.grammar_decode import WordGraph, decode_held, keeps_what_was_heard, supported
+from voiced.audio.grammar_decode import (
+    WordGraph,
+    decode_held,
+    keeps_what_was_heard,
+    like_a_sentence,
+    supported,
+)
 from voiced.audio.guards import once
 from voiced.audio.judge import Judge, judge_choice
 from voiced.audio.transcribe import Chooser, HoldsToSentences
@@ -187,8 +193,9 @@ def _chosen(
             repaired = verdict.text if verdict.changed else repaired
         return replace(kept, repaired=repaired, hypothesis=chosen.index, chosen=True)
     graph = choose.sentences() if isinstance(choose, HoldsToSentences) else None
-    if graph is not None and not decoded.silent(options):
-        held = _held(judge(), graph, choose, texts[0] if texts else "")
+    best = texts[0] if texts else ""
+    if graph is not None and not decoded.silent(options) and like_a_sentence(graph, best):
+        held = _held(judge(), graph, choose, best)
         if held is not None:
             return replace(decoded, repaired=held, chosen=True)
     return None

@@ -7,9 +7,7 @@ from collections.abc import Callable
 
 import structlog
 from voiced.frames.router import CommandRouter, Frame
-from voiced.frames.services import Services
 from voiced.rules import CatchAll, ExactSet, Match, Utterance, check_parent, normalize
-from voiced.rules.negation import negated
 
 log = structlog.get_logger(__name__)
 
@@ -30,9 +28,12 @@ _BEARS_ON_NEXT = re.compile(
 )
 """Words that change what is said after them ("don't" ... "add cheese", "don't put the bread
 and" ... "cheese"): words that hold one are never dropped apart from what follows."""
-_INTERJECTED = re.compile(r"\b(?:no|nope)\b(?=\s*(?:[,.!?;]|$))", re.IGNORECASE)
-"""A "no" said on its own ("No, no, no." ... "can I get a large cappuccino?"): it takes back
-what came before it, not the command after it, as "don't" ... "add cheese" would."""
+_ONLY_NO = re.compile(r"(?:\W*\b(?:no|nope|oh|uh|um|ah|hmm|well|okay|ok)\b)+\W*", re.IGNORECASE)
+"""Words before that are only "no"s and sounds ("No, no, no." ... "can I get a large
+cappuccino?"): they take back what came before them, not the command after them. A "no" with
+any other word ("there should be no" ... "cheese", "put no" ... "cheese") governs what follows."""
+
+
 _CORRECTS = re.compile(
     r"(?:(?:uh|um|er|oh|ah|hmm|well|okay|ok)\b[\s,.!?-]*)*"
     r"(?:no|not|nope|actually|instead|wait|sorry|rather|i mean|make (?:that|it)|change|"
@@ -40,13 +41,6 @@ _CORRECTS = re.compile(
     re.IGNORECASE,
 )
 """How a correction of what was just said begins ("no, make it a cappuccino", "uh, no, ...")."""
-_HOLDS_BACK = re.compile(
-    r"\b(?:wait|hold on|hang on|one (?:moment|second|sec)|sorry|actually|instead|rather|"
-    r"change|mean|forget|cancel|scratch|also|too|as well|extra|please|make (?:it|that))\b",
-    re.IGNORECASE,
-)
-"""Words that hold an order back or add to it in words the cell may not know ("hang on",
-"decaf please", "extra hot too"): never taken for talk nearby."""
 
 
 class QueryFrame(Frame):
@@ -188,7 +182,7 @@ class QueryFrame(Frame):
         wake word, what is said while the query is open is the operator's: one command."""
         if router.mode != "always" or not self.parts or self.complete:
             return False
-        if _BEARS_ON_NEXT.search(_INTERJECTED.sub("", self.text)):
+        if _BEARS_ON_NEXT.search(self.text) and not _ONLY_NO.fullmatch(self.text):
             return False
         services = router.services
         return services.is_complete(normalize(said)) and not services.is_complete(
@@ -200,21 +194,17 @@ class QueryFrame(Frame):
         sentences may go on from it, is the next command: a whole command of its own, no
         correction ("uh, no, make it a cappuccino"), and joined no command nor the start of
         one of the sentences ("with" ... "almond milk"). The command then goes as it stood, and
-        `said` is heard on its own (without the wake word, ignored in wake mode). So is talk
-        nearby, listening without a wake word ("All right.", "See you later."): no word of the
-        cell's sentences, no "no", nothing that holds an order back (`_talk_nearby`). Anything
-        else said before the silence timer joins it: an addition or a correction ("large", "a
-        cappuccino instead", "no, I don't know") is refused with it, and nothing moves."""
+        `said` is heard on its own (without the wake word, ignored in wake mode). Anything else
+        said before the silence timer joins it: an addition, a correction or talk nearby
+        ("large", "a cappuccino instead", "nah", "All right.") is refused with it, and nothing
+        moves: which words take an order back is not a list anyone can finish."""
         services = router.services
         if not self.going_on or _CORRECTS.match(said.strip()):
             return False
         joined = normalize(f"{self.text} {said}")
         if services.is_complete(joined) or services.may_go_on(joined):
             return False
-        heard = normalize(said)
-        if services.is_complete(heard):
-            return True
-        return router.mode == "always" and _talk_nearby(services, heard)
+        return services.is_complete(normalize(said))
 
     def _cancel(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         router.pop(self)
@@ -238,17 +228,3 @@ class QueryFrame(Frame):
             'Say your command, then "go" or pause to send it. "Read back" repeats it, '
             '"cancel" drops it.'
         )
-
-
-def _talk_nearby(services: Services, heard: str) -> bool:
-    """Whether `heard` (normalised), said after an order that waited, cannot bear on it: it
-    names nothing of the cell's sentences, takes nothing back and holds nothing back. An
-    addition in words the cell does not know ("decaf") is then refused on its own, aloud."""
-    said = heard.split()
-    return (
-        bool(said)
-        and not negated(said)
-        and _BEARS_ON_NEXT.search(heard) is None
-        and _HOLDS_BACK.search(heard) is None
-        and not services.speaks_of_the_cell(heard)
-    )

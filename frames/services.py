@@ -19,10 +19,6 @@ class Services(Protocol):
         """Whether `text` is the start of a longer one of the cell's sentences (a whole command
         that may go on waits for the rest as a partial one does)."""
 
-    def speaks_of_the_cell(self, text: str) -> bool:
-        """Whether `text` holds a word of the cell's sentences beyond everyday ones: words
-        without one, heard after an order, cannot be about it ("All right.")."""
-
     def dropped(self, text: str, reason: str, correlation_id: str | None) -> None:
         """`text` was said but will never be acted on, for `reason`: the operator hears so."""
 

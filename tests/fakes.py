@@ -35,12 +35,6 @@ class FakeServices:
     def may_go_on(self, text: str) -> bool:
         return text in self.going_on
 
-    cell_words: frozenset[str] = frozenset()
-    """The words of the cell's sentences beyond everyday ones (`speaks_of_the_cell`)."""
-
-    def speaks_of_the_cell(self, text: str) -> bool:
-        return not self.cell_words.isdisjoint(text.split())
-
     dropped_said: list[tuple[str, str]] = field(default_factory=list)
 
     def dropped(self, text: str, reason: str, correlation_id: str | None = None) -> None:

@@ -283,19 +283,17 @@ def test_a_misheard_opening_becomes_a_whole_one(tmp_path: Path) -> None:
 
 
 def test_a_closed_cells_misheard_opening_is_left_to_the_sentences(tmp_path: Path) -> None:
-    """Where the barista's sentences are every order it takes, an order whose opening Whisper
-    misheard ("Rub it" for "brew an", "Who a" for "brew a") is neither a name the cell lacks
-    nor a question: nothing is chosen, so the recogniser decodes again held to the sentences
-    (whose own test, the audio's support, tells talk from an order)."""
+    """Where the barista's sentences are every order it takes, words none of them begins with
+    and then the end of one ("Rub it" for "brew an") are an order whose opening Whisper
+    misheard, not a name the cell lacks: nothing is chosen, so the recogniser decodes again held
+    to the sentences (whose own tests, the audio's support and the values heard, tell talk from
+    an order)."""
     choose, _ = chooser(tmp_path, mode="always", cell_name="barista", held=True)
     assert choose(["Rub it, iced mocha with a lot of brown sugar."]) is None
-    assert choose(["Who a single shot, light roast, drip coffee with skim milk."]) is None
-    # A question Whisper wrote as one is kept as heard: answered or refused, never held.
-    assert choose(["Who makes the coffee here?"]) == Choice(0)
-    # In a cell whose sentences are not all it takes, a name it lacks is kept as heard
-    # whatever the first word.
-    sandwich, _ = chooser(tmp_path / "s", mode="always")
-    assert sandwich(["add avocado"]) == Choice(0)
+    # A question is kept as heard, even one that ends as an order does ("do you have" may be
+    # a misheard "brew"; it may as well be a question about the menu): answered or refused.
+    assert choose(["Who a single shot, light roast, drip coffee with skim milk."]) == Choice(0)
+    assert choose(["Do you have a latte with sugar?"]) == Choice(0)
 
 
 @needs_espeak

@@ -15,6 +15,7 @@ from voiced.audio.grammar_decode import (
     WordGraph,
     decode_held,
     keeps_what_was_heard,
+    like_a_sentence,
     supported,
 )
 
@@ -200,3 +201,12 @@ def test_a_held_sentence_keeps_every_value_the_free_reading_heard() -> None:
     assert not keeps_what_was_heard(held("can i get a latte"), "Run out, mocha.", graph)
     # Numbers as words or digits are the same value.
     assert keeps_what_was_heard(held("twenty ounce"), "20 ounce", graph)
+
+
+def test_only_a_reading_that_begins_or_ends_as_a_sentence_may_be_held() -> None:
+    graph = graph_of("brew an iced mocha with a lot of sugar", "can i get a latte")
+    assert like_a_sentence(graph, "Can I get a lot tea?")  # begins as one
+    assert like_a_sentence(graph, "Rub it, iced mocha with a lot of sugar.")  # its opening misheard
+    assert not like_a_sentence(graph, "Was that a capital key note?")
+    assert not like_a_sentence(graph, "Is the mocha iced?")
+    assert not like_a_sentence(graph, "Oat milk latte.")

@@ -8,7 +8,7 @@ from voiced.audio.grammar_decode import Reading, WordGraph
 from voiced.rules.normalize import words
 
 from tests.interpreter.helpers import cell, grammar
-from voiced.interpreter.templategraph import may_go_on, speaks_of_the_cell, word_graph
+from voiced.interpreter.templategraph import may_go_on, word_graph
 from voiced.interpreter.templates import Templates
 
 
@@ -118,30 +118,6 @@ def test_only_a_closed_cells_sentences_say_a_command_may_go_on() -> None:
     templates = Templates(cell("sandwich"), grammar("sandwich").vocabulary)
     assert not templates.sentences.closed
     assert not may_go_on(templates, "add bread")
-
-
-@pytest.mark.parametrize(
-    ("said", "speaks"),
-    [
-        ("large", True),
-        ("with oat milk", True),  # "milk", though the cell sells no oat milk
-        ("make it a mocha", True),
-        ("a cappuccino instead", True),
-        ("twelve ounce", True),
-        ("all right", False),  # "right" is no word of the orders
-        ("see you later", False),
-        ("we're at the top of the place", False),  # "of" and "the" are in every sentence
-        ("thank you so much", False),
-    ],
-)
-def test_what_speaks_of_the_barista_cells_orders(said: str, speaks: bool) -> None:
-    templates = Templates(cell("barista"), grammar("barista").vocabulary)
-    assert speaks_of_the_cell(templates, said) is speaks
-
-
-def test_in_a_cell_whose_sentences_are_not_closed_every_word_may_be_a_command() -> None:
-    templates = Templates(cell("sandwich"), grammar("sandwich").vocabulary)
-    assert speaks_of_the_cell(templates, "all right")
 
 
 def test_the_graph_knows_the_words_of_each_list_value() -> None:

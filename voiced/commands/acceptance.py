@@ -27,7 +27,7 @@ from voiced.history import History
 from voiced.interpreter.check import Checked, validate
 from voiced.interpreter.grammar import is_learning
 from voiced.interpreter.result import Interpretation
-from voiced.interpreter.templategraph import may_go_on, speaks_of_the_cell
+from voiced.interpreter.templategraph import may_go_on
 from voiced.interpreter.tiers import Interpreter, Understood
 from voiced.logs import correlation
 from voiced.robot.cell import Cell
@@ -122,9 +122,6 @@ class Acceptance(PipelinePart):
 
     def may_go_on(self, text: str) -> bool:
         return may_go_on(self.interpreter.templates, text)
-
-    def speaks_of_the_cell(self, text: str) -> bool:
-        return speaks_of_the_cell(self.interpreter.templates, text)
 
     def continues(self, text: str) -> bool:
         """Whether `text` is a whole command without a verb of its own (a continuation)."""

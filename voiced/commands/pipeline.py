@@ -121,9 +121,6 @@ class RobotPipeline:
     def may_go_on(self, text: str) -> bool:
         return self.acceptance.may_go_on(text)
 
-    def speaks_of_the_cell(self, text: str) -> bool:
-        return self.acceptance.speaks_of_the_cell(text)
-
     def starts_with_verb(self, text: str) -> bool:
         return self.acceptance.starts_with_verb(text)
 

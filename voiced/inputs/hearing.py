@@ -28,7 +28,7 @@ from dataclasses import replace
 
 import structlog
 
-from voiced.audio.grammar_decode import WordGraph
+from voiced.audio.grammar_decode import WordGraph, misheard_opening
 from voiced.audio.guards import once
 from voiced.audio.transcribe import Choice, Slot
 from voiced.audio.wake import matches_wake_word
@@ -104,9 +104,7 @@ class GrammarChooser:
                 return self._kept(i, texts, said, needs_wake)
             if self._acts_on(text, needs_wake, best=i == 0, questions=False):
                 return self._offered(i, texts, needs_wake) if self.judge else Choice(i)
-            if self._kept_as_asked(text, needs_wake) or self._names_what_is_missing(
-                text, needs_wake
-            ):
+            if self._asks(text, needs_wake) or self._names_what_is_missing(text, needs_wake):
                 # A question, or a command naming what the cell lacks (refused aloud), is kept
                 # as heard, never swapped for a lower hypothesis; unless one of the cell's own
                 # sentences is a word or two away ("ice mocha" is no drink, "iced mocha" is;
@@ -275,28 +273,22 @@ class GrammarChooser:
         split = self._command(text, needs_wake)
         return split is not None and is_question(normalize(split[1]))
 
-    def _kept_as_asked(self, text: str, needs_wake: bool) -> bool:
-        """A question, kept as heard. Where the cell's sentences are every command it takes,
-        only one Whisper wrote as a question: "Who a single shot, light roast, drip coffee with
-        skim milk." is an order whose "brew" it misheard, and may be held to the sentences."""
-        if not self._asks(text, needs_wake):
+    def _misheard_opening(self, text: str, needs_wake: bool) -> bool:
+        """Where the cell's sentences are every command it takes: words none of them begins
+        with, then the end of one of them (`grammar_decode.misheard_opening`)."""
+        templates = self.interpreter.templates
+        split = self._command(text, needs_wake)
+        if not templates.sentences.closed or split is None:
             return False
-        return not self.interpreter.templates.sentences.closed or text.rstrip().endswith("?")
+        return misheard_opening(graph_of(templates), words(split[1]))
 
     def _names_what_is_missing(self, text: str, needs_wake: bool) -> bool:
-        """A command naming something the cell lacks is kept as heard, and refused aloud.
-        Where the cell's sentences are every command it takes, a word they never begin with
-        is no such name but their opening misheard ("Rub it, iced mocha ...", "Run out, mocha
-        ..." for "brew an iced mocha"): that may be held to the sentences."""
+        """A command naming something the cell lacks is kept as heard, and refused aloud; not
+        an order whose opening was misheard ("Rub it, iced mocha with a lot of brown sugar."
+        for "brew an iced mocha ..."), which may be held to the sentences."""
         split = self._command(text, needs_wake)
-        if split is None:
+        if split is None or self._misheard_opening(text, needs_wake):
             return False
-        templates = self.interpreter.templates
-        said = words(split[1])
-        if templates.sentences.closed and said:
-            graph = graph_of(templates)
-            if not graph.after(graph.start, said[0]):
-                return False
         belief = self.belief
         return self.interpreter.names_what_is_missing(split[1], belief.planned, belief.last_goals)
 

@@ -28,7 +28,6 @@ from hassil.sample import sample_expression
 
 from voiced.audio.grammar_decode import WordGraph
 from voiced.interpreter.templates import Templates
-from voiced.interpreter.vocabulary import FILLERS
 from voiced.rules.normalize import numbers_to_digits, words
 
 MAX_SAYINGS = 8
@@ -158,29 +157,6 @@ def may_go_on(templates: Templates, text: str) -> bool:
         if not states:
             return False
     return bool(graph.next_words(states))
-
-
-EVERYDAY_LETTERS = 3
-"""Words shorter than this ("a", "of", "to", "me") are in every sentence of English."""
-
-
-def speaks_of_the_cell(templates: Templates, text: str) -> bool:
-    """Whether `text` holds a word of the closed cell's sentences other than everyday ones
-    (short words, fillers): "large", "with oat milk", "make it a mocha" may be about an order
-    said just before; "All right.", "See you later." cannot be, and are talk nearby."""
-    if not templates.sentences.closed:
-        return True
-    return not sentence_words(templates).isdisjoint(words(text))
-
-
-@functools.lru_cache(maxsize=8)
-def sentence_words(templates: Templates) -> frozenset[str]:
-    """The words of the cell's sentences that everyday talk does not have: what an addition to
-    an order names."""
-    everyday = {word for filler in FILLERS for word in filler.split()}
-    graph = graph_of(templates)
-    said = {word for edges in graph.edges for word, _ in edges}
-    return frozenset(w for w in said if len(w) >= EVERYDAY_LETTERS and w not in everyday)
 
 
 @dataclass(frozen=True)

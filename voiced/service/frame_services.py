@@ -93,9 +93,6 @@ class DaemonServices:
     def may_go_on(self, text: str) -> bool:
         return self.pipeline.may_go_on(text)
 
-    def speaks_of_the_cell(self, text: str) -> bool:
-        return self.pipeline.speaks_of_the_cell(text)
-
     def starts_with_verb(self, text: str) -> bool:
         return self.pipeline.starts_with_verb(text)
 
