@@ -75,33 +75,13 @@ def supported(held: Constrained, free_logprob: float, free_text: str) -> bool:
     return fuzz.ratio(said, " ".join(words(held.text))) >= MIN_LIKENESS
 
 
-TAIL_WORDS = 3
-"""Fewest words of the end of a sentence that make a free reading one of the cell's orders
-with its opening misheard."""
-OPENING_WORDS = 3
-"""Most words a misheard opening may take ("Rub it," "Run out," for "brew an")."""
-
-
 def like_a_sentence(graph: WordGraph, text: str) -> bool:
-    """The free reading begins as one of the graph's sentences begins, or its opening is misheard
-    and the rest ends one ("Rub it, iced mocha with a lot of brown sugar."): only such a reading
-    may be held to the sentences. A question or talk that names a drink ("Is the mocha iced?",
-    "Was that a capital key note?") begins and ends as none of them do."""
+    """The free reading begins as one of the graph's sentences begins: only such a reading may
+    be held to the sentences. A question or talk that names a drink ("Was that a large
+    cappuccino?", "Thanks for the iced mocha with a lot of brown sugar.") does not; neither does
+    an order whose opening was misheard ("Rub it, iced mocha ..."), which is lost with them."""
     said = words(once(text))
-    if not said:
-        return False
-    return bool(graph.after(graph.start, said[0])) or misheard_opening(graph, said)
-
-
-def misheard_opening(graph: WordGraph, said: Sequence[str]) -> bool:
-    """Words no sentence begins with, then (after one to `OPENING_WORDS` of them) at least
-    `TAIL_WORDS` that end one of the graph's sentences."""
-    if not said or graph.after(graph.start, said[0]):
-        return False
-    return any(
-        len(said) - k >= TAIL_WORDS and graph.ends_with(said[k:])
-        for k in range(1, OPENING_WORDS + 1)
-    )
+    return bool(said) and bool(graph.after(graph.start, said[0]))
 
 
 def keeps_what_was_heard(held: Constrained, free_text: str, graph: WordGraph) -> bool:
@@ -190,18 +170,6 @@ class WordGraph:
 
     def ends(self, states: frozenset[int]) -> bool:
         return not self.final.isdisjoint(states)
-
-    def ends_with(self, text: Sequence[str]) -> bool:
-        """The word sequence is how some sentence of the graph ends."""
-        for source in range(len(self.edges)):
-            states: frozenset[int] = self.closure((source,))
-            for word in text:
-                states = self.after(states, word)
-                if not states:
-                    break
-            if states and self.ends(states):
-                return True
-        return False
 
     def says(self, text: Iterable[str]) -> bool:
         """The whole word sequence is a sentence of the graph."""

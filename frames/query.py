@@ -30,8 +30,9 @@ _BEARS_ON_NEXT = re.compile(
 and" ... "cheese"): words that hold one are never dropped apart from what follows."""
 _ONLY_NO = re.compile(r"(?:\W*\b(?:no|nope|oh|uh|um|ah|hmm|well|okay|ok)\b)+\W*", re.IGNORECASE)
 """Words before that are only "no"s and sounds ("No, no, no." ... "can I get a large
-cappuccino?"): they take back what came before them, not the command after them. A "no" with
-any other word ("there should be no" ... "cheese", "put no" ... "cheese") governs what follows."""
+cappuccino?"): they take back what came before them, not a command of its own after them. A
+"no" with any other word ("there should be no" ... "cheese", "put no" ... "cheese"), or before
+words that go on from it ("no" ... "cheese on the left"), governs what follows."""
 
 
 _CORRECTS = re.compile(
@@ -182,9 +183,11 @@ class QueryFrame(Frame):
         wake word, what is said while the query is open is the operator's: one command."""
         if router.mode != "always" or not self.parts or self.complete:
             return False
-        if _BEARS_ON_NEXT.search(self.text) and not _ONLY_NO.fullmatch(self.text):
-            return False
         services = router.services
+        if _BEARS_ON_NEXT.search(self.text) and not (
+            _ONLY_NO.fullmatch(self.text) and not services.continues(normalize(said))
+        ):
+            return False
         return services.is_complete(normalize(said)) and not services.is_complete(
             normalize(f"{self.text} {said}")
         )

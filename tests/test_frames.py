@@ -645,9 +645,9 @@ async def test_a_stop_drops_what_a_frame_gave_back_to_be_heard_and_names_it() ->
 async def test_a_no_said_on_its_own_does_not_take_back_the_command_after_it(before: str) -> None:
     # It takes back what came before it (talk nearby, or the operator starting again): the
     # words before are dropped aloud and the order is heard on its own.
-    router, services = quick_router("can i have a mocha", mode="always")
+    router, services = quick_router("add cheese", mode="always")
     router.owner_hears_again = True
     await say(router, before, 1.0)
-    await say(router, "can i have a mocha", 2.0)
+    await say(router, "add cheese", 2.0)
     assert services.dropped_said and services.dropped_said[0][0] == before
-    assert [u.text for u in router.again] == ["can i have a mocha"]
+    assert [u.text for u in router.again] == ["add cheese"]

@@ -28,7 +28,7 @@ from dataclasses import replace
 
 import structlog
 
-from voiced.audio.grammar_decode import WordGraph, misheard_opening
+from voiced.audio.grammar_decode import WordGraph
 from voiced.audio.guards import once
 from voiced.audio.transcribe import Choice, Slot
 from voiced.audio.wake import matches_wake_word
@@ -273,21 +273,10 @@ class GrammarChooser:
         split = self._command(text, needs_wake)
         return split is not None and is_question(normalize(split[1]))
 
-    def _misheard_opening(self, text: str, needs_wake: bool) -> bool:
-        """Where the cell's sentences are every command it takes: words none of them begins
-        with, then the end of one of them (`grammar_decode.misheard_opening`)."""
-        templates = self.interpreter.templates
-        split = self._command(text, needs_wake)
-        if not templates.sentences.closed or split is None:
-            return False
-        return misheard_opening(graph_of(templates), words(split[1]))
-
     def _names_what_is_missing(self, text: str, needs_wake: bool) -> bool:
-        """A command naming something the cell lacks is kept as heard, and refused aloud; not
-        an order whose opening was misheard ("Rub it, iced mocha with a lot of brown sugar."
-        for "brew an iced mocha ..."), which may be held to the sentences."""
+        """A command naming something the cell lacks is kept as heard, and refused aloud."""
         split = self._command(text, needs_wake)
-        if split is None or self._misheard_opening(text, needs_wake):
+        if split is None:
             return False
         belief = self.belief
         return self.interpreter.names_what_is_missing(split[1], belief.planned, belief.last_goals)
