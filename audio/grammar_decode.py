@@ -37,9 +37,10 @@ needs more than a dozen is not one the audio supports; each call costs ~7 ms a t
 and half the most for all the ways of one segment together."""
 BRANCHES = 4
 """Ways on decoded to the end where free decoding leaves the graph at its first token (the
-opening of an order misheard: "Ruoy, iced mocha", "Who a single shot").
-Development orders at 6 dB: the right opener's first token was 0.5-5 nats below the likeliest
-(" I" -4.1 / " Brew" -4.7; " I" -5.6 / " Brew" -10.6)."""
+opening of an order misheard). Development orders at 6 dB: the right opener's first token was
+0.5-5 nats below the likeliest (" I" -4.1 / " Brew" -4.7; " I" -5.6 / " Brew" -10.6). Since
+only a reading whose first word may open a sentence is held (`like_a_sentence`), this is
+mostly a first word whose tokens go astray ("Can't" for "Can I")."""
 BRANCH_NATS = 6.0
 """How much less likely than the best a way's first token may be and still be decoded."""
 
