@@ -165,6 +165,17 @@ class QueryFrame(Frame):
             )
             router.hear_again(utterance)
             return
+        if self._asked_instead(router, utterance.text):
+            # "I want a latte" ... "do you have decaf?": whether the order still stands is
+            # what the question leaves open, so it is not made; the question is answered.
+            log.info("a question held a whole command back", dropped=self.text, now=utterance.text)
+            router.pop(self)
+            router.services.dropped(
+                self.text, "a question followed before it was sent", self.correlation_id,
+                lead="You asked a question, so I did not act on what you said before it.",
+            )  # fmt: skip
+            router.hear_again(utterance)
+            return
         if self._not_the_rest(router, utterance.text):
             log.info("a whole command sent as it stood", sent=self.text, now=utterance.text)
             await self._submit(router)
@@ -191,6 +202,12 @@ class QueryFrame(Frame):
         return services.is_complete(normalize(said)) and not services.is_complete(
             normalize(f"{self.text} {said}")
         )
+
+    def _asked_instead(self, router: CommandRouter, said: str) -> bool:
+        """Whether `said` is a question heard while a whole command waited to be sent (a
+        question after a question is the next question)."""
+        services = router.services
+        return self.complete and services.asks(said) and not services.asks(self.text)
 
     def _not_the_rest(self, router: CommandRouter, said: str) -> bool:
         """Whether `said`, heard while a whole command waited only because the cell's

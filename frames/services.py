@@ -19,8 +19,15 @@ class Services(Protocol):
         """Whether `text` is the start of a longer one of the cell's sentences (a whole command
         that may go on waits for the rest as a partial one does)."""
 
-    def dropped(self, text: str, reason: str, correlation_id: str | None) -> None:
-        """`text` was said but will never be acted on, for `reason`: the operator hears so."""
+    def dropped(
+        self, text: str, reason: str, correlation_id: str | None, *, lead: str = "Not understood."
+    ) -> None:
+        """`text` was said but will never be acted on, for `reason`: the operator hears `lead`
+        and what was dropped."""
+
+    def asks(self, text: str) -> bool:
+        """Whether `text` is a question and no command the cell takes ("do you have decaf?";
+        "give me a small americano" is an order)."""
 
     def continues(self, text: str) -> bool:
         """Whether `text` is a whole command that goes on from the one before rather than

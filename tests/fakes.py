@@ -37,8 +37,15 @@ class FakeServices:
 
     dropped_said: list[tuple[str, str]] = field(default_factory=list)
 
-    def dropped(self, text: str, reason: str, correlation_id: str | None = None) -> None:
+    def dropped(
+        self, text: str, reason: str, correlation_id: str | None = None, *, lead: str = ""
+    ) -> None:
         self.dropped_said.append((text, reason))
+
+    questions: tuple[str, ...] = ()
+
+    def asks(self, text: str) -> bool:
+        return text in self.questions
 
     def continues(self, text: str) -> bool:
         return self.is_complete(text) and text.split()[0] not in ("go", "add", "put")

@@ -542,6 +542,31 @@ async def test_the_next_whole_command_leaves_the_one_that_waited_as_it_stood() -
     assert services.submitted == [("robot", "i want a latte"), ("robot", "can i have a mocha")]
 
 
+@pytest.mark.parametrize("question", ["do you have decaf", "how much is that", "what"])
+async def test_a_question_after_a_whole_command_that_waited_holds_it_back(question: str) -> None:
+    # "I want a latte" ... "do you have decaf?": the question leaves open whether the order
+    # stands, so it is dropped aloud (never made) and the question is heard on its own.
+    router, services = going_on_router()
+    services.questions = (question,)
+    services.complete_phrases = (*services.complete_phrases, question)
+    await say(router, "i want a latte", 1.0)
+    await say(router, question, 1.6)
+    await router.tick(1.6 + SILENCE)
+    assert services.dropped_said == [("i want a latte", "a question followed before it was sent")]
+    assert services.submitted == [("robot", question)]
+
+
+async def test_a_question_after_a_question_drops_nothing() -> None:
+    router, services = going_on_router()
+    services.questions = ("do you have decaf", "what milks")
+    services.complete_phrases = (*services.complete_phrases, *services.questions)
+    await say(router, "do you have decaf", 1.0)
+    await say(router, "what milks", 1.3)
+    await router.tick(1.3 + SILENCE)
+    assert services.dropped_said == []
+    assert services.submitted and services.submitted[0][1].startswith("do you have decaf")
+
+
 async def test_the_start_of_how_a_sentence_goes_on_is_waited_for() -> None:
     router, services = going_on_router()
     services.going_on = (*services.going_on, "i want a latte with")

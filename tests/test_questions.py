@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from voiced.robot.cell import Cell
 from voiced.robot.cellfile import load_cell
 from voiced.robot.compiler import compile_sequence
 from voiced.robot.sequence import SequenceStep
@@ -197,3 +198,33 @@ def test_now_and_later_read_as_two_sentences() -> None:
         "Now, nothing is on the fixture. Once the arm has finished, on the fixture, bottom to "
         "top: bread and meat."
     )
+
+
+BARISTA = load_cell("barista")
+
+
+@pytest.mark.parametrize(
+    ("cell", "said", "brief"),
+    [
+        (BARISTA, "do you have soy milk?", "Yes, soy milk is one of the milks."),
+        (BARISTA, "Do you have any iced mocha?", "Yes, iced mocha is one of the drinks."),
+        (BARISTA, "do you have a 12 ounce?", "Yes, twelve ounce is one of the sizes."),
+        (BARISTA, "do you have decaf?", "No, there is no decaf here."),
+        # Something like what the cell has: no, and what it has of that kind.
+        (BARISTA, "do you have oat milk?", "No, there is no oat milk here. The milks are milk, "
+                                           "cream, skim milk, whole milk, soy milk and 1 more."),
+        (BARISTA, "what drinks do you have?", "The drinks are americano, cappuccino, espresso, "
+                                              "latte, mocha and 5 more."),
+        (BARISTA, "do you have any milks?", "Yes, milk is one of the milks."),
+        (BARISTA, "which sugars are there", "The sugars are sugar, sweetener and brown sugar."),
+        (SANDWICH, "do you have tomatoes?", "Yes, tomato is one of the ingredients."),
+        (SANDWICH, "have you got ham", "No, there is no ham here."),
+    ],
+)  # fmt: skip
+def test_whether_the_cell_has_a_thing(cell: Cell, said: str, brief: str) -> None:
+    # "Do you have decaf?" had been read as a command: "I don't know the word 'have decaf'",
+    # and in the sandwich cell "do you have cheese" as "I don't have have".
+    assert is_question(said)
+    answer = Questions(cell, None).answer(said, cell.initial_scene)
+    assert answer is not None
+    assert answer.brief == brief

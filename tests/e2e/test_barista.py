@@ -106,3 +106,22 @@ def test_a_stop_after_the_next_order_in_one_breath_drops_it_aloud(tmp_path: Path
     assert dropped == ["can I have a small mocha"]
     assert "can I have a small mocha" in kinds(events, "feedback")[-1]["text"]
     assert final_state(events)["zones"]["pickup_2"] == []
+
+
+def test_a_question_after_an_order_holds_the_order_back_and_is_answered(tmp_path: Path) -> None:
+    """ "I want a latte" ... "do you have decaf?" had made the latte and answered "I don't know
+    the word 'have decaf'": whether the order stands is what the question leaves open."""
+    said = ("always listen\n\n"
+            "I want a latte\n"
+            "do you have decaf?\n\n"
+            "do you have oat milk?\n\n")  # fmt: skip
+    events, proc = run_text(tmp_path, "barista", said)
+    assert proc.returncode == 0, proc.stderr
+    assert [e["text"] for e in kinds(events, "dropped")] == ["I want a latte"]
+    assert [a["brief"] for a in kinds(events, "answer")] == [
+        "No, there is no decaf here.",
+        "No, there is no oat milk here. The milks are milk, cream, skim milk, whole milk, soy "
+        "milk and 1 more.",
+    ]
+    assert not kinds(events, "interpretation")
+    assert final_state(events)["log"] == []

@@ -33,6 +33,7 @@ from voiced.logs import correlation
 from voiced.robot.cell import Cell
 from voiced.robot.scene import Scene
 from voiced.robot.sequence import SequenceStep
+from voiced.rules.normalize import normalize
 from voiced.rules.question import is_question
 from voiced.words.behaviours import SPEED, is_behaviour
 from voiced.words.questions import Answer, Questions
@@ -119,6 +120,14 @@ class Acceptance(PipelinePart):
 
     def starts_with_verb(self, text: str) -> bool:
         return self.interpreter.starts_with_verb(text)
+
+    def asks(self, text: str) -> bool:
+        """Whether `text` is a question and no command the offline tiers understand ("give
+        me a small americano" is both a question's opening and an order)."""
+        belief = self.belief
+        return is_question(text) and not self.interpreter.complete_offline(
+            normalize(text), belief.planned, belief.last_goals
+        )
 
     def may_go_on(self, text: str) -> bool:
         return may_go_on(self.interpreter.templates, text)

@@ -118,6 +118,9 @@ class RobotPipeline:
     def continues(self, text: str) -> bool:
         return self.acceptance.continues(text)
 
+    def asks(self, text: str) -> bool:
+        return self.acceptance.asks(text)
+
     def may_go_on(self, text: str) -> bool:
         return self.acceptance.may_go_on(text)
 

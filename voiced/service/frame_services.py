@@ -137,11 +137,16 @@ class DaemonServices:
             if last is task:
                 del self._last[target]
 
-    def dropped(self, text: str, reason: str, correlation_id: str | None) -> None:
+    def dropped(
+        self, text: str, reason: str, correlation_id: str | None, *, lead: str = "Not understood."
+    ) -> None:
         with _said_as(correlation_id):
             log.info("dropped", text=text, reason=reason)
             self.events.emit(Dropped(text, reason))
-            self.speak(dropped_sentence([text], lead="Not understood."))
+            self.speak(dropped_sentence([text], lead=lead))
+
+    def asks(self, text: str) -> bool:
+        return self.pipeline.asks(text)
 
     def ignore(self, unusable: Unusable) -> None:
         """Input that cannot be a command: said and logged, never dispatched, so nothing of it

@@ -96,7 +96,7 @@ def _not_in_cell(cell: Cell, said: str) -> str | None:
     asked = _ASKED.match(said)
     if asked is None or not cell.objects or _kind_named(cell, said) is not None:
         return None
-    what = _singular(asked.group("what").strip())
+    what = singular(asked.group("what").strip())
     words = what.split()
     if not words or words[0] in _ASKED_TAIL:
         return None
@@ -112,15 +112,15 @@ def _not_in_cell(cell: Cell, said: str) -> str | None:
     return what
 
 
-def _singular(words: str) -> str:
+def singular(words: str) -> str:
     last = words.split()[-1]
-    for plural, single in (("oes", "o"), ("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("s", "")):
-        if last.endswith(plural) and not last.endswith("ss"):
-            return words[: len(words) - len(last)] + last[: -len(plural)] + single
+    for ending, single in (("oes", "o"), ("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("s", "")):
+        if last.endswith(ending) and not last.endswith("ss"):
+            return words[: len(words) - len(last)] + last[: -len(ending)] + single
     return words
 
 
-def _plural(name: str) -> str:
+def plural(name: str) -> str:
     if name.endswith(("s", "x", "ch", "sh", "o")):
         return f"{name}es"
     if name.endswith("y") and name[-2:-1] not in "aeiou":
@@ -135,7 +135,7 @@ def _counted(cell: Cell, kind: str, said: str) -> str:
         return f"slices of {kind}"
     if kind in cell.items() and cell.zones():
         return f"layers of {kind}"
-    return _plural(kind)
+    return plural(kind)
 
 
 def _routine_count(cell: Cell, said: str) -> tuple[Counter, str] | None:
@@ -234,7 +234,7 @@ def _number(count: int, what: str) -> str:
     if count != 1:
         return f"{count} {what}" if count else f"no {what}"
     words = what.split()
-    plural = next((i for i, word in enumerate(words) if word.endswith("s")), None)
-    if plural is not None:
-        words[plural] = words[plural][:-1]
+    counted = next((i for i, word in enumerate(words) if word.endswith("s")), None)
+    if counted is not None:
+        words[counted] = words[counted][:-1]
     return "1 " + " ".join(words)

@@ -17,7 +17,8 @@ from voiced.robot.physics import position_name
 from voiced.robot.scene import Scene
 from voiced.robot.view import state_view
 from voiced.rules.normalize import normalize
-from voiced.words.counting import count_question
+from voiced.words.counting import count_question, singular
+from voiced.words.offered import Kind, asked_for, kind_named, kinds
 from voiced.words.plain import run_status
 from voiced.words.review import place_said
 
@@ -53,6 +54,8 @@ class Questions:
         self.cell = cell
         self.history = history
         self._cursor: _Cursor | None = None
+        self._kinds = kinds(cell)
+        nouns = "|".join(re.escape(singular(kind.noun)) for kind in self._kinds)
         self._topics: Sequence[tuple[re.Pattern[str], Callable[[Scene, str], Answer]]] = (
             (re.compile(r"\b(more|rest|next)\b"), self._more),
             (
@@ -76,6 +79,9 @@ class Questions:
             (re.compile(r"\b(items?|ingredients?|objects?|blocks?|cubes?)\b"), self._items),
             (re.compile(r"\b(commands?|instructions?|can you do)\b"), self._instructions),
         )
+        if self._kinds:
+            kind_topic = re.compile(rf"^(?:and )?(?:what|which|list)\b.*\b(?:{nouns})s?\b")
+            self._topics = (*self._topics, (kind_topic, self._kind))
         self._state = (self._where, self._tool, self._holding, self._stack)
         """Topics about the arm and the cell as they are: answered from what the controller has
         confirmed, and what is coming once the arm is done."""
@@ -88,6 +94,9 @@ class Questions:
         count = count_question(self.cell, text, confirmed or scene, scene)
         if count is not None:
             return Answer(count.sentence(), count.sentence(), "count")
+        wanted = asked_for(said)
+        if wanted is not None:
+            return self._have(wanted)
         for pattern, handler in self._topics:
             if pattern.search(said):
                 if confirmed is None or handler not in self._state:
@@ -126,6 +135,32 @@ class Questions:
 
     def _instructions(self, scene: Scene, said: str) -> Answer:
         return self._listing("instructions", "instructions", list(self.cell.instructions()))
+
+    def _kind(self, scene: Scene, said: str) -> Answer:
+        kind = kind_named(self._kinds, said)
+        assert kind is not None  # the topic's pattern names one
+        return self._kind_listing(kind)
+
+    def _kind_listing(self, kind: Kind) -> Answer:
+        return self._listing(kind.noun, kind.noun, kind.names)
+
+    def _have(self, wanted: str) -> Answer:
+        """ "Do you have X?": yes, naming its kind; the kind's list, asked by its noun; or no,
+        with the things of the kind X sounds like ("oat milk": the milks) when there is one."""
+        for kind in self._kinds:
+            name = kind.named(wanted)
+            if name is not None:
+                text = f"Yes, {name} is one of the {kind.noun}."
+                return Answer(text, text, kind.noun)
+        listed = kind_named(self._kinds, wanted)
+        if listed is not None and singular(wanted) == singular(listed.noun):
+            return self._kind_listing(listed)
+        no = f"No, there is no {singular(wanted)} here."
+        near = next((kind for kind in self._kinds if kind.head_noun(wanted)), None)
+        if near is None:
+            return Answer(no, no, "have")
+        offer = self._kind_listing(near)
+        return Answer(f"{no} {offer.brief}", f"{no} {offer.full}", near.noun)
 
     # -- the state ---------------------------------------------------------------------------
 

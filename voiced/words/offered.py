@@ -1,0 +1,96 @@
+"""What the cell has to offer, asked for by name: "do you have oat milk?", "what drinks do you
+have?". Answered from the cell's own lists (its sentence templates' lists of words, and its
+objects), never from what a model might guess.
+
+A customer who asks whether there is something before ordering it must hear a plain yes or
+no: "I don't know the word 'have decaf'" leaves them guessing whether the cell misheard.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from voiced.interpreter.vocabulary import spoken
+from voiced.robot.cell import Cell
+from voiced.rules.normalize import normalize
+from voiced.words.counting import plural, singular
+
+HAVE = re.compile(
+    r"^(?:and )?(?:do you (?:have|sell|make|serve|do|carry|stock)|have you got|got)"
+    r"(?: any| some| an| a| the)?\b(?P<what>.*?)(?: (?:please|here|today|now|left))*$"
+)
+"""A question whether the cell has a thing ("do you have any oat milk here?")."""
+_ALTERNATIVES = re.compile(r"\(([^()]*)\)")
+_OPTIONAL = re.compile(r"\[[^\[\]]*\]")
+
+
+@dataclass(frozen=True)
+class Kind:
+    """Things of one kind the cell offers."""
+
+    noun: str
+    """Plural, one word ("drinks", "milks", "ingredients")."""
+    names: tuple[str, ...]
+    """Each as spoken, in the cell file's order."""
+    forms: tuple[frozenset[str], ...]
+    """Every way each name may be said (normalised; "8 ounce" and "eight ounce")."""
+
+    def named(self, what: str) -> str | None:
+        """The name `what` is (in the singular or the plural), if it is one of these."""
+        said = {what, singular(what)}
+        return next(
+            (n for n, forms in zip(self.names, self.forms, strict=True) if forms & said), None
+        )
+
+    def head_noun(self, what: str) -> bool:
+        """Whether `what` ends in a word these names end in ("oat milk": milks)."""
+        last = singular(what).split()[-1]
+        return any(name.split()[-1] == last for name in self.names)
+
+
+def kinds(cell: Cell) -> tuple[Kind, ...]:
+    """The cell's lists of words for things (not amounts or numbers), then its objects."""
+    found: list[Kind] = []
+    for list_name, spec in cell.sentences.lists.items():
+        things = [(said, value) for said, value in spec.values if isinstance(value, str)]
+        if spec.range is not None or not things:
+            continue
+        names = tuple(spoken(_first_way(said)) for said, _ in things)
+        forms = tuple(frozenset(normalize(way) for way in _ways(said)) for said, _ in things)
+        found.append(Kind(plural(list_name.split("_")[-1]), names, forms))
+    if cell.objects:
+        noun = "ingredients" if cell.items() else "objects"
+        names = tuple(spoken(name) for name in cell.objects)
+        found.append(Kind(noun, names, tuple(frozenset({normalize(n)}) for n in names)))
+    return tuple(found)
+
+
+def asked_for(said: str) -> str | None:
+    """What "do you have X?" asks for (X, normalised), or None when `said` asks no such thing."""
+    asked = HAVE.match(said)
+    what = asked.group("what").strip() if asked is not None else ""
+    return what or None
+
+
+def kind_named(every: Sequence[Kind], said: str) -> Kind | None:
+    """The kind `said` names by its noun ("what drinks do you have", "which milks")."""
+    words = set(said.split())
+    return next((k for k in every if k.noun in words or singular(k.noun) in words), None)
+
+
+def _ways(template: str) -> list[str]:
+    """Every way a list value's words may be said ("(eight|8) ounce": two); optional parts
+    both with and without."""
+    found = _ALTERNATIVES.search(template) or _OPTIONAL.search(template)
+    if found is None:
+        return [" ".join(template.split())]
+    inner = found.group(0)[1:-1]
+    choices: Sequence[str] = inner.split("|") if found.re is _ALTERNATIVES else ("", inner)
+    head, tail = template[: found.start()], template[found.end() :]
+    return [way for choice in choices for way in _ways(f"{head}{choice}{tail}")]
+
+
+def _first_way(template: str) -> str:
+    return _ways(template)[0]
