@@ -24,10 +24,15 @@ _TRAILING = re.compile(rf"^(?P<rest>.*\w)[\s,.;:!?-]+(?P<last>{_ENDINGS})[\s.!?]
 """A command with a cancel or send word said after it in the same breath ("add bread, cancel",
 "add bread, go")."""
 _BEARS_ON_NEXT = re.compile(
-    r"\b(?:not|no|never|don'?t|do not|without|except|but|instead of|rather than)\b", re.IGNORECASE
+    r"\b(?:not|no|never|don'?t|do not|without|except|but|instead of|rather than|skip|skipping|"
+    r"leave out|leave off|forget|scratch|omit|hold off)\b",
+    re.IGNORECASE,
 )
 """Words that change what is said after them ("don't" ... "add cheese", "don't put the bread
-and" ... "cheese"): words that hold one are never dropped apart from what follows."""
+and" ... "cheese", "skip" ... "tack weld at position one"): words that hold one are never
+dropped apart from what follows. Which words take back what follows is no list anyone can
+finish: these are the common ones, and a command without a verb of its own ("cheese on the
+left") always goes with the words before it."""
 _ONLY_NO = re.compile(r"(?:\W*\b(?:no|nope|oh|uh|um|ah|hmm|well|okay|ok)\b)+\W*", re.IGNORECASE)
 """Words before that are only "no"s and sounds ("No, no, no." ... "can I get a large
 cappuccino?"): they take back what came before them, not a command of its own after them. A
@@ -190,18 +195,18 @@ class QueryFrame(Frame):
         coffee?"); joined, both would be refused. Those words are dropped aloud, and `said` is
         heard as if they had never been. A whole command before it is never split off, nor
         words with one that bears on what follows ("don't put the" ... "cheese"; a "no" said on
-        its own does not: "No, no, no." ... "can I get a latte?"). With the
-        wake word, what is said while the query is open is the operator's: one command."""
+        its own does not: "No, no, no." ... "can I get a latte?"), nor words before a command
+        without a verb of its own, which goes on from them ("leave out the" ... "cheese on the
+        left"). With the wake word, what is said while the query is open is the operator's:
+        one command."""
         if router.mode != "always" or not self.parts or self.complete:
             return False
-        services = router.services
-        if _BEARS_ON_NEXT.search(self.text) and not (
-            _ONLY_NO.fullmatch(self.text) and not services.continues(normalize(said))
-        ):
+        if _BEARS_ON_NEXT.search(self.text) and not _ONLY_NO.fullmatch(self.text):
             return False
-        return services.is_complete(normalize(said)) and not services.is_complete(
-            normalize(f"{self.text} {said}")
-        )
+        services, heard = router.services, normalize(said)
+        if not services.is_complete(heard) or services.continues(heard):
+            return False
+        return not services.is_complete(normalize(f"{self.text} {said}"))
 
     def _asked_instead(self, router: CommandRouter, said: str) -> bool:
         """Whether `said` is a question heard while a whole command waited to be sent (a

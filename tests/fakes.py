@@ -47,8 +47,11 @@ class FakeServices:
     def asks(self, text: str) -> bool:
         return text in self.questions
 
+    own_verbs: tuple[str, ...] = ("go", "add", "put", "can", "may", "give")
+    """First words of whole commands that have a verb of their own ("can i have a latte")."""
+
     def continues(self, text: str) -> bool:
-        return self.is_complete(text) and text.split()[0] not in ("go", "add", "put")
+        return self.is_complete(text) and text.split()[0] not in self.own_verbs
 
     def starts_with_verb(self, text: str) -> bool:
         return bool(text.split()) and text.split()[0] in ("go", "add", "put", "pick")

@@ -608,6 +608,11 @@ async def test_a_correction_or_an_addition_of_a_whole_command_that_waited_stays_
         ("there should be no...", "add cheese"),
         ("put no", "add cheese"),
         ("I said no,", "add cheese"),
+        # Take-back verbs, and a command without a verb of its own after any words.
+        ("skip", "add cheese"),
+        ("leave out the", "add cheese"),
+        ("skip the", "cheese"),
+        ("so anyway the", "cheese"),
     ],
 )
 async def test_a_negation_before_a_pause_keeps_what_follows_with_it(
