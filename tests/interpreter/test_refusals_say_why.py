@@ -36,6 +36,9 @@ async def refusal(name: str, said: str, tmp_path: Path) -> tuple[str, str, str]:
         ("I want a large latte with two sugars",
          'I lost it at "two" after "I want a large latte with"'),
         ("I want a large latte with", 'not finished: what comes after "I want a large latte with"'),
+        # Read as another command by skipping the order's words: a speed of 2 mm/s for every
+        # later order, from a misheard "Do an iced mocha with some sweet."
+        ("2 an iced mocha with some switch", "not an order as I take them: say the whole order"),
     ],
 )  # fmt: skip
 async def test_a_closed_cell_says_where_an_order_left_its_sentences(
@@ -45,6 +48,13 @@ async def test_a_closed_cell_says_where_an_order_left_its_sentences(
     assert reason in feedback and reason in issue
     assert "can I get a medium latte with milk" in feedback  # what to say instead
     assert "don't know the word" not in feedback and "run" not in feedback
+
+
+async def test_a_closed_cell_takes_commands_that_name_none_of_its_things(tmp_path: Path) -> None:
+    tiers = Interpreter(cell("barista"), DataDir(tmp_path), None, LlmSettings(), lambda e: None)
+    for said, instruction in (("set the speed to 2", "set_speed"), ("go home", "go_home")):
+        understood = await tiers.interpret(said, cell("barista").initial_scene, (), None)
+        assert [s.instruction for s in understood.interpretation.sequence] == [instruction]
 
 
 async def test_words_about_nothing_the_closed_cell_sells_keep_the_grammar_reason(

@@ -273,10 +273,12 @@ class Interpreter:
         if parsed.success and _moved_by_an_amount(text, parsed.sequence):
             # "move the red cube left some": the lexer drops "some" as a filler, and the cube
             # went to the site named left.
-            refused = unknown(text, f"{NOT_BY_A_DISTANCE} — {example_hint(self.cell)}")
-            issues = (f"semantic_failure: {NOT_BY_A_DISTANCE}",)
-            return Understood(refused.with_changes(correlation_id=correlation_id,
-                                                   validation_issues=issues))  # fmt: skip
+            return self._refused(text, NOT_BY_A_DISTANCE, "semantic_failure", correlation_id)
+        off = off_the_sentences(self.templates, text) if parsed.success else None
+        if off is not None:
+            # A closed cell's order no sentence takes, read as something else by skipping its
+            # words: "2 an iced mocha with some switch" had set the speed to 2.
+            return self._refused(text, off.reason(), "syntax_error", correlation_id)
         if plain and not (parsed.success and not parsed.snaps and not parsed.notes):
             hit = bank.fuzzy(text, self.grammar.same_content)
             if hit is not None:
@@ -285,6 +287,12 @@ class Interpreter:
         if parsed.success or parsed.error is None:
             return Understood(offline)
         return await self._unread(text, scene, last_sequence, correlation_id, parsed.error, offline)
+
+    def _refused(self, text: str, reason: str, kind: str, correlation_id: str | None) -> Understood:
+        refused = unknown(text, f"{reason} — {example_hint(self.cell)}")
+        issues = (f"{kind}: {reason}",)
+        return Understood(refused.with_changes(correlation_id=correlation_id,
+                                               validation_issues=issues))  # fmt: skip
 
     async def _unread(
         self,
