@@ -6,6 +6,7 @@ any format and devices that cannot open at 16 kHz give the same samples the rest
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import av
@@ -91,6 +92,21 @@ def unreadable(exc: OSError | av.FFmpegError) -> str:
 def to_float(samples: Pcm) -> npt.NDArray[np.float32]:
     """int16 -> float32 in [-1, 1), the form Whisper, and Silero take."""
     return samples.astype(np.float32) / 32768.0
+
+
+LEVEL_FRAME = 480
+"""30 ms at 16 kHz: a frame short enough that its loudest one is a word, not the pauses."""
+
+
+def peak_level_db(samples: Pcm) -> float | None:
+    """The level of the loudest 30 ms frame, in dB below full scale (None for no audio): how
+    loud a talker is at the microphone, pauses and the ends of words aside."""
+    frames = samples.size // LEVEL_FRAME
+    if frames == 0:
+        return None
+    blocks = samples[: frames * LEVEL_FRAME].astype(np.float64).reshape(frames, LEVEL_FRAME)
+    loudest = float(np.sqrt(np.max(np.mean(np.square(blocks), axis=1))))
+    return round(20 * math.log10(max(loudest, 1.0) / 32768.0), 1)
 
 
 def rms(samples: Pcm) -> float:

@@ -13,6 +13,10 @@ log = structlog.get_logger(__name__)
 
 CLOCK_EPSILON = 1e-6
 """Timers compare float clock readings: 1.4 - 1.0 is a hair under 0.4."""
+FAR_TALK_DB = 10.0
+"""How much quieter at the microphone (loudest 30 ms against loudest 30 ms) speech must be than
+the command it follows to be someone else's: a voice about three times as far away. One
+speaker's phrases differ by a few dB; the talk of a room behind the operator is further down."""
 
 
 CANCEL_WORDS = ("cancel", "abort", "never mind", "cancel that")
@@ -81,6 +85,8 @@ class QueryFrame(Frame):
         self.listen_timeout = listen_timeout
         self.target = target
         self.parts: list[str] = []
+        self.level_db: float | None = None
+        """How loud the loudest part said so far was (None: typed, or not measured)."""
         self.opened_at = 0.0
         self.last_heard = 0.0
         self.loud_streak = 0
@@ -109,6 +115,8 @@ class QueryFrame(Frame):
 
     def append(self, text: str, utterance: Utterance, router: CommandRouter | None = None) -> None:
         self.parts.append(text.strip())
+        if utterance.level_db is not None:
+            self.level_db = max(utterance.level_db, self.level_db or utterance.level_db)
         self.last_heard = utterance.t
         self.correlation_id = self.correlation_id or utterance.correlation_id
         if router is not None:
@@ -160,7 +168,7 @@ class QueryFrame(Frame):
             self.append(ending["rest"], utterance, router)
             await self._submit(router)
             return
-        if self._starts_over(router, utterance.text):
+        if self._starts_over(router, utterance):
             # Never sent: words that are no command may still hold one the interpreter acts
             # on ("put the cheese on" is "add cheese").
             log.info("words that were no command dropped", dropped=self.text, now=utterance.text)
@@ -181,6 +189,15 @@ class QueryFrame(Frame):
             )  # fmt: skip
             router.hear_again(utterance)
             return
+        if self._someone_else(router, utterance):
+            # The kitchen's "All right." after "Make me an 8 ounce coffee." joined the order and
+            # both were refused: talk that far below the operator's voice is not the operator's.
+            log.info("quieter talk left a whole command as it stood", sent=self.text,
+                     now=utterance.text, level_db=utterance.level_db,
+                     command_db=self.level_db)  # fmt: skip
+            await self._submit(router)
+            router.hear_again(utterance)
+            return
         if self._not_the_rest(router, utterance.text):
             log.info("a whole command sent as it stood", sent=self.text, now=utterance.text)
             await self._submit(router)
@@ -188,25 +205,47 @@ class QueryFrame(Frame):
             return
         self.append(utterance.text, utterance, router)
 
-    def _starts_over(self, router: CommandRouter, said: str) -> bool:
+    def _starts_over(self, router: CommandRouter, utterance: Utterance) -> bool:
         """Whether, listening without a wake word, `said` is a whole command that does not
         finish the words before it, which are no command: talk nearby ran into the query, or
         the operator began again ("may have a dull shot" ... "can I have a medium house
         coffee?"); joined, both would be refused. Those words are dropped aloud, and `said` is
         heard as if they had never been. A whole command before it is never split off, nor
         words with one that bears on what follows ("don't put the" ... "cheese"; a "no" said on
-        its own does not: "No, no, no." ... "can I get a latte?"), nor words before a command
-        without a verb of its own, which goes on from them ("leave out the" ... "cheese on the
-        left"). With the wake word, what is said while the query is open is the operator's:
-        one command."""
+        its own does not: "No, no, no." ... "can I get a latte?"; nor does another voice's,
+        `FAR_TALK_DB` quieter than `said`: the kitchen's "No, I don't have that one." before
+        "Can I have a 16 ounce house coffee?"), nor words before a command without a verb of
+        its own, which goes on from them ("leave out the" ... "cheese on the left"). With the
+        wake word, what is said while the query is open is the operator's: one command."""
         if router.mode != "always" or not self.parts or self.complete:
             return False
-        if _BEARS_ON_NEXT.search(self.text) and not _ONLY_NO.fullmatch(self.text):
+        said, gap = utterance.text, self._louder_by(utterance)
+        others = gap is not None and gap >= FAR_TALK_DB
+        if _BEARS_ON_NEXT.search(self.text) and not (_ONLY_NO.fullmatch(self.text) or others):
             return False
         services, heard = router.services, normalize(said)
         if not services.is_complete(heard) or services.continues(heard):
             return False
         return not services.is_complete(normalize(f"{self.text} {said}"))
+
+    def _someone_else(self, router: CommandRouter, utterance: Utterance) -> bool:
+        """Whether, listening without a wake word while a whole command waited only because
+        the cell's sentences may go on from it, `utterance` is at least `FAR_TALK_DB` quieter
+        than the command: another voice in the room, not the operator's addition or
+        correction. The command goes as it stood and the talk is heard on its own. A
+        correction said that much more quietly than the order is taken for talk too: the
+        order is made as it was said, as a closed grammar that ended it would have."""
+        if router.mode != "always" or not self.going_on:
+            return False
+        gap = self._louder_by(utterance)
+        return gap is not None and gap <= -FAR_TALK_DB
+
+    def _louder_by(self, utterance: Utterance) -> float | None:
+        """How many dB louder `utterance` was than the loudest part so far (None: a level is
+        not known, as for typed words)."""
+        if self.level_db is None or utterance.level_db is None:
+            return None
+        return utterance.level_db - self.level_db
 
     def _asked_instead(self, router: CommandRouter, said: str) -> bool:
         """Whether `said` is a question heard while a whole command waited to be sent (a

@@ -24,6 +24,8 @@ class Utterance:
     """The id bound to everything this utterance causes."""
     source: str = ""
     """Who sent it from outside ("page", "mqtt"); "": the operator, spoken or typed."""
+    level_db: float | None = field(default=None, compare=False)
+    """How loud the speech was at the microphone (its loudest 30 ms, dBFS); None if typed."""
     normalized: str = field(default="", compare=False)
     """`text` normalised (lower case, no punctuation, digits); filled in automatically."""
 

@@ -22,8 +22,8 @@ def make_router(mode: str = "wake") -> tuple[CommandRouter, FakeServices, EventR
     return router, services, events
 
 
-async def say(router: CommandRouter, text: str, t: float) -> None:
-    await router.dispatch(Utterance(text, t))
+async def say(router: CommandRouter, text: str, t: float, level_db: float | None = None) -> None:
+    await router.dispatch(Utterance(text, t, level_db=level_db))
     await router.tick(t)
 
 
@@ -540,6 +540,55 @@ async def test_the_next_whole_command_leaves_the_one_that_waited_as_it_stood() -
     await say(router, "can i have a mocha", 1.3)
     await router.tick(1.3 + 0.4)
     assert services.submitted == [("robot", "i want a latte"), ("robot", "can i have a mocha")]
+
+
+@pytest.mark.parametrize(
+    ("order_db", "talk_db", "sent"),
+    [
+        (-15.0, -26.0, ["i want a latte", "all right"]),  # another voice, further away
+        (-15.0, -20.0, ["i want a latte all right"]),  # the operator's own, a little quieter
+        (None, -26.0, ["i want a latte all right"]),  # typed: no level to go by
+    ],
+)
+async def test_talk_far_quieter_than_a_waiting_command_is_someone_elses(
+    order_db: float | None, talk_db: float, sent: list[str]
+) -> None:
+    # The kitchen's "All right." after "Make me an 8 ounce coffee." joined the order, and
+    # both were refused.
+    router, services = going_on_router()
+    await say(router, "i want a latte", 1.0, order_db)
+    await say(router, "all right", 1.9, talk_db)
+    await router.tick(1.9 + SILENCE)
+    assert [text for _, text in services.submitted] == sent
+
+
+@pytest.mark.parametrize(("talk_db", "dropped"), [(-30.0, True), (-20.0, False), (None, False)])
+async def test_another_voices_no_before_a_command_does_not_govern_it(
+    talk_db: float | None, dropped: bool
+) -> None:
+    # The kitchen's "No, I don't have that one." (-31.8 dB) before "Get me an Americano."
+    # (-15 dB) joined it, both refused; the operator's own "no" (a few dB quieter) still
+    # keeps what follows with it.
+    router, services = quick_router("can i have a mocha", mode="always")
+    await say(router, "No, I don't have that one.", 1.0, talk_db)
+    await say(router, "can i have a mocha", 2.0, -15.0)
+    await router.tick(2.0 + SILENCE)
+    if dropped:
+        assert services.dropped_said == [
+            ("No, I don't have that one.", "no command, and a whole one followed")
+        ]
+        assert services.submitted == [("robot", "can i have a mocha")]
+    else:
+        assert services.dropped_said == []
+        assert services.submitted == [("robot", "No, I don't have that one. can i have a mocha")]
+
+
+async def test_with_the_wake_word_quieter_talk_still_joins_the_command() -> None:
+    router, services = going_on_router("wake")
+    await say(router, "computer i want a latte", 1.0, -15.0)
+    await say(router, "all right", 1.6, -30.0)
+    await router.tick(1.6 + SILENCE)
+    assert services.submitted == [("robot", "i want a latte all right")]
 
 
 @pytest.mark.parametrize("question", ["do you have decaf", "how much is that", "what"])

@@ -97,6 +97,7 @@ class Utterance(Event):
     hypothesis: int | None = optional()
     repaired: bool | None = optional()
     spotted: bool | None = optional()
+    level_db: float | None = optional()
     queued: int | None = optional()
     replay: str | None = optional()
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from voiced.audio.convert import AudioFileError, Resampler, read_audio
+from voiced.audio.convert import AudioFileError, Resampler, peak_level_db, read_audio
 from voiced.audio.playback import Playback
 from voiced.audio.source import (
     AudioChunk,
@@ -63,6 +63,18 @@ def test_a_stereo_tone_keeps_its_pitch_and_level(tmp_path: Path) -> None:
     spectrum = np.abs(np.fft.rfft(samples))
     assert np.argmax(spectrum) * 16000 / len(samples) == pytest.approx(440, abs=2)
     assert np.abs(samples).max() == pytest.approx(32767 / 2, rel=0.02)
+
+
+def test_the_level_of_speech_is_its_loudest_30_ms() -> None:
+    t = np.arange(16000) / 16000
+    tone = (0.5 * 32767 * np.sin(2 * np.pi * 440 * t)).astype(np.int16)
+    quiet = (tone // 4).astype(np.int16)  # a quarter of the amplitude: 12 dB down
+    said = np.concatenate([np.zeros(8000, np.int16), tone, np.zeros(8000, np.int16)])
+    level = peak_level_db(said)
+    assert level == pytest.approx(-9.0, abs=0.1)  # a sine's RMS is 3 dB below its peak
+    assert level == peak_level_db(tone)  # pauses around it do not lower it
+    assert peak_level_db(quiet) == pytest.approx(level - 12.0, abs=0.1)
+    assert peak_level_db(np.zeros(100, np.int16)) is None
 
 
 def test_streaming_resampler_matches_the_whole_file(tmp_path: Path) -> None:

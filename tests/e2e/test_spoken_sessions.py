@@ -57,6 +57,9 @@ def test_spoken_session_matches_its_text_version(tmp_path: Path, cell: str, voic
     assert proc.returncode == 0, proc.stderr
     heard = [e["text"] for e in spoken_events if e["event"] == "utterance"]
     assert final_state(spoken_events) == final_state(text_events), heard
+    # Each phrase carries how loud it was at the microphone (espeak-ng renders near -10 dBFS).
+    levels = [e.get("level_db") for e in spoken_events if e["event"] == "utterance"]
+    assert levels and all(lv is not None and -30 < lv < 0 for lv in levels), levels
 
 
 @pytest.mark.slow

@@ -20,6 +20,7 @@ import structlog
 
 from voiced import eventtypes as ev
 from voiced.audio.aec import make_canceller
+from voiced.audio.convert import peak_level_db
 from voiced.audio.duplex import Duplex, EchoGate
 from voiced.audio.engines import make_transcriber
 from voiced.audio.feedback import SpokenFeedback
@@ -262,7 +263,14 @@ def heard_event(heard: Heard) -> ev.Utterance:
         hypothesis=heard.transcript.hypothesis or None,
         repaired=True if heard.transcript.repaired else None,
         spotted=True if heard.spotted else None,
+        level_db=heard_level(heard),
     )
+
+
+def heard_level(heard: Heard) -> float | None:
+    """How loud the speech of `heard` was at the microphone (`peak_level_db`)."""
+    segment = heard.segment
+    return peak_level_db(segment.samples[segment.preroll :])
 
 
 def spotted_event(spotted: Spotted) -> ev.Spotted:

@@ -32,7 +32,13 @@ from voiced.audio.listener import Tick as AudioTick
 from voiced.audio.segmenter import Activity as AudioActivity
 from voiced.audio.stopspot import Spotted
 from voiced.events import EventLog
-from voiced.inputs.audio import AudioFrontEnd, heard_event, keyword_event, spotted_event
+from voiced.inputs.audio import (
+    AudioFrontEnd,
+    heard_event,
+    heard_level,
+    keyword_event,
+    spotted_event,
+)
 from voiced.inputs.typed import Line, Unusable
 from voiced.inputs.typed import TextInput as TextLines
 from voiced.service.cellstatus import RemoteInbox, RemoteWords
@@ -58,6 +64,8 @@ class Utterance:
     spotted: bool = False
     """The stop spotter already stopped the arm on this speech: if it is a stop, it is
     announced and not dispatched again."""
+    level_db: float | None = None
+    """How loud the speech was at the microphone (its loudest 30 ms, dBFS); None if typed."""
     source: str = ""
     """Who sent it from outside ("page", "mqtt"); "": the operator, spoken or typed."""
     result: asyncio.Future[TargetResult] | None = None
@@ -125,6 +133,7 @@ class AudioInput:
                         event.segment.vad.speech_end,
                         announce=heard_event(event),
                         spotted=event.spotted,
+                        level_db=heard_level(event),
                     )
                     yield Tick(event.t)
                 elif isinstance(event, Spotted):

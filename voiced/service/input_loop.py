@@ -112,7 +112,9 @@ class InputLoop:
     async def _hear(self, said: Utterance) -> None:
         router = self.parts.router
         with correlation(said.correlation_id) as cid:
-            utterance = rules.Utterance(said.text, said.t, cid, source=said.source)
+            utterance = rules.Utterance(
+                said.text, said.t, cid, source=said.source, level_db=said.level_db
+            )
             if said.result is not None:
                 await self._run_as_routed(said, said.result, cid)
                 return
