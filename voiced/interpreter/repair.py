@@ -130,6 +130,7 @@ class Repairer:
         heard = self.sounds.of(" ".join(words[i:j]) for i, j in spans)
         targets = self.targets()
         out: list[Replacement] = []
+        partly: list[tuple[Replacement, str, str]] = []
         for i, j in spans:
             said = " ".join(words[i:j])
             sound = heard.get(said, "")
@@ -143,13 +144,45 @@ class Repairer:
                     continue
                 if not named.issubset(put):
                     continue  # a name heard stays ("skin milk" may be "skim milk", not "cream")
+                changed = _changed(words[i:j], put)
+                if changed is not None:
+                    partly.append((Replacement(i, j, phrase, 0.0), *changed))
+                    continue
                 score = similarity(sound, target)
                 if score >= MIN_SIMILARITY:
                     out.append(Replacement(i, j, phrase, round(score, 3)))
+        out += self._scored_on_the_change(partly)
         # A word the cell does not know is the likely mishearing; known words come after.
         strange = {i for i, word in enumerate(words) if word not in self.known}
         out.sort(key=lambda r: (not strange.intersection(range(r.start, r.end)), -r.score))
         return out
+
+    def _scored_on_the_change(
+        self, partly: list[tuple[Replacement, str, str]]
+    ) -> list[Replacement]:
+        """Replacements that keep a word heard at either end ("oat milk" -> "whole milk"),
+        scored on the words they change ("oat" / "whole", 0.42, not 0.73 with "milk" in
+        both): a word that is right is no evidence that the word beside it was misheard."""
+        sounds = self.sounds.of({text for _, *pair in partly for text in pair if text})
+        out: list[Replacement] = []
+        for replacement, said, put in partly:
+            if not (said and put and sounds.get(said) and sounds.get(put)):
+                continue  # a word put in or left out: `edited`, not a swap by sound
+            score = similarity(sounds[said], sounds[put])
+            if score >= MIN_SIMILARITY:
+                out.append(Replacement(replacement.start, replacement.end, replacement.phrase,
+                                       round(score, 3)))  # fmt: skip
+        return out
+
+
+def _changed(said: list[str], put: list[str]) -> tuple[str, str] | None:
+    """The words heard and the words put in their place, without a first or last word the two
+    share; None when they share neither."""
+    lead = 1 if said[:1] == put[:1] else 0
+    tail = 1 if said[-1:] == put[-1:] and len(said) > lead and len(put) > lead else 0
+    if not lead and not tail:
+        return None
+    return " ".join(said[lead : len(said) - tail]), " ".join(put[lead : len(put) - tail])
 
 
 def _apply(words: list[str], replacements: tuple[Replacement, ...]) -> str:
