@@ -157,3 +157,13 @@ async def test_an_unknown_name_is_answered_with_names_of_its_kind(
 ) -> None:
     got, _, _ = await refusal(cell_name, said, tmp_path)
     assert got == feedback
+
+
+@pytest.mark.parametrize("cell_name", ["barista", "blocks"])
+async def test_all_right_is_an_acknowledgement_not_a_direction(
+    cell_name: str, tmp_path: Path
+) -> None:
+    # The kitchen's "All right." had been answered "This cell cannot move the arm by a
+    # distance" ("right" a direction, "all" an amount).
+    feedback, _, _ = await refusal(cell_name, "All right.", tmp_path)
+    assert feedback.startswith("I heard nothing to do")

@@ -74,7 +74,7 @@ FILLERS = (
     "robot", "just", "now", "kindly", "ok", "okay", "alright", "um", "uh", "er", "erm", "hmm",
     "so", "well", "hey", "thanks", "thank you", "for", "for me", "go ahead and", "i want you to",
     "i need you to", "i would like you to", "id like you to", "lets", "maybe", "actually",
-    "right now", "yeah", "arm", "gripper", "your", "my", "if you can", "if you could",
+    "right now", "all right", "yeah", "arm", "gripper", "your", "my", "if you can", "if you could",
     "when you can", "very", "can i", "could i", "may i", "i want", "i would like", "id like",
     "i need",
 )  # fmt: skip
