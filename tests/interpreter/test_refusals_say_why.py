@@ -167,3 +167,21 @@ async def test_all_right_is_an_acknowledgement_not_a_direction(
     # distance" ("right" a direction, "all" an amount).
     feedback, _, _ = await refusal(cell_name, "All right.", tmp_path)
     assert feedback.startswith("I heard nothing to do")
+
+
+@pytest.mark.parametrize(
+    ("cell_name", "said", "own"),
+    [
+        # A closed cell's sentence is a command of its own, whatever the grammar makes of its
+        # opening: "No, no, no, no, no." ... "May I have a light roast, double shot
+        # espresso?" had been joined and refused (the order taken for the rest of the "no").
+        ("barista", "may i have a light roast double shot espresso", True),
+        ("barista", "i want a light roast coffee", True),
+        ("barista", "a large latte", False),
+        ("sandwich", "cheese on the left", False),
+        ("sandwich", "add cheese", True),
+    ],
+)
+def test_what_is_a_command_of_its_own(cell_name: str, said: str, own: bool, tmp_path: Path) -> None:
+    tiers = Interpreter(cell(cell_name), DataDir(tmp_path), None, LlmSettings(), lambda e: None)
+    assert tiers.starts_with_verb(said) is own

@@ -169,9 +169,14 @@ class Interpreter:
 
     def starts_with_verb(self, text: str) -> bool:
         """Whether `text` starts with a verb the cell knows ("go home", "add bread"): a command
-        of its own, not the rest of one ("position 2", "the cheese on the left")."""
+        of its own, not the rest of one ("position 2", "the cheese on the left"). In a cell
+        whose templates are every command it takes, each of its sentences is one of its own
+        ("may I have a latte": the grammar reads "may I" as a filler and "have" as no verb)."""
         tokens = self.grammar.lexer.lex(text).tokens
-        return bool(tokens) and tokens[0].verb() is not None
+        if bool(tokens) and tokens[0].verb() is not None:
+            return True
+        templates = self.templates
+        return templates.sentences.closed and templates.match(text) is not None
 
     def complete_offline(
         self, text: str, scene: Scene, last_sequence: Sequence[SequenceStep]
