@@ -41,6 +41,7 @@ from voiced.rules.negation import NEGATIONS
 from voiced.rules.normalize import normalize, words
 from voiced.rules.question import is_question
 from voiced.rules.sounds import Sounds
+from voiced.words.offered import head_nouns
 
 log = structlog.get_logger(__name__)
 
@@ -308,7 +309,8 @@ class GrammarChooser:
             assert self.sounds is not None
             vocabulary = grammar.vocabulary
             phrases = [*vocabulary_phrases(vocabulary), *self.interpreter.templates.phrases()]
-            repairer = Repairer(phrases, self.sounds, name_words(vocabulary))
+            heads = head_nouns(self.interpreter.cell)
+            repairer = Repairer(phrases, self.sounds, name_words(vocabulary), heads)
             self._repairers = {id(grammar): repairer}
         return repairer
 

@@ -66,12 +66,21 @@ class Repaired:
 class Repairer:
     """Repairs transcripts for one vocabulary (a cell's grammar)."""
 
-    def __init__(self, phrases: Iterable[str], sounds: Sounds, names: Iterable[str] = ()):
+    def __init__(
+        self,
+        phrases: Iterable[str],
+        sounds: Sounds,
+        names: Iterable[str] = (),
+        heads: Iterable[str] = (),
+    ):
         self.phrases = sorted({p for p in phrases if p})
         self.known = frozenset(w for p in self.phrases for w in p.split())
         """Words of the vocabulary: a span with a word outside it is tried first."""
         self.names = frozenset(names)
         """Words that name a thing of the cell: never replaced."""
+        self.heads = frozenset(heads)
+        """Last words of the names of things of one kind ("milk" of "soy milk", "oat milk"):
+        a swap that keeps one is judged on the words before it."""
         self.sounds = sounds
         self._targets: dict[str, str] | None = None
 
@@ -144,7 +153,7 @@ class Repairer:
                     continue
                 if not named.issubset(put):
                     continue  # a name heard stays ("skin milk" may be "skim milk", not "cream")
-                changed = _changed(words[i:j], put)
+                changed = _changed(words[i:j], put, self.heads)
                 if changed is not None:
                     partly.append((Replacement(i, j, phrase, 0.0), *changed))
                     continue
@@ -160,9 +169,9 @@ class Repairer:
     def _scored_on_the_change(
         self, partly: list[tuple[Replacement, str, str]]
     ) -> list[Replacement]:
-        """Replacements that keep a word heard at either end ("oat milk" -> "whole milk"),
+        """Replacements that keep the name of a kind heard ("oat milk" -> "whole milk"),
         scored on the words they change ("oat" / "whole", 0.42, not 0.73 with "milk" in
-        both): a word that is right is no evidence that the word beside it was misheard."""
+        both): "oat milk" is heard as a milk, and another milk is not what was said."""
         sounds = self.sounds.of({text for _, *pair in partly for text in pair if text})
         out: list[Replacement] = []
         for replacement, said, put in partly:
@@ -175,14 +184,12 @@ class Repairer:
         return out
 
 
-def _changed(said: list[str], put: list[str]) -> tuple[str, str] | None:
-    """The words heard and the words put in their place, without a first or last word the two
-    share; None when they share neither."""
-    lead = 1 if said[:1] == put[:1] else 0
-    tail = 1 if said[-1:] == put[-1:] and len(said) > lead and len(put) > lead else 0
-    if not lead and not tail:
+def _changed(said: list[str], put: list[str], heads: frozenset[str]) -> tuple[str, str] | None:
+    """The words heard and the words put in their place before the name of a kind both end in
+    ("oat" and "whole" of "oat milk" / "whole milk"); None when they end in none."""
+    if len(said) < 2 or len(put) < 2 or said[-1] != put[-1] or said[-1] not in heads:
         return None
-    return " ".join(said[lead : len(said) - tail]), " ".join(put[lead : len(put) - tail])
+    return " ".join(said[:-1]), " ".join(put[:-1])
 
 
 def _apply(words: list[str], replacements: tuple[Replacement, ...]) -> str:

@@ -67,6 +67,12 @@ def kinds(cell: Cell) -> tuple[Kind, ...]:
     return tuple(found)
 
 
+def head_nouns(cell: Cell) -> frozenset[str]:
+    """The last words of the names of several words ("milk" of "soy milk", "cup" of "small
+    cup"): what the thing is, the words before it which one."""
+    return frozenset(n.split()[-1] for kind in kinds(cell) for n in kind.names if " " in n)
+
+
 def asked_for(said: str) -> str | None:
     """What "do you have X?" asks for (X, normalised), or None when `said` asks no such thing."""
     asked = HAVE.match(said)
