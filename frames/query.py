@@ -51,6 +51,14 @@ _CORRECTS = re.compile(
     re.IGNORECASE,
 )
 """How a correction of what was just said begins ("no, make it a cappuccino", "uh, no, ...")."""
+_TAKES_BACK = re.compile(
+    r"\b(?:wait|hold on|hang on|cancel|abort|never ?mind|scrap|scratch|undo|oops|wrong|"
+    r"mistake|change|changed|mind|instead|sorry|actually|rather|stop)\b",
+    re.IGNORECASE,
+)
+"""Words that take back or change what came before, wherever they stand ("oops, wrong one",
+"I changed my mind"): with those of `_CORRECTS` and `_BEARS_ON_NEXT`, what quieter talk must
+not hold for the command before it to go as it stood."""
 
 
 class QueryFrame(Frame):
@@ -212,16 +220,14 @@ class QueryFrame(Frame):
         coffee?"); joined, both would be refused. Those words are dropped aloud, and `said` is
         heard as if they had never been. A whole command before it is never split off, nor
         words with one that bears on what follows ("don't put the" ... "cheese"; a "no" said on
-        its own does not: "No, no, no." ... "can I get a latte?"; nor does another voice's,
-        `FAR_TALK_DB` quieter than `said`: the kitchen's "No, I don't have that one." before
-        "Can I have a 16 ounce house coffee?"), nor words before a command without a verb of
-        its own, which goes on from them ("leave out the" ... "cheese on the left"). With the
-        wake word, what is said while the query is open is the operator's: one command."""
+        its own does not: "No, no, no." ... "can I get a latte?"; at any level: a quiet
+        "Don't." may be the operator's), nor words before a command without a verb of its own,
+        which goes on from them ("leave out the" ... "cheese on the left"). With the wake
+        word, what is said while the query is open is the operator's: one command."""
         if router.mode != "always" or not self.parts or self.complete:
             return False
-        said, gap = utterance.text, self._louder_by(utterance)
-        others = gap is not None and gap >= FAR_TALK_DB
-        if _BEARS_ON_NEXT.search(self.text) and not (_ONLY_NO.fullmatch(self.text) or others):
+        said = utterance.text
+        if _BEARS_ON_NEXT.search(self.text) and not _ONLY_NO.fullmatch(self.text):
             return False
         services, heard = router.services, normalize(said)
         if not services.is_complete(heard) or services.continues(heard):
@@ -232,13 +238,24 @@ class QueryFrame(Frame):
         """Whether, listening without a wake word while a whole command waited only because
         the cell's sentences may go on from it, `utterance` is at least `FAR_TALK_DB` quieter
         than the command: another voice in the room, not the operator's addition or
-        correction. The command goes as it stood and the talk is heard on its own. A
-        correction said that much more quietly than the order is taken for talk too: the
-        order is made as it was said, as a closed grammar that ended it would have."""
+        correction. The command goes as it stood and the talk is heard on its own. Not when the
+        talk takes back or changes what came before (a "no", "wait", "oops, wrong one": the
+        operator may have turned away) or goes on with it ("with milk"); a take-back outside
+        those words, said 10 dB below the order, is taken for talk, and the order is made."""
         if router.mode != "always" or not self.going_on:
             return False
         gap = self._louder_by(utterance)
-        return gap is not None and gap <= -FAR_TALK_DB
+        if gap is None or gap > -FAR_TALK_DB:
+            return False
+        said = utterance.text
+        if _CORRECTS.match(said.strip()) or _BEARS_ON_NEXT.search(said) or _TAKES_BACK.search(said):
+            return False  # a quiet "no, make it a mocha" is still a take-back: both refused
+        return not self._goes_on_with(router, said)  # a quiet "with milk" is still the order's
+
+    def _goes_on_with(self, router: CommandRouter, said: str) -> bool:
+        """Whether the command so far with `said` is a whole command or the start of one."""
+        joined = normalize(f"{self.text} {said}")
+        return router.services.is_complete(joined) or router.services.may_go_on(joined)
 
     def _louder_by(self, utterance: Utterance) -> float | None:
         """How many dB louder `utterance` was than the loudest part so far (None: a level is
@@ -251,7 +268,9 @@ class QueryFrame(Frame):
         """Whether `said` is a question heard while a whole command waited to be sent (a
         question after a question is the next question)."""
         services = router.services
-        return self.complete and services.asks(said) and not services.asks(self.text)
+        if not (self.complete and services.asks(said)) or services.asks(self.text):
+            return False
+        return not self._goes_on_with(router, said)  # "with milk?" finishes the order
 
     def _not_the_rest(self, router: CommandRouter, said: str) -> bool:
         """Whether `said`, heard while a whole command waited only because the cell's

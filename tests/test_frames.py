@@ -562,25 +562,52 @@ async def test_talk_far_quieter_than_a_waiting_command_is_someone_elses(
     assert [text for _, text in services.submitted] == sent
 
 
-@pytest.mark.parametrize(("talk_db", "dropped"), [(-30.0, True), (-20.0, False), (None, False)])
-async def test_another_voices_no_before_a_command_does_not_govern_it(
-    talk_db: float | None, dropped: bool
+@pytest.mark.parametrize("talk_db", [-30.0, -20.0, None])
+async def test_a_no_before_a_command_keeps_it_with_them_at_any_level(
+    talk_db: float | None,
 ) -> None:
-    # The kitchen's "No, I don't have that one." (-31.8 dB) before "Get me an Americano."
-    # (-15 dB) joined it, both refused; the operator's own "no" (a few dB quieter) still
-    # keeps what follows with it.
+    # A quiet "Don't." before "Can I get a large latte?" may be the operator's: the words
+    # are refused together, never the order made without them.
     router, services = quick_router("can i have a mocha", mode="always")
     await say(router, "No, I don't have that one.", 1.0, talk_db)
     await say(router, "can i have a mocha", 2.0, -15.0)
     await router.tick(2.0 + SILENCE)
-    if dropped:
-        assert services.dropped_said == [
-            ("No, I don't have that one.", "no command, and a whole one followed")
-        ]
-        assert services.submitted == [("robot", "can i have a mocha")]
-    else:
-        assert services.dropped_said == []
-        assert services.submitted == [("robot", "No, I don't have that one. can i have a mocha")]
+    assert services.dropped_said == []
+    assert services.submitted == [("robot", "No, I don't have that one. can i have a mocha")]
+
+
+@pytest.mark.parametrize(
+    "then",
+    ["No, make it a mocha.", "No.", "Wait.", "actually, cancel that", "oops, wrong one",
+     "I changed my mind", "don't"],
+)  # fmt: skip
+async def test_a_quiet_take_back_still_holds_the_order_back(then: str) -> None:
+    # The operator turned away: 14 dB quieter, still a take-back (joined, both refused).
+    router, services = going_on_router()
+    await say(router, "i want a latte", 1.0, -13.7)
+    await say(router, then, 1.9, -27.7)
+    await router.tick(1.9 + SILENCE)
+    # Joined and refused, or cancelled ("cancel that"): never the latte as it stood.
+    assert services.submitted in ([("robot", f"i want a latte {then}")], [])
+
+
+async def test_a_quiet_addition_still_goes_with_the_order() -> None:
+    router, services = going_on_router()
+    await say(router, "i want a latte", 1.0, -13.7)
+    await say(router, "with oat milk", 1.9, -27.7)
+    await router.tick(1.9 + SILENCE)
+    assert services.submitted == [("robot", "i want a latte with oat milk")]
+
+
+async def test_a_question_that_finishes_the_order_is_part_of_it() -> None:
+    # "I want a latte" ... "with oat milk?": rising intonation written as a question.
+    router, services = going_on_router()
+    services.questions = ("with oat milk?",)
+    await say(router, "i want a latte", 1.0)
+    await say(router, "with oat milk?", 1.6)
+    await router.tick(1.6 + SILENCE)
+    assert services.dropped_said == []
+    assert services.submitted == [("robot", "i want a latte with oat milk?")]
 
 
 async def test_with_the_wake_word_quieter_talk_still_joins_the_command() -> None:

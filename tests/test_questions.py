@@ -219,6 +219,13 @@ BARISTA = load_cell("barista")
         (BARISTA, "which sugars are there", "The sugars are sugar, sweetener and brown sugar."),
         (SANDWICH, "do you have tomatoes?", "Yes, tomato is one of the ingredients."),
         (SANDWICH, "have you got ham", "No, there is no ham here."),
+        # By the noun the names end in, the kind's own word, or a tool.
+        (BARISTA, "do you have cups?", "The cups are small cup, medium cup, large cup, 8 ounce "
+                                       "cup, 12 ounce cup and 2 more."),
+        (BARISTA, "what shots do you have", "The shots are single shot, double shot and triple "
+                                            "shot."),
+        (WELD, "do you have a welder?", "Yes, welder is one of the tools."),
+        (WELD, "do you have the second seam?", "Yes, the second seam is one of the seams."),
     ],
 )  # fmt: skip
 def test_whether_the_cell_has_a_thing(cell: Cell, said: str, brief: str) -> None:
@@ -228,3 +235,10 @@ def test_whether_the_cell_has_a_thing(cell: Cell, said: str, brief: str) -> None
     answer = Questions(cell, None).answer(said, cell.initial_scene)
     assert answer is not None
     assert answer.brief == brief
+
+
+@pytest.mark.parametrize("said", ["do you have a large latte?", "do you have my latte?"])
+def test_an_order_asked_as_a_question_is_not_answered_no(said: str) -> None:
+    # "No, there is no large latte here." for what the cell makes: such words are no thing
+    # of the cell to say yes or no to.
+    assert Questions(BARISTA, None).answer(said, BARISTA.initial_scene) is None

@@ -39,6 +39,8 @@ async def refusal(name: str, said: str, tmp_path: Path) -> tuple[str, str, str]:
         # Read as another command by skipping the order's words: a speed of 2 mm/s for every
         # later order, from a misheard "Do an iced mocha with some sweet."
         ("2 an iced mocha with some switch", "not an order as I take them: say the whole order"),
+        ("2 lattes with some switch", "not an order as I take them: say the whole order"),
+        ("two americanos at speed 2", "not an order as I take them: say the whole order"),
     ],
 )  # fmt: skip
 async def test_a_closed_cell_says_where_an_order_left_its_sentences(

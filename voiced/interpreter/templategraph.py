@@ -28,6 +28,7 @@ from hassil.sample import sample_expression
 
 from voiced.audio.grammar_decode import WordGraph
 from voiced.interpreter.templates import Templates
+from voiced.interpreter.vocabulary import plural
 from voiced.rules.normalize import numbers_to_digits, words
 
 MAX_SAYINGS = 8
@@ -221,4 +222,5 @@ def _named_things(templates: Templates) -> frozenset[str]:
             for value in values:
                 for sample in itertools.islice(sample_expression(value.text_in), 4):
                     found.update(w for w in words(sample) if len(w) > 2)
-    return frozenset(found)
+    # Said of more than one ("2 lattes with some switch" had set the speed to 2).
+    return frozenset({*found, *(plural(w) for w in found), *(f"{w}s" for w in found)})

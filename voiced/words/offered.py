@@ -18,7 +18,7 @@ from voiced.rules.normalize import normalize
 from voiced.words.counting import plural, singular
 
 HAVE = re.compile(
-    r"^(?:and )?(?:do you (?:have|sell|make|serve|do|carry|stock)|have you got|got)"
+    r"^(?:and )?(?:do you (?:have|sell|make|serve|carry|stock)|have you got)"
     r"(?: any| some| an| a| the)?\b(?P<what>.*?)(?: (?:please|here|today|now|left))*$"
 )
 """A question whether the cell has a thing ("do you have any oat milk here?")."""
@@ -44,10 +44,9 @@ class Kind:
             (n for n, forms in zip(self.names, self.forms, strict=True) if forms & said), None
         )
 
-    def head_noun(self, what: str) -> bool:
-        """Whether `what` ends in a word these names end in ("oat milk": milks)."""
-        last = singular(what).split()[-1]
-        return any(name.split()[-1] == last for name in self.names)
+    def ending_in(self, noun: str) -> tuple[str, ...]:
+        """The names of several words that end in `noun` ("cup": "small cup", ...)."""
+        return tuple(n for n in self.names if " " in n and n.split()[-1] == singular(noun))
 
 
 def kinds(cell: Cell) -> tuple[Kind, ...]:
@@ -58,13 +57,20 @@ def kinds(cell: Cell) -> tuple[Kind, ...]:
         if spec.range is not None or not things:
             continue
         names = tuple(spoken(_first_way(said)) for said, _ in things)
-        forms = tuple(frozenset(normalize(way) for way in _ways(said)) for said, _ in things)
-        found.append(Kind(plural(list_name.split("_")[-1]), names, forms))
-    if cell.objects:
-        noun = "ingredients" if cell.items() else "objects"
-        names = tuple(spoken(name) for name in cell.objects)
-        found.append(Kind(noun, names, tuple(frozenset({normalize(n)}) for n in names)))
+        forms = tuple(frozenset(_said(way) for way in _ways(said)) for said, _ in things)
+        noun = list_name.split("_")[-1]
+        found.append(Kind(noun if noun.endswith("s") else plural(noun), names, forms))
+    for noun, named in (("ingredients" if cell.items() else "objects", cell.objects),
+                        ("tools", cell.tools)):  # fmt: skip
+        names = tuple(spoken(name) for name in named)
+        if names:
+            found.append(Kind(noun, names, tuple(frozenset({_said(n)}) for n in names)))
     return tuple(found)
+
+
+def _said(name: str) -> str:
+    """A name as it is asked for: normalised, without "the" ("the second seam")."""
+    return normalize(name).removeprefix("the ")
 
 
 def head_nouns(cell: Cell) -> frozenset[str]:

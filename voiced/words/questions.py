@@ -17,7 +17,7 @@ from voiced.robot.physics import position_name
 from voiced.robot.scene import Scene
 from voiced.robot.view import state_view
 from voiced.rules.normalize import normalize
-from voiced.words.counting import count_question, singular
+from voiced.words.counting import count_question, plural, singular
 from voiced.words.offered import Kind, asked_for, kind_named, kinds
 from voiced.words.plain import run_status
 from voiced.words.review import place_said
@@ -95,8 +95,9 @@ class Questions:
         if count is not None:
             return Answer(count.sentence(), count.sentence(), "count")
         wanted = asked_for(said)
-        if wanted is not None:
-            return self._have(wanted)
+        have = self._have(wanted) if wanted is not None else None
+        if have is not None:
+            return have
         for pattern, handler in self._topics:
             if pattern.search(said):
                 if confirmed is None or handler not in self._state:
@@ -144,9 +145,11 @@ class Questions:
     def _kind_listing(self, kind: Kind) -> Answer:
         return self._listing(kind.noun, kind.noun, kind.names)
 
-    def _have(self, wanted: str) -> Answer:
-        """ "Do you have X?": yes, naming its kind; the kind's list, asked by its noun; or no,
-        with the things of the kind X sounds like ("oat milk": the milks) when there is one."""
+    def _have(self, wanted: str) -> Answer | None:
+        """ "Do you have X?": yes, naming its kind; the kind's list, asked by its noun ("milks",
+        "cups": the names that end in it); no, with the things of the kind X sounds like ("oat
+        milk": the milks) when there is one; None when X mixes the cell's words with others
+        ("a large latte": an order, not a thing)."""
         for kind in self._kinds:
             name = kind.named(wanted)
             if name is not None:
@@ -155,9 +158,17 @@ class Questions:
         listed = kind_named(self._kinds, wanted)
         if listed is not None and singular(wanted) == singular(listed.noun):
             return self._kind_listing(listed)
+        for kind in self._kinds:
+            ending = kind.ending_in(wanted)
+            if ending and " " not in wanted:
+                noun = wanted if wanted.endswith("s") else plural(wanted)
+                return self._listing(kind.noun, noun, ending)
         no = f"No, there is no {singular(wanted)} here."
-        near = next((kind for kind in self._kinds if kind.head_noun(wanted)), None)
+        near = next((kind for kind in self._kinds if kind.ending_in(wanted.split()[-1])), None)
         if near is None:
+            known = {w for kind in self._kinds for n in kind.names for w in n.split()}
+            if known & {*wanted.split(), *singular(wanted).split()}:
+                return None
             return Answer(no, no, "have")
         offer = self._kind_listing(near)
         return Answer(f"{no} {offer.brief}", f"{no} {offer.full}", near.noun)
