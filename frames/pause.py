@@ -55,6 +55,15 @@ class PauseWords:
 
 async def _pause(router: CommandRouter, utterance: Utterance, match: Match) -> None:
     await router.services.pause(utterance.said_by)
+    # A command still being said ("I want a latte" ... "hold on") is not sent after the
+    # pause: the operator held it back too. Dropped aloud, as a stop drops it.
+    held = [f for f in router.stack[1:] if f.dropped_by_stop and f.unsent()]
+    for frame in reversed(held):
+        router.pop(frame)
+    for frame in held:
+        router.services.dropped(
+            frame.unsent() or "", "paused before it was sent", None, lead="Held back."
+        )
 
 
 def pause_rule(wake_words: Sequence[str] = ()) -> Rule:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from voiced.frames import BaseFrame, CommandRouter, QueryFrame
 from voiced.frames.dictation import DictationFrame
+from voiced.frames.pause import pause_rule
 from voiced.frames.stop import heard_with_spotted_stop, stop_rule
 from voiced.rules import Utterance
 
@@ -608,6 +609,19 @@ async def test_a_question_that_finishes_the_order_is_part_of_it() -> None:
     await router.tick(1.6 + SILENCE)
     assert services.dropped_said == []
     assert services.submitted == [("robot", "i want a latte with oat milk?")]
+
+
+@pytest.mark.parametrize("mode", ["always", "wake"])
+async def test_hold_on_while_an_order_waits_for_its_rest_holds_it_back(mode: str) -> None:
+    # "I want a latte" ... "hold on": "Nothing is moving.", and then the latte was made.
+    router, services = going_on_router(mode)
+    router.global_rules = (*router.global_rules, pause_rule(["computer"]))
+    wake = "computer " if mode == "wake" else ""
+    await say(router, f"{wake}i want a latte", 1.0)
+    await say(router, "hold on", 1.6)
+    await router.tick(1.6 + SILENCE + LISTEN)
+    assert services.pauses and services.submitted == []
+    assert services.dropped_said == [("i want a latte", "paused before it was sent")]
 
 
 async def test_with_the_wake_word_quieter_talk_still_joins_the_command() -> None:
