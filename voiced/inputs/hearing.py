@@ -34,14 +34,13 @@ from voiced.audio.transcribe import Choice, Slot
 from voiced.audio.wake import matches_wake_word
 from voiced.commands.belief import Belief
 from voiced.frames.router import CommandRouter
-from voiced.interpreter.repair import Repairer, name_words, vocabulary_phrases
+from voiced.interpreter.repair import Repairer, kind_heads, name_words, vocabulary_phrases
 from voiced.interpreter.templategraph import graph_of
 from voiced.interpreter.tiers import Interpreter
 from voiced.rules.negation import NEGATIONS
 from voiced.rules.normalize import normalize, words
 from voiced.rules.question import is_question
 from voiced.rules.sounds import Sounds
-from voiced.words.offered import head_nouns
 
 log = structlog.get_logger(__name__)
 
@@ -309,7 +308,7 @@ class GrammarChooser:
             assert self.sounds is not None
             vocabulary = grammar.vocabulary
             phrases = [*vocabulary_phrases(vocabulary), *self.interpreter.templates.phrases()]
-            heads = head_nouns(self.interpreter.cell)
+            heads = kind_heads(self.interpreter.cell)
             repairer = Repairer(phrases, self.sounds, name_words(vocabulary), heads)
             self._repairers = {id(grammar): repairer}
         return repairer

@@ -23,9 +23,11 @@ from itertools import combinations
 
 from voiced.interpreter.grammar import Grammar
 from voiced.interpreter.vocabulary import Vocabulary
+from voiced.robot.cell import Cell
 from voiced.robot.sequence import SequenceStep
 from voiced.rules.normalize import normalize
 from voiced.rules.sounds import Sounds, similarity
+from voiced.words.offered import head_nouns
 
 MIN_SIMILARITY = 0.62
 """Least `similarity` of a replacement ("layer this"/"lettuce" 0.70, "art"/"add" 0.75,
@@ -190,6 +192,12 @@ def _changed(said: list[str], put: list[str], heads: frozenset[str]) -> tuple[st
     if len(said) < 2 or len(put) < 2 or said[-1] != put[-1] or said[-1] not in heads:
         return None
     return " ".join(said[:-1]), " ".join(put[:-1])
+
+
+def kind_heads(cell: Cell) -> frozenset[str]:
+    """The words that name what a thing of the cell is ("milk" of "soy milk"; see
+    `voiced.words.offered.head_nouns`): the `heads` of the cell's repairer."""
+    return head_nouns(cell)
 
 
 def _apply(words: list[str], replacements: tuple[Replacement, ...]) -> str:
