@@ -1,4 +1,4 @@
-"""The global pause rule: "pause", "hold on", "hold it", "wait a second", from every frame.
+"""The global pause rule: "pause", "hold on", "hold it", "wait", from every frame.
 
 Like the stop it bypasses the frame stack and takes the stop's fast path (the stop spotter
 hears it too, since it asks the router's global rules), but it keeps the rest of the plan:
@@ -18,7 +18,7 @@ from voiced.rules import NO_MATCH, Handled, Match, Rule, RuleResult, Utterance
 
 PAUSE_WORDS = (
     "pause", "hold on", "hold it", "hold up", "hang on", "wait a second", "wait a moment",
-    "wait a minute", "wait a sec", "one moment",
+    "wait a minute", "wait a sec", "one moment", "wait",
 )  # fmt: skip
 _LEADING = ("okay", "ok", "oh", "hey", "please", "robot", "computer")
 _TRAILING = ("please", "a second", "a moment", "a sec", "a minute", "there", "now", "it",

@@ -240,8 +240,10 @@ class QueryFrame(Frame):
         than the command: another voice in the room, not the operator's addition or
         correction. The command goes as it stood and the talk is heard on its own. Not when the
         talk takes back or changes what came before (a "no", "wait", "oops, wrong one": the
-        operator may have turned away) or goes on with it ("with milk"); a take-back outside
-        those words, said 10 dB below the order, is taken for talk, and the order is made."""
+        operator may have turned away), names what the cell's sentences are about ("and
+        sugar", "a large one", "I want a mocha") or goes on with it ("with milk"); a take-back
+        outside those words ("let me think"), said 10 dB below the order, is taken for talk,
+        and the order is made."""
         if router.mode != "always" or not self.going_on:
             return False
         gap = self._louder_by(utterance)
@@ -250,6 +252,8 @@ class QueryFrame(Frame):
         said = utterance.text
         if _CORRECTS.match(said.strip()) or _BEARS_ON_NEXT.search(said) or _TAKES_BACK.search(said):
             return False  # a quiet "no, make it a mocha" is still a take-back: both refused
+        if router.services.about_the_cell(said):
+            return False  # a quiet "and sugar", "a large one", "I want a mocha": the order's
         return not self._goes_on_with(router, said)  # a quiet "with milk" is still the order's
 
     def _goes_on_with(self, router: CommandRouter, said: str) -> bool:

@@ -25,6 +25,10 @@ class Services(Protocol):
         """`text` was said but will never be acted on, for `reason`: the operator hears `lead`
         and what was dropped."""
 
+    def about_the_cell(self, text: str) -> bool:
+        """Whether `text` names one of the things the cell's sentences are about ("sugar",
+        "large", "mocha"): talk about them is about the order, however quietly said."""
+
     def asks(self, text: str) -> bool:
         """Whether `text` is a question and no command the cell takes ("do you have decaf?";
         "give me a small americano" is an order)."""

@@ -43,6 +43,11 @@ class FakeServices:
         self.dropped_said.append((text, reason))
 
     questions: tuple[str, ...] = ()
+    things: tuple[str, ...] = ("sugar", "large", "mocha", "shot")
+    """Words of what the cell's sentences are about (`about_the_cell`)."""
+
+    def about_the_cell(self, text: str) -> bool:
+        return any(word in self.things for word in text.lower().split())
 
     def asks(self, text: str) -> bool:
         return text in self.questions

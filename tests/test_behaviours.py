@@ -41,7 +41,7 @@ def add(item: str) -> SequenceStep:
 @pytest.mark.parametrize(
     "said",
     ["pause", "Hold on!", "hold it", "wait a second", "Wait, a second.", "computer, pause",
-     "hold on a second", "pause please", "hang on", "okay hold on"],
+     "hold on a second", "pause please", "hang on", "okay hold on", "Wait!", "computer wait"],
 )  # fmt: skip
 def test_pause_words_are_a_global_rule(said: str) -> None:
     assert isinstance(pause_rule(["computer"]).match(Utterance(said, 0.0)), Handled)

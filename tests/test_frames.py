@@ -592,6 +592,16 @@ async def test_a_quiet_take_back_still_holds_the_order_back(then: str) -> None:
     assert services.submitted in ([("robot", f"i want a latte {then}")], [])
 
 
+@pytest.mark.parametrize("then", ["and sugar", "a large one", "extra shot", "I want a mocha"])
+async def test_quiet_words_about_the_cells_things_stay_with_the_order(then: str) -> None:
+    # The order made plain and "and sugar" refused apart; or a latte and a mocha made.
+    router, services = going_on_router()
+    await say(router, "i want a latte", 1.0, -13.7)
+    await say(router, then, 1.9, -28.4)
+    await router.tick(1.9 + SILENCE)
+    assert services.submitted == [("robot", f"i want a latte {then}")]
+
+
 async def test_a_quiet_addition_still_goes_with_the_order() -> None:
     router, services = going_on_router()
     await say(router, "i want a latte", 1.0, -13.7)

@@ -121,6 +121,9 @@ class RobotPipeline:
     def asks(self, text: str) -> bool:
         return self.acceptance.asks(text)
 
+    def about_the_cell(self, text: str) -> bool:
+        return self.acceptance.about_the_cell(text)
+
     def may_go_on(self, text: str) -> bool:
         return self.acceptance.may_go_on(text)
 

@@ -211,6 +211,11 @@ def _walk(graph: WordGraph, said: list[str]) -> tuple[int, frozenset[int], list[
     return len(said), states, said
 
 
+def names_a_thing(templates: Templates, text: str) -> bool:
+    """Whether `text` names one of the things the templates' own lists are about."""
+    return bool(set(words(text)) & _named_things(templates))
+
+
 @functools.lru_cache(maxsize=8)
 def _named_things(templates: Templates) -> frozenset[str]:
     """The words of the values of the templates' own lists that name things (not amounts)."""

@@ -148,6 +148,9 @@ class DaemonServices:
     def asks(self, text: str) -> bool:
         return self.pipeline.asks(text)
 
+    def about_the_cell(self, text: str) -> bool:
+        return self.pipeline.about_the_cell(text)
+
     def ignore(self, unusable: Unusable) -> None:
         """Input that cannot be a command: said and logged, never dispatched, so nothing of it
         reaches the history or a queue (a 10 MB line must not become a 10 MB row)."""
