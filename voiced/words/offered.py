@@ -12,6 +12,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from hassil.parse_expression import parse_sentence
+from hassil.sample import sample_expression
+
 from voiced.interpreter.vocabulary import spoken
 from voiced.robot.cell import Cell
 from voiced.rules.normalize import normalize
@@ -22,8 +25,6 @@ HAVE = re.compile(
     r"(?: any| some| an| a| the)?\b(?P<what>.*?)(?: (?:please|here|today|now|left))*$"
 )
 """A question whether the cell has a thing ("do you have any oat milk here?")."""
-_ALTERNATIVES = re.compile(r"\(([^()]*)\)")
-_OPTIONAL = re.compile(r"\[[^\[\]]*\]")
 
 
 @dataclass(frozen=True)
@@ -93,15 +94,10 @@ def kind_named(every: Sequence[Kind], said: str) -> Kind | None:
 
 
 def _ways(template: str) -> list[str]:
-    """Every way a list value's words may be said ("(eight|8) ounce": two); optional parts
-    both with and without."""
-    found = _ALTERNATIVES.search(template) or _OPTIONAL.search(template)
-    if found is None:
-        return [" ".join(template.split())]
-    inner = found.group(0)[1:-1]
-    choices: Sequence[str] = inner.split("|") if found.re is _ALTERNATIVES else ("", inner)
-    head, tail = template[: found.start()], template[found.end() :]
-    return [way for choice in choices for way in _ways(f"{head}{choice}{tail}")]
+    """Every way a list value's words may be said ("(eight|8) ounce": two), by hassil, which
+    reads the templates."""
+    sentence = parse_sentence(template)
+    return [" ".join(way.split()) for way in sample_expression(sentence.expression)]
 
 
 def _first_way(template: str) -> str:
