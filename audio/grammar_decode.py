@@ -38,9 +38,8 @@ and half the most for all the ways of one segment together."""
 BRANCHES = 4
 """Ways on decoded to the end where free decoding leaves the graph at its first token (the
 opening of an order misheard). Development orders at 6 dB: the right opener's first token was
-0.5-5 nats below the likeliest (" I" -4.1 / " Brew" -4.7; " I" -5.6 / " Brew" -10.6). Since
-only a reading whose first word may open a sentence is held (`like_a_sentence`), this is
-mostly a first word whose tokens go astray ("Can't" for "Can I")."""
+0.5-5 nats below the likeliest (" I" -4.1 / " Brew" -4.7; " I" -5.6 / " Brew" -10.6), or a
+first word whose tokens go astray ("Can't" for "Can I")."""
 BRANCH_NATS = 6.0
 """How much less likely than the best a way's first token may be and still be decoded."""
 
@@ -77,10 +76,11 @@ def supported(held: Constrained, free_logprob: float, free_text: str) -> bool:
 
 
 def like_a_sentence(graph: WordGraph, text: str) -> bool:
-    """The free reading begins as one of the graph's sentences begins: only such a reading may
-    be held to the sentences. A question or talk that names a drink ("Was that a large
+    """The free reading begins as one of the graph's sentences begins: the sentence held to
+    from it may be acted on as heard. A question or talk that names a drink ("Was that a large
     cappuccino?", "Thanks for the iced mocha with a lot of brown sugar.") does not; neither does
-    an order whose opening was misheard ("Rub it, iced mocha ..."), which is lost with them."""
+    an order whose opening was misheard ("Rub it, iced mocha ..."): what is held from them is
+    read back first."""
     said = words(once(text))
     return bool(said) and bool(graph.after(graph.start, said[0]))
 

@@ -45,6 +45,9 @@ class Transcript:
     """Which of the engine's hypotheses this is (0 = its best; see `Chooser`)."""
     repaired: bool = False
     """`text` is a repair of the hypothesis (`raw`), not the hypothesis itself."""
+    doubt: str | None = None
+    """Why the repair is only a guess, to be read back before anything moves (None: the
+    text may be acted on as it is)."""
 
     @property
     def accepted(self) -> bool:

@@ -248,6 +248,7 @@ class WhisperTranscriber:
             seconds=round(time.perf_counter() - began, 4),
             hypothesis=decoded.hypothesis,
             repaired=repaired,
+            doubt=decoded.doubt if repaired else None,
         )
 
     async def transcribe(

@@ -71,6 +71,9 @@ class Decoded:
     """Which hypothesis of the beam this is (0 = the best)."""
     chosen: bool = False
     """The chooser kept this hypothesis (False: none was offered or none was kept)."""
+    doubt: str | None = None
+    """Why `repaired` is not to be acted on unasked (None: it may be): a sentence the audio
+    supports, held to from a reading that began as none of them begins."""
 
     def silent(self, options: DecodeOptions) -> bool:
         """No speech: a likely no-speech token and an unlikely text."""
@@ -194,10 +197,15 @@ def _chosen(
         return replace(kept, repaired=repaired, hypothesis=chosen.index, chosen=True)
     graph = choose.sentences() if isinstance(choose, HoldsToSentences) else None
     best = texts[0] if texts else ""
-    if graph is not None and not decoded.silent(options) and like_a_sentence(graph, best):
+    if graph is not None and not decoded.silent(options):
         held = _held(judge(), graph, choose, best)
         if held is not None:
-            return replace(decoded, repaired=held, chosen=True)
+            # A reading that begins as no sentence does is an order with its opening misheard
+            # ("Who a single shot ...", "Run out, mocha ...") or talk about the cell's things
+            # ("Was that a large cappuccino?"): the audio cannot tell them apart (a real order
+            # forced onto another opening scores only 6-46 nats lower), so it is read back.
+            doubt = None if like_a_sentence(graph, best) else f'heard "{once(best).strip()}"'
+            return replace(decoded, repaired=held, chosen=True, doubt=doubt)
     return None
 
 

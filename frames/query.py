@@ -95,6 +95,8 @@ class QueryFrame(Frame):
         self.parts: list[str] = []
         self.level_db: float | None = None
         """How loud the loudest part said so far was (None: typed, or not measured)."""
+        self.doubts: list[str] = []
+        """Why the recogniser was not sure of a part (the command is read back before it runs)."""
         self.opened_at = 0.0
         self.last_heard = 0.0
         self.loud_streak = 0
@@ -125,6 +127,8 @@ class QueryFrame(Frame):
         self.parts.append(text.strip())
         if utterance.level_db is not None:
             self.level_db = max(utterance.level_db, self.level_db or utterance.level_db)
+        if utterance.doubt is not None:
+            self.doubts.append(utterance.doubt)
         self.last_heard = utterance.t
         self.correlation_id = self.correlation_id or utterance.correlation_id
         if router is not None:
@@ -160,9 +164,11 @@ class QueryFrame(Frame):
         await self._submit(router)
 
     async def _submit(self, router: CommandRouter) -> None:
-        text = self.text
+        text, doubt = self.text, "; ".join(self.doubts) or None
         router.pop(self)
-        await router.services.submit(self.target, text, self.correlation_id, source=self.name)
+        await router.services.submit(
+            self.target, text, self.correlation_id, source=self.name, doubt=doubt
+        )
 
     async def _accumulate(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         ending = _TRAILING.match(utterance.text.strip())

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
+import structlog
+from voiced.frames.base import after_wake_word
 from voiced.frames.confirm import Answer, ConfirmFrame
 from voiced.frames.router import CommandRouter
-from voiced.rules import Classifier, Match, Pattern, Utterance
+from voiced.rules import NO_MATCH, Classifier, Handled, Match, Pattern, RuleResult, Utterance
+
+log = structlog.get_logger(__name__)
 
 REVISION = r"^(?:revise|skip|without|also|use|but|change|leave out|drop|plus|add)\b|\binstead of\b"
 
@@ -24,11 +28,27 @@ class ReviewFrame(ConfirmFrame):
         on_revise: Callable[[str], None],
         timeout: float,
         classifier: Classifier | None = None,
+        wake_words: Sequence[str] = (),
     ) -> None:
         super().__init__(prompt, on_answer, timeout, classifier)
         self.on_revise = on_revise
         yes, no, llm = self.rules
-        self.rules = (yes, no, Pattern("revise", REVISION, self._revise), llm)
+        self.next_command = _NextCommand(self._give_way, tuple(wake_words))
+        self.rules = (yes, no, Pattern("revise", REVISION, self._revise), self.next_command, llm)
+
+    def on_push(self, router: CommandRouter, now: float) -> None:
+        self.next_command.router = router
+        super().on_push(router, now)
+
+    def _give_way(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
+        """A whole command of its own, said instead of an answer: the operator moved on. The
+        plan read back is not done (said so), and the command is heard as if nothing was asked
+        (a customer at a barista cell orders the next drink rather than answer "Proceed?")."""
+        log.info("question left for the next command", prompt=self.prompt, text=utterance.text)
+        router.services.speak("Not confirmed; I did not do it.")
+        self._answer("no")
+        router.pop(self)
+        router.hear_again(utterance)
 
     def _revise(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         self._answered = True  # the question is replaced by the revised plan's, not answered
@@ -37,3 +57,25 @@ class ReviewFrame(ConfirmFrame):
 
     def help(self) -> str:
         return f'{self.prompt} Say "yes", "no", or a change such as "skip position 2".'
+
+
+class _NextCommand:
+    """Matches a whole command of its own (what the cell would act on said with no question
+    open, the wake word before it or not); unmatched words stay the review's to drop."""
+
+    name = "next_command"
+
+    def __init__(
+        self, action: Callable[[CommandRouter, Utterance, Match], None], wake_words: tuple[str, ...]
+    ) -> None:
+        self.action = action
+        self.wake_words = wake_words
+        self.router: CommandRouter | None = None
+
+    def match(self, utterance: Utterance) -> RuleResult:
+        router, text = self.router, utterance.text
+        said = after_wake_word(text, self.wake_words) if self.wake_words else None
+        if router is None or not router.services.is_complete(said or text):
+            return NO_MATCH
+        match = Match(self.name, utterance.text, "a whole command of its own")
+        return Handled(match, self.action)

@@ -48,10 +48,17 @@ class Services(Protocol):
         """Switch the speaking voice."""
 
     async def submit(
-        self, target: str, text: str, correlation_id: str | None, *, source: str = "voiced"
+        self,
+        target: str,
+        text: str,
+        correlation_id: str | None,
+        *,
+        source: str = "voiced",
+        doubt: str | None = None,
     ) -> None:
         """Hand accumulated text to a dispatch target ("robot", "note", ...); `source` names
-        the frame it came from."""
+        the frame it came from; `doubt`, why the recogniser was not sure of it (a command is
+        then read back before it runs)."""
 
     async def stop(self, reason: str, unsent: Sequence[str] = ()) -> None:
         """Stop the robot now: the global stop. `unsent` is what the frames held that a stop

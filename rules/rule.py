@@ -26,6 +26,8 @@ class Utterance:
     """Who sent it from outside ("page", "mqtt"); "": the operator, spoken or typed."""
     level_db: float | None = field(default=None, compare=False)
     """How loud the speech was at the microphone (its loudest 30 ms, dBFS); None if typed."""
+    doubt: str | None = field(default=None, compare=False)
+    """Why the recogniser is not sure of `text` (a command made of it is read back first)."""
     normalized: str = field(default="", compare=False)
     """`text` normalised (lower case, no punctuation, digits); filled in automatically."""
 

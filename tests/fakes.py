@@ -14,6 +14,8 @@ class FakeServices:
 
     spoken: list[str] = field(default_factory=list)
     submitted: list[tuple[str, str]] = field(default_factory=list)
+    doubts: dict[str, str] = field(default_factory=dict)
+    """Why the recogniser was unsure of a submitted text (only texts submitted with one)."""
     stops: list[str] = field(default_factory=list)
     pauses: list[str] = field(default_factory=list)
     unsent: list[str] = field(default_factory=list)
@@ -68,9 +70,17 @@ class FakeServices:
         self.voice = name
 
     async def submit(
-        self, target: str, text: str, correlation_id: str | None, *, source: str = "voiced"
+        self,
+        target: str,
+        text: str,
+        correlation_id: str | None,
+        *,
+        source: str = "voiced",
+        doubt: str | None = None,
     ) -> None:
         self.submitted.append((target, text))
+        if doubt is not None:
+            self.doubts[text] = doubt
 
     async def stop(self, reason: str, unsent: Sequence[str] = ()) -> None:
         self.stops.append(reason)

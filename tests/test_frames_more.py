@@ -338,3 +338,55 @@ def test_a_command_is_cut_where_the_wake_word_is_said_again(
     text: str, wake: str, pieces: list[str]
 ) -> None:
     assert split_at_wake_word(text, wake) == pieces
+
+
+# -- a review gives way to the next command -------------------------------------------------
+
+
+@pytest.mark.parametrize(("mode", "said"), [("always", "make me a latte"),
+                                            ("wake", "computer, make me a latte")])  # fmt: skip
+async def test_a_whole_command_instead_of_an_answer_declines_the_review_and_is_heard(
+    mode: str, said: str
+) -> None:
+    router, services, _ = make_router()
+    router.set_mode(mode)
+    services.complete_phrases = ("make me a latte",)
+    answers: list[Answer] = []
+    router.push(ReviewFrame("I am not sure I heard you right. I will make a mocha. Proceed?",
+                            answers.append, lambda f: None, 10.0, None, ("computer",)))  # fmt: skip
+    await router.dispatch(Utterance(said, 2.0))
+    assert answers == ["no"]  # the mocha is not made...
+    assert services.spoken[-1] == "Not confirmed; I did not do it."
+    assert isinstance(router.top, QueryFrame) and router.top.text == "make me a latte"
+    await router.tick(10.0)
+    assert services.submitted == [("robot", "make me a latte")]  # ...the latte is ordered
+
+
+async def test_words_that_are_no_command_still_leave_the_review_waiting() -> None:
+    router, services, _ = make_router()
+    services.complete_phrases = ("make me a latte",)
+    answers: list[Answer] = []
+    router.push(ReviewFrame("Proceed?", answers.append, lambda f: None, 10.0, None, ("computer",)))
+    assert (await router.dispatch(Utterance("see you later", 2.0))).dropped
+    assert (await router.dispatch(Utterance("computer", 2.5))).dropped
+    assert answers == [] and isinstance(router.top, ReviewFrame)
+    await say(router, "yes", start=3.0)
+    assert answers == ["yes"]
+
+
+# -- what the recogniser was unsure of goes with the command -------------------------------
+
+
+async def test_a_part_heard_unsure_makes_the_whole_command_unsure() -> None:
+    router, services, _ = make_router()
+    router.set_mode("always")
+    await router.dispatch(Utterance("brew a mocha", 1.0, doubt='heard "who a mocha"'))
+    await router.dispatch(Utterance("with milk", 1.5))
+    await router.tick(5.0)
+    assert services.submitted == [("robot", "brew a mocha with milk")]
+    assert services.doubts == {"brew a mocha with milk": 'heard "who a mocha"'}
+
+    await router.dispatch(Utterance("brew a latte", 6.0))
+    await router.tick(10.0)
+    assert services.submitted[-1] == ("robot", "brew a latte")
+    assert "brew a latte" not in services.doubts

@@ -98,6 +98,7 @@ class Utterance(Event):
     repaired: bool | None = optional()
     spotted: bool | None = optional()
     level_db: float | None = optional()
+    doubt: str | None = optional()
     queued: int | None = optional()
     replay: str | None = optional()
 

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 from voiced.audio.convert import to_float
+from voiced.audio.engines import whole_file_segment
 from voiced.audio.grammar_decode import (
     Constrained,
     WordGraph,
@@ -43,11 +45,15 @@ def graph(templates: Templates) -> WordGraph:
 
 
 @pytest.fixture(scope="module")
-def noisy_order(clips: Clips) -> Any:
+def noisy_order_file(clips: Clips) -> Path:
     """The order in brown noise 6 dB above it: tiny.en writes "can't help you get a skull
     done or shot at it" (measured), which no template reads and no repair reaches."""
-    speech = clips.speech(ORDER, "en-gb-scotland")
-    return to_float(samples_of(clips.mix_at_snr(speech, "brown", -6)))
+    return clips.mix_at_snr(clips.speech(ORDER, "en-gb-scotland"), "brown", -6)
+
+
+@pytest.fixture(scope="module")
+def noisy_order(noisy_order_file: Path) -> Any:
+    return to_float(samples_of(noisy_order_file))
 
 
 def judge_of(whisper: WhisperTranscriber, audio: Any) -> Judge:
@@ -119,22 +125,41 @@ class Barista:
         return self.graph
 
 
-def test_the_window_decoder_holds_only_a_reading_that_begins_or_ends_as_an_order(
+def test_a_reading_that_begins_as_no_order_does_is_held_with_a_doubt(
     whisper: WhisperTranscriber, templates: Templates, graph: WordGraph, noisy_order: Any
 ) -> None:
     options = replace(whisper.decode_options(NO_BIAS), hypotheses=5, window_s=15.0)
     chooser = Barista(templates, graph)
     assert isinstance(chooser, HoldsToSentences)
     decoded = decode_window(whisper.model(), noisy_order, options, chooser)
-    # "can't help you get a skull done on short latte." begins and ends as no order does: it
-    # is not held (held, it read as the order; so would a question that names a drink).
-    assert decoded is not None and not decoded.chosen
+    # "can't help you get a skull done on short latte." begins as no order does: held, it
+    # reads as the order, but so could a question that names a drink; it is read back first.
+    assert decoded is not None and decoded.chosen and decoded.repaired is not None
     assert not like_a_sentence(graph, decoded.text)
-    held = held_of(whisper, noisy_order, graph)
-    assert held is not None and order_of(templates, held.text) == order_of(templates, ORDER)
+    assert order_of(templates, decoded.repaired) == order_of(templates, ORDER)
+    assert decoded.doubt == f'heard "{decoded.text}"'
 
     without = decode_window(whisper.model(), noisy_order, options, Barista(templates, None))
-    assert without is not None and not without.chosen
+    assert without is not None and not without.chosen and without.doubt is None
+
+
+def test_a_clean_order_held_or_chosen_carries_no_doubt(
+    clips: Clips, whisper: WhisperTranscriber, templates: Templates, graph: WordGraph
+) -> None:
+    audio = to_float(samples_of(clips.speech("can i get a medium cappuccino with soy milk")))
+    options = replace(whisper.decode_options(NO_BIAS), hypotheses=5, window_s=15.0)
+    decoded = decode_window(whisper.model(), audio, options, Barista(templates, graph))
+    assert decoded is not None and decoded.chosen and decoded.doubt is None
+
+
+def test_the_transcript_carries_the_doubt_of_a_held_reading(
+    templates: Templates, graph: WordGraph, noisy_order_file: Path
+) -> None:
+    whole = WhisperTranscriber(SttSettings(window_s=15.0))
+    segment = whole_file_segment(noisy_order_file)
+    transcript = whole.transcribe_sync(segment, NO_BIAS, Barista(templates, graph))
+    assert transcript.repaired and transcript.doubt is not None
+    assert order_of(templates, transcript.text) == order_of(templates, ORDER)
 
 
 def test_a_hypothesis_the_chooser_keeps_is_never_held(

@@ -16,7 +16,7 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 
 from voiced import eventtypes as ev
-from voiced.commands.asking import Asking
+from voiced.commands.asking import NOT_SURE, Asking
 from voiced.commands.context import PipelineContext, PipelinePart
 from voiced.commands.early import worked_out_first
 from voiced.commands.pending import Outcome, Ticket
@@ -70,12 +70,12 @@ class Acceptance(PipelinePart):
         self.questions = questions
         self._inbox: asyncio.Queue[Ticket] = asyncio.Queue()
 
-    def submit(self, text: str, correlation_id: str | None) -> Outcome:
+    def submit(self, text: str, correlation_id: str | None, *, doubt: str | None = None) -> Outcome:
         """Hand a command over for interpretation (in order, by the acceptance worker). The
         returned future settles when the command has run, or was refused, declined, dropped or
-        cut short."""
+        cut short. A command with a `doubt` (the recogniser's guess) is read back first."""
         outcome: Outcome = asyncio.get_running_loop().create_future()
-        ticket = self.pending.issue(text, correlation_id, outcome)
+        ticket = self.pending.issue(text, correlation_id, outcome, doubt)
         self.workload.enter(ticket, Phase.SUBMITTED)
         self._inbox.put_nowait(ticket)
         return outcome
@@ -149,6 +149,11 @@ class Acceptance(PipelinePart):
         if early is not None and early.answer is not None:
             self._tell(ticket, early.answer)
             return
+        if early is not None and ticket.doubt is not None:
+            # A guess at what was said never resumes, undoes or replays: only a plan can be
+            # read back and confirmed.
+            self.runlog.refuse(ticket, NOT_SURE)
+            return
         if early is not None and early.resume:
             if belief.hold is not None:
                 await self.resume(ticket)
@@ -182,7 +187,9 @@ class Acceptance(PipelinePart):
             return
         self.runlog.record(ticket, meant, "planned")
         job = Job(ticket, result, checked.compiled.program, meant.sequence, understood)
-        if self.asking.needs_review(job):
+        if ticket.doubt is not None:
+            self.asking.check_hearing(job)
+        elif self.asking.needs_review(job):
             self.asking.ask_first(job)
         else:
             self.enqueue(job)

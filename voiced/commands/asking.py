@@ -27,6 +27,11 @@ from voiced.words.review import read_back, revise
 
 log = structlog.get_logger(__name__)
 
+NOT_SURE_LEAD = "I am not sure I heard you right."
+"""A plan made of the recogniser's guess is read back after these words."""
+NOT_SURE = f"{NOT_SURE_LEAD} Please say it again."
+"""What a guess that is no plan (a resume, an undo, a replay) gets instead of being acted on."""
+
 Ask = Callable[[str, Callable[[str], None], Callable[[str], None]], Withdraw]
 """Read a plan back to the operator: the first callback gets "yes", "no" or "timeout", the
 second the words of a revision ("skip position 2"). Returns how to take the question back."""
@@ -89,6 +94,14 @@ class Asking(PipelinePart):
         goals = job.goals or job.interpretation.sequence
         question = question or f"{read_back(self.belief.cell, goals)} Proceed?"
         self._put(job.ticket, question, answered, revised)
+
+    def check_hearing(self, job: Job) -> None:
+        """A plan made of the recogniser's guess at what was said (`Ticket.doubt`: a sentence
+        of the cell the audio supports, from words that began as none of them): read back, and
+        run only on a yes."""
+        log.info("not sure of what was heard", doubt=job.ticket.doubt, text=job.ticket.text)
+        goals = job.goals or job.interpretation.sequence
+        self.ask_first(job, f"{NOT_SURE_LEAD} {read_back(self.belief.cell, goals)} Proceed?")
 
     def confirm_learning(self, ticket: Ticket, meant: Interpretation) -> None:
         """Seed 000's secondary commands: spoken confirmation, then the memory writer; the

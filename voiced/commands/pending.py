@@ -42,6 +42,8 @@ class Ticket:
     """History rows that end as this one ends ("continue" finishes what a pause held)."""
     withdraw: Withdraw | None = field(default=None, repr=False)
     """While a question about it is open: how to take the question back."""
+    doubt: str | None = None
+    """Why the recogniser was not sure of `text`: it is read back before anything moves."""
 
 
 class PendingWork:
@@ -53,8 +55,10 @@ class PendingWork:
         """How many tickets were ever issued (the next one's serial)."""
         self._tickets: dict[int, Ticket] = {}
 
-    def issue(self, text: str, correlation_id: str | None, outcome: Outcome) -> Ticket:
-        ticket = Ticket(text, correlation_id, outcome, self.epoch, self.issued)
+    def issue(
+        self, text: str, correlation_id: str | None, outcome: Outcome, doubt: str | None = None
+    ) -> Ticket:
+        ticket = Ticket(text, correlation_id, outcome, self.epoch, self.issued, doubt=doubt)
         self.issued += 1
         self._tickets[id(ticket)] = ticket
         return ticket

@@ -89,8 +89,8 @@ class RobotPipeline:
 
     # -- what the daemon drives --------------------------------------------------------------
 
-    def submit(self, text: str, correlation_id: str | None) -> Outcome:
-        return self.acceptance.submit(text, correlation_id)
+    def submit(self, text: str, correlation_id: str | None, *, doubt: str | None = None) -> Outcome:
+        return self.acceptance.submit(text, correlation_id, doubt=doubt)
 
     async def accept(self) -> None:
         await self.acceptance.accept()

@@ -264,6 +264,7 @@ def heard_event(heard: Heard) -> ev.Utterance:
         repaired=True if heard.transcript.repaired else None,
         spotted=True if heard.spotted else None,
         level_db=heard_level(heard),
+        doubt=heard.transcript.doubt,
     )
 
 

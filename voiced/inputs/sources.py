@@ -66,6 +66,9 @@ class Utterance:
     announced and not dispatched again."""
     level_db: float | None = None
     """How loud the speech was at the microphone (its loudest 30 ms, dBFS); None if typed."""
+    doubt: str | None = None
+    """Why the recogniser is not sure of `text` (`voiced.audio.transcribe.Transcript.doubt`):
+    a command made of it is read back before it runs. None: heard plainly, or typed."""
     source: str = ""
     """Who sent it from outside ("page", "mqtt"); "": the operator, spoken or typed."""
     result: asyncio.Future[TargetResult] | None = None
@@ -134,6 +137,7 @@ class AudioInput:
                         announce=heard_event(event),
                         spotted=event.spotted,
                         level_db=heard_level(event),
+                        doubt=event.transcript.doubt,
                     )
                     yield Tick(event.t)
                 elif isinstance(event, Spotted):

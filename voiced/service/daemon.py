@@ -316,7 +316,9 @@ class Daemon:
             return lambda: None
         timeout = self.config.query.confirm_timeout
         classifier = AnthropicClassifier(llm, self._counted) if llm else None
-        frame = ReviewFrame(question, answered, revised, timeout, classifier)
+        frame = ReviewFrame(
+            question, answered, revised, timeout, classifier, self.config.daemon.wake_words
+        )
         router.push(frame)
 
         def withdraw() -> None:

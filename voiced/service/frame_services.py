@@ -106,7 +106,13 @@ class DaemonServices:
         self.events.emit(VoicePicked(name))
 
     async def submit(
-        self, target: str, text: str, correlation_id: str | None, *, source: str = "voiced"
+        self,
+        target: str,
+        text: str,
+        correlation_id: str | None,
+        *,
+        source: str = "voiced",
+        doubt: str | None = None,
     ) -> None:
         if target != NOTE and len(text) > self.max_command_chars:
             self.ignore(too_long(text, len(text), self.max_command_chars))
@@ -114,7 +120,7 @@ class DaemonServices:
         with _said_as(correlation_id):
             self.events.emit(Submitted(target, text, source))
         if target == ROBOT:
-            outcome = self.pipeline.submit(text, correlation_id)
+            outcome = self.pipeline.submit(text, correlation_id, doubt=doubt)
             outcome.add_done_callback(functools.partial(self._asked, text))
             return
         task = asyncio.create_task(

@@ -113,8 +113,9 @@ class InputLoop:
         router = self.parts.router
         with correlation(said.correlation_id) as cid:
             utterance = rules.Utterance(
-                said.text, said.t, cid, source=said.source, level_db=said.level_db
-            )
+                said.text, said.t, cid, source=said.source, level_db=said.level_db,
+                doubt=said.doubt,
+            )  # fmt: skip
             if said.result is not None:
                 await self._run_as_routed(said, said.result, cid)
                 return

@@ -1,0 +1,106 @@
+"""A command made of the recogniser's guess (a sentence of the cell held to from words that began
+as none of them: `Ticket.doubt`) is read back and runs only on a yes; a guess never resumes,
+undoes or replays. The robot is the simulator over its socket; the interpreter the real one."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from voiced.robot.cellfile import load_cell
+from voiced.robot.link import ControllerLink
+from voiced.robot.simulator import Simulator
+
+from voiced.commands.asking import NOT_SURE
+from voiced.commands.pipeline import RobotPipeline
+from voiced.events import EventLog
+from voiced.interpreter.tiers import Interpreter
+from voiced.llm.settings import LlmSettings
+from voiced.paths import DataDir
+
+ORDER = "brew a small latte"
+DOUBT = 'heard "who a small latte"'
+
+
+@dataclass
+class Cell:
+    pipeline: RobotPipeline
+    said: list[str]
+    asked: list[str] = field(default_factory=list)
+    answers: list[Callable[[str], None]] = field(default_factory=list)
+    sim: Simulator | None = None
+
+    @property
+    def moved(self) -> int:
+        """Motion primitives the controller executed."""
+        assert self.sim is not None
+        return sum(self.sim.executions.values())
+
+
+@pytest.fixture
+async def barista(tmp_path: Path) -> AsyncIterator[Cell]:
+    cell = load_cell("barista")
+    said: list[str] = []
+    events = EventLog()
+    found: Cell | None = None
+
+    def ask(question: str, answered: Callable[[str], None], revised: object) -> Callable[[], None]:
+        assert found is not None
+        found.asked.append(question)
+        found.answers.append(answered)
+        return lambda: None
+
+    async with (
+        Simulator(cell, cell.initial_scene, time_scale=0.001) as sim,
+        ControllerLink("127.0.0.1", sim.motion_port, sim.control_port) as link,
+    ):
+        interpreter = Interpreter(cell, DataDir(tmp_path), None, LlmSettings(), lambda e, f: None)
+        pipeline = RobotPipeline(
+            cell, cell.initial_scene, link, events, speak=said.append,
+            save_scene=lambda scene: None, ask=ask, interpreter=interpreter,
+        )  # fmt: skip
+        found = Cell(pipeline, said, sim=sim)
+        tasks = [asyncio.create_task(pipeline.accept()), asyncio.create_task(pipeline.run())]
+        try:
+            yield found
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def test_an_order_heard_plainly_runs_unasked(barista: Cell) -> None:
+    outcome = await asyncio.wait_for(barista.pipeline.submit(ORDER, None), 30)
+    assert outcome.ok and barista.asked == [] and barista.moved > 0
+
+
+async def test_an_order_made_of_a_guess_is_read_back_and_runs_on_yes(barista: Cell) -> None:
+    outcome = barista.pipeline.submit(ORDER, None, doubt=DOUBT)
+    await asyncio.wait_for(barista.pipeline.wait_accepted(), 30)
+    [question] = barista.asked
+    assert question.startswith("I am not sure I heard you right. I will ")
+    assert "latte" in question and question.endswith("Proceed?")
+    assert not outcome.done() and barista.moved == 0  # nothing moves while it is asked
+    barista.answers[0]("yes")
+    assert (await asyncio.wait_for(outcome, 30)).ok
+    assert barista.moved > 0
+
+
+@pytest.mark.parametrize("answer", ["no", "timeout"])
+async def test_an_order_made_of_a_guess_is_not_made_without_a_yes(
+    barista: Cell, answer: str
+) -> None:
+    outcome = barista.pipeline.submit(ORDER, None, doubt=DOUBT)
+    await asyncio.wait_for(barista.pipeline.wait_accepted(), 30)
+    barista.answers[0](answer)
+    assert not (await asyncio.wait_for(outcome, 30)).ok
+    assert barista.moved == 0
+
+
+async def test_a_guess_that_is_no_plan_is_never_acted_on(barista: Cell) -> None:
+    outcome = await asyncio.wait_for(barista.pipeline.submit("continue", None, doubt=DOUBT), 30)
+    assert not outcome.ok and barista.asked == []
+    assert barista.said[-1] == NOT_SURE
