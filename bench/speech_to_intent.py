@@ -145,6 +145,7 @@ def scored(
                 order = labelled(steps[0])
                 got[i].append({"order": order, "text": u.get("text"),
                                "raw": u.get("raw"), "read": e.get("interpretation"),
+                               "doubt": u.get("doubt"),
                                "latency": float(u.get("transcribe_s", 0.0))})  # fmt: skip
                 if order is not None and at > end + AFTER_SPEECH_S:
                     from_talk.append(f"{u.get('raw')} -> {u.get('text')}")
@@ -155,10 +156,11 @@ def scored(
             for i, (start, end) in enumerate(spans):
                 if start - 0.2 <= at <= end + GAP_S:
                     dropped[i].append(f"{e.get('reason')}: {e.get('raw', '')}")
-    right, latency, wrong = 0, [], []
+    right, latency, wrong, read_back = 0, [], [], 0
     for i, (readings, label) in enumerate(zip(got, labels, strict=True)):
         hits = [r for r in readings if r["order"] == expected(label)]
         right += bool(hits)
+        read_back += bool(hits) and all(r["doubt"] for r in hits)
         latency += [r["latency"] for r in hits[:1]]
         if not hits:
             wrong.append({"i": i, "want": expected(label), "got": readings,
@@ -166,6 +168,7 @@ def scored(
     p = np.percentile(latency, [50, 95]).round(3).tolist() if latency else [None, None]
     return {"right": right, "of": len(spans), "accuracy": round(100 * right / len(spans), 1),
             "latency_p50_s": p[0], "latency_p95_s": p[1], "wrong": wrong,
+            "read_back": read_back,
             "orders_from_talk": from_talk}  # fmt: skip
 
 
@@ -226,6 +229,11 @@ def markdown(result: dict[str, Any]) -> str:
     head = "| engine | " + " | ".join(conditions) + " |"
     rows = [head, "|" + "---|" * (len(conditions) + 1)]
     rows.append("| voiced | " + " | ".join(f"{c['accuracy']}" for c in conditions.values()) + " |")
+    if all("read_back" in c for c in conditions.values()):
+        asked = [str(c["read_back"]) for c in conditions.values()]
+        rows.append(
+            "| voiced: right, but read back first (heard unsure) | " + " | ".join(asked) + " |"
+        )
     if all("false_stops" in c for c in conditions.values()):
         stops = [str(c["false_stops"]) for c in conditions.values()]
         rows.append("| voiced: false stops | " + " | ".join(stops) + " |")
@@ -279,7 +287,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"{token:>5}: {out['right']}/{out['of']} ({out['accuracy']} %), decoding p50 "
               f"{out['latency_p50_s']} s p95 {out['latency_p95_s']} s, false stops "
               f"{out['false_stops']} {out['false_stop_sources'] or ''}, orders from talk "
-              f"{len(out['orders_from_talk'])}", flush=True)  # fmt: skip
+              f"{len(out['orders_from_talk'])}, right but read back first "
+              f"{out['read_back']}", flush=True)  # fmt: skip
     name = args.out or ("speech-to-intent-dev" if args.dev else "speech-to-intent")
     args.results.mkdir(parents=True, exist_ok=True)
     (args.results / f"{name}.json").write_text(json.dumps(result, indent=1), encoding="utf-8")

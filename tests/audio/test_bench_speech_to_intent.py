@@ -78,6 +78,12 @@ def test_an_order_counts_only_with_every_slot_and_nothing_more() -> None:
     talk = scored(events(exact, 2.9) + events(exact, 3.0 + AFTER_SPEECH_S + 0.5), spans,
                   [label] * 3)  # fmt: skip
     assert len(talk["orders_from_talk"]) == 1 and not result["orders_from_talk"]
+    assert result["read_back"] == 0
+    # An order right only as a guess read back first ("Proceed?") is counted, and said apart.
+    unsure = events(exact, 2.9)
+    unsure[0]["doubt"] = 'heard "who a large latte"'
+    asked = scored(unsure, spans, [label] * 3)
+    assert (asked["right"], asked["read_back"]) == (1, 1)
 
 
 @pytest.mark.slow
