@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 import structlog
 from voiced.frames.dictation import DictationFrame
@@ -176,7 +177,8 @@ class BaseFrame(Frame):
                 continue
             # The rest goes through the stack like any utterance, so "computer start dictation"
             # or "computer always listen" work in one breath; plain words land in the query.
-            await router.dispatch(Utterance(command, utterance.t, utterance.correlation_id))
+            # As heard: its level, who sent it and the recogniser's doubt go with the words.
+            await router.dispatch(replace(utterance, text=command, normalized=""))
             if router.top is query and not query.parts:
                 # Something else answered it ("computer mode query"): the wake word was for
                 # that, and an empty query would only time out into "I didn't hear a command".

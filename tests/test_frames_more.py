@@ -390,3 +390,11 @@ async def test_a_part_heard_unsure_makes_the_whole_command_unsure() -> None:
     await router.tick(10.0)
     assert services.submitted[-1] == ("robot", "brew a latte")
     assert "brew a latte" not in services.doubts
+
+
+async def test_with_the_wake_word_the_doubt_goes_with_the_command() -> None:
+    router, services, _ = make_router()
+    await router.dispatch(Utterance("computer, brew a mocha", 1.0, doubt='heard "who a mocha"'))
+    await router.tick(5.0)
+    assert services.submitted == [("robot", "brew a mocha")]
+    assert services.doubts == {"brew a mocha": 'heard "who a mocha"'}
