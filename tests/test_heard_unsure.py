@@ -81,8 +81,7 @@ async def test_an_order_made_of_a_guess_is_read_back_and_runs_on_yes(barista: Ce
     outcome = barista.pipeline.submit(ORDER, None, doubt=DOUBT)
     await asyncio.wait_for(barista.pipeline.wait_accepted(), 30)
     [question] = barista.asked
-    assert question.startswith("I am not sure I heard you right. I will ")
-    assert "latte" in question and question.endswith("Proceed?")
+    assert question == f"Did you say: {ORDER}?"
     assert not outcome.done() and barista.moved == 0  # nothing moves while it is asked
     barista.answers[0]("yes")
     assert (await asyncio.wait_for(outcome, 30)).ok

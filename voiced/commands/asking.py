@@ -27,9 +27,7 @@ from voiced.words.review import read_back, revise
 
 log = structlog.get_logger(__name__)
 
-NOT_SURE_LEAD = "I am not sure I heard you right."
-"""A plan made of the recogniser's guess is read back after these words."""
-NOT_SURE = f"{NOT_SURE_LEAD} Please say it again."
+NOT_SURE = "I am not sure I heard you right. Please say it again."
 """What a guess that is no plan (a resume, an undo, a replay) gets instead of being acted on."""
 
 Ask = Callable[[str, Callable[[str], None], Callable[[str], None]], Withdraw]
@@ -97,11 +95,13 @@ class Asking(PipelinePart):
 
     def check_hearing(self, job: Job) -> None:
         """A plan made of the recogniser's guess at what was said (`Ticket.doubt`: a sentence
-        of the cell the audio supports, from words that began as none of them): read back, and
-        run only on a yes."""
+        of the cell the audio supports, from words that began as none of them): the words are
+        said back, and the plan runs only on a yes. The doubt is about the hearing, so the
+        question is the words, not the plan (shorter, too: while the daemon speaks, its stop
+        spotter acts on the room's noise)."""
         log.info("not sure of what was heard", doubt=job.ticket.doubt, text=job.ticket.text)
-        goals = job.goals or job.interpretation.sequence
-        self.ask_first(job, f"{NOT_SURE_LEAD} {read_back(self.belief.cell, goals)} Proceed?")
+        said = job.ticket.text.strip().rstrip(".?!,;: ")
+        self.ask_first(job, f"Did you say: {said}?")
 
     def confirm_learning(self, ticket: Ticket, meant: Interpretation) -> None:
         """Seed 000's secondary commands: spoken confirmation, then the memory writer; the
