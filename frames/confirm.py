@@ -5,8 +5,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
+import structlog
+from voiced.frames.query import FAR_TALK_DB
 from voiced.frames.router import CommandRouter, Frame
-from voiced.rules import Classifier, ExactSet, LlmClassifier, Match, Utterance
+from voiced.rules import (
+    NO_MATCH,
+    Classifier,
+    ExactSet,
+    Handled,
+    LlmClassifier,
+    Match,
+    RuleResult,
+    Utterance,
+)
+
+log = structlog.get_logger(__name__)
 
 Answer = Literal["yes", "no", "timeout"]
 
@@ -36,7 +49,9 @@ class ConfirmFrame(Frame):
         # The LLM classifier only sees what the word lists missed ("sure, why not"); offline
         # it never matches and such answers are dropped until a plain yes or no comes.
         context = f"The operator was asked: {prompt} Classify the reply as yes or no."
+        self.far_talk = FarTalk()
         self.rules = (
+            self.far_talk,
             ExactSet("yes", YES, self._yes),
             ExactSet("no", NO, self._no),
             LlmClassifier("llm_yes_no", {"yes": self._yes, "no": self._no}, classifier, context),
@@ -44,6 +59,7 @@ class ConfirmFrame(Frame):
 
     def on_push(self, router: CommandRouter, now: float) -> None:
         self.asked_at = now
+        self.far_talk.command_db = router.command_db
         router.services.speak(self.prompt)
 
     def on_uncover(self, router: CommandRouter, now: float) -> None:
@@ -76,3 +92,25 @@ class ConfirmFrame(Frame):
 
     def help(self) -> str:
         return f'{self.prompt} Say "yes" or "no".'
+
+
+class FarTalk:
+    """Takes (and drops) speech `FAR_TALK_DB` quieter than the command the question is about:
+    another voice in the room ("yeah", "okay" at the next table) never answers for the
+    operator, nor changes or replaces the command. A stop is a global rule, heard first."""
+
+    name = "far_talk"
+
+    def __init__(self) -> None:
+        self.command_db: float | None = None
+
+    def match(self, utterance: Utterance) -> RuleResult:
+        level, command = utterance.level_db, self.command_db
+        if level is None or command is None or level - command > -FAR_TALK_DB:
+            return NO_MATCH
+        match = Match(self.name, utterance.text, f"{command - level:.0f} dB below the command")
+        return Handled(match, _ignored)
+
+
+def _ignored(router: CommandRouter, utterance: Utterance, match: Match) -> None:
+    log.info("not the operator's answer", text=utterance.text, why=match.why)

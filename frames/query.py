@@ -165,6 +165,7 @@ class QueryFrame(Frame):
 
     async def _submit(self, router: CommandRouter) -> None:
         text, doubt = self.text, "; ".join(self.doubts) or None
+        router.command_db = self.level_db
         router.pop(self)
         await router.services.submit(
             self.target, text, self.correlation_id, source=self.name, doubt=doubt

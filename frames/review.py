@@ -32,9 +32,10 @@ class ReviewFrame(ConfirmFrame):
     ) -> None:
         super().__init__(prompt, on_answer, timeout, classifier)
         self.on_revise = on_revise
-        yes, no, llm = self.rules
+        far, yes, no, llm = self.rules
         self.next_command = _NextCommand(self._give_way, tuple(wake_words))
-        self.rules = (yes, no, Pattern("revise", REVISION, self._revise), self.next_command, llm)
+        revise = Pattern("revise", REVISION, self._revise)
+        self.rules = (far, yes, no, revise, self.next_command, llm)
 
     def on_push(self, router: CommandRouter, now: float) -> None:
         self.next_command.router = router
@@ -60,8 +61,9 @@ class ReviewFrame(ConfirmFrame):
 
 
 class _NextCommand:
-    """Matches a whole command of its own (what the cell would act on said with no question
-    open, the wake word before it or not); unmatched words stay the review's to drop."""
+    """Matches a whole command of its own: what the cell would act on with no question open,
+    after the wake word where one is needed; not a question (talk nearby is full of them:
+    "are you sure?", "is it raining?"). Unmatched words stay the review's to drop."""
 
     name = "next_command"
 
@@ -74,8 +76,14 @@ class _NextCommand:
 
     def match(self, utterance: Utterance) -> RuleResult:
         router, text = self.router, utterance.text
+        if router is None:
+            return NO_MATCH
         said = after_wake_word(text, self.wake_words) if self.wake_words else None
-        if router is None or not router.services.is_complete(said or text):
+        if said is None and router.mode == "wake" and self.wake_words:
+            return NO_MATCH  # without the wake word it is not said to the cell
+        command = said or text
+        services = router.services
+        if services.asks(command) or not services.is_complete(command):
             return NO_MATCH
         match = Match(self.name, utterance.text, "a whole command of its own")
         return Handled(match, self.action)

@@ -398,3 +398,44 @@ async def test_with_the_wake_word_the_doubt_goes_with_the_command() -> None:
     await router.tick(5.0)
     assert services.submitted == [("robot", "brew a mocha")]
     assert services.doubts == {"brew a mocha": 'heard "who a mocha"'}
+
+
+async def test_a_far_quieter_answer_is_another_voice_and_answers_nothing() -> None:
+    router, services, _ = make_router()
+    router.set_mode("always")
+    router.command_db = -15.0  # the order the question is about
+    answers: list[Answer] = []
+    router.push(ReviewFrame("Did you say: brew a mocha?", answers.append, lambda f: None, 10.0))
+    for said in ("okay", "yeah", "no"):  # the next table, 15 dB down
+        await router.dispatch(Utterance(said, 2.0, level_db=-30.0))
+    assert answers == [] and isinstance(router.top, ReviewFrame)
+    await router.dispatch(Utterance("stop", 2.5, level_db=-30.0))
+    assert services.stops and answers == ["no"]  # a stop is a stop at any level
+    router, services, _ = make_router()
+    router.command_db = -15.0
+    answered: list[Answer] = []
+    router.push(ReviewFrame("Did you say: brew a mocha?", answered.append, lambda f: None, 10.0))
+    await router.dispatch(Utterance("yes", 3.0, level_db=-19.0))  # the operator, turned a little
+    assert answered == ["yes"]
+
+
+async def test_a_query_sends_its_level_with_the_command() -> None:
+    router, services, _ = make_router()
+    router.set_mode("always")
+    await router.dispatch(Utterance("brew a mocha", 1.0, level_db=-14.0))
+    await router.tick(5.0)
+    assert services.submitted and router.command_db == -14.0
+
+
+@pytest.mark.parametrize("said", ["make me a latte", "is it raining?"])
+async def test_in_wake_mode_talk_without_the_wake_word_or_a_question_leaves_the_review(
+    said: str,
+) -> None:
+    router, services, _ = make_router()
+    services.complete_phrases = ("make me a latte", "is it raining?")
+    services.questions = ("is it raining?",)
+    answers: list[Answer] = []
+    router.push(ReviewFrame("Proceed?", answers.append, lambda f: None, 10.0, None, ("computer",)))
+    assert (await router.dispatch(Utterance(said, 2.0))).dropped
+    assert (await router.dispatch(Utterance(f"computer {said}", 2.5))).dropped or "?" not in said
+    assert answers == ([] if "?" in said else ["no"])

@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from voiced.robot.cellfile import load_cell
@@ -17,9 +18,12 @@ from voiced.robot.simulator import Simulator
 from voiced.commands.asking import NOT_SURE
 from voiced.commands.pipeline import RobotPipeline
 from voiced.events import EventLog
+from voiced.eventtypes import Dropped
 from voiced.interpreter.tiers import Interpreter
 from voiced.llm.settings import LlmSettings
 from voiced.paths import DataDir
+from voiced.service.frame_services import DaemonServices
+from voiced.targets.base import TargetResult
 
 ORDER = "brew a small latte"
 DOUBT = 'heard "who a small latte"'
@@ -103,3 +107,28 @@ async def test_a_guess_that_is_no_plan_is_never_acted_on(barista: Cell) -> None:
     outcome = await asyncio.wait_for(barista.pipeline.submit("continue", None, doubt=DOUBT), 30)
     assert not outcome.ok and barista.asked == []
     assert barista.said[-1] == NOT_SURE
+
+
+class Queue:
+    """A target that takes words as said (the deferred queue, a task API): it cannot ask."""
+
+    def __init__(self) -> None:
+        self.got: list[str] = []
+
+    async def submit(
+        self, text: str, correlation_id: str | None, *, source: str = "voiced"
+    ) -> TargetResult:
+        self.got.append(text)
+        return TargetResult(True, "Queued.")
+
+
+async def test_a_guess_is_never_handed_to_a_target_that_cannot_ask() -> None:
+    events, queue, seen = EventLog(), Queue(), []
+    events.subscribe(lambda r: seen.append(r.event))
+    services = DaemonServices(events, cast(Any, None), {"queue": queue, "note": Queue()})
+    await services.submit("queue", ORDER, None, doubt=DOUBT)
+    await services.submit("queue", "brew a large mocha", None)
+    await services.flush()
+    assert queue.got == ["brew a large mocha"]  # the plain one only
+    [dropped] = [e for e in seen if isinstance(e, Dropped)]
+    assert dropped.text == ORDER and "heard unsure" in dropped.reason

@@ -117,6 +117,12 @@ class DaemonServices:
         if target != NOTE and len(text) > self.max_command_chars:
             self.ignore(too_long(text, len(text), self.max_command_chars))
             return
+        if doubt is not None and target != ROBOT:
+            # Only the robot's pipeline says a guess back before acting on it: a queue, a task
+            # API or a model would take it as said.
+            self.dropped(text, f"heard unsure ({doubt}); the {target} target cannot ask",
+                         correlation_id, lead="I am not sure I heard you right.")  # fmt: skip
+            return
         with _said_as(correlation_id):
             self.events.emit(Submitted(target, text, source))
         if target == ROBOT:
