@@ -188,3 +188,31 @@ def test_the_token_texts_are_worked_out_once_per_model(whisper: WhisperTranscrib
 
 def test_held_decoding_is_on_by_default() -> None:
     assert SttSettings().held is True
+
+
+@pytest.mark.parametrize(("talk", "voice"), [("I already had a mocha with whole milk", "en-us"),
+                                             ("was that a large cappuccino", "en-us"),
+                                             ("did you want a small mocha", "en-gb")])  # fmt: skip
+def test_talk_that_names_a_drink_is_never_made_unasked(
+    clips: Clips,
+    whisper: WhisperTranscriber,
+    templates: Templates,
+    graph: WordGraph,
+    talk: str,
+    voice: str,
+) -> None:
+    """Held to the sentences, each of these becomes an order the audio supports (espeak-ng,
+    measured: "I want a large cappuccino.", 11 nats below the free reading); what is made of
+    talk is only ever said back as a question."""
+    from voiced.config import Config
+    from voiced.inputs.audio import bias_for
+    from voiced.interpreter.phrasebank import PhraseBank
+
+    barista = cell("barista")
+    bias = bias_for(barista, PhraseBank.packaged(barista).phrases(), Config())  # the daemon's
+    audio = to_float(samples_of(clips.speech(talk, voice)))
+    options = replace(whisper.decode_options(bias), hypotheses=5, window_s=15.0)
+    decoded = decode_window(whisper.model(), audio, options, Barista(templates, graph))
+    assert decoded is not None
+    if decoded.chosen:
+        assert decoded.repaired is not None and decoded.doubt is not None, decoded

@@ -203,9 +203,15 @@ def test_a_held_sentence_keeps_every_value_the_free_reading_heard() -> None:
     assert keeps_what_was_heard(held("twenty ounce"), "20 ounce", graph)
 
 
-def test_only_a_reading_that_begins_as_a_sentence_may_be_held() -> None:
-    graph = graph_of("brew an iced mocha with a lot of sugar", "can i get a latte")
+def test_only_a_reading_that_begins_as_a_sentence_may_be_held_unasked() -> None:
+    graph = graph_of("brew an iced mocha with a lot of sugar", "can i get a latte",
+                     "i want a mocha")  # fmt: skip
     assert like_a_sentence(graph, "Can I get a lot tea?")  # begins as one
+    assert like_a_sentence(graph, "Brew an ice mocha")  # a value misheard after the opening
+    assert like_a_sentence(graph, "Can I")  # all of it is an opening
+    # One word in common is no opening: talk begins with "I" too.
+    assert not like_a_sentence(graph, "I already had a mocha with a lot of sugar.")
+    assert not like_a_sentence(graph, "Brew 8, iced mocha with a lot of sugar.")
     # Talk and questions that end as an order ends, and so an order with its opening misheard.
     assert not like_a_sentence(graph, "Thanks for the iced mocha with a lot of sugar.")
     assert not like_a_sentence(graph, "Was that a large cappuccino?")
