@@ -50,10 +50,12 @@ class ConfirmFrame(Frame):
         # it never matches and such answers are dropped until a plain yes or no comes.
         context = f"The operator was asked: {prompt} Classify the reply as yes or no."
         self.far_talk = FarTalk()
+        # A "no" is taken at any level: the operator may have turned away, and another
+        # voice's "no" can only keep the arm still. What would act waits for the operator.
         self.rules = (
+            ExactSet("no", NO, self._no),
             self.far_talk,
             ExactSet("yes", YES, self._yes),
-            ExactSet("no", NO, self._no),
             LlmClassifier("llm_yes_no", {"yes": self._yes, "no": self._no}, classifier, context),
         )
 
@@ -96,8 +98,9 @@ class ConfirmFrame(Frame):
 
 class FarTalk:
     """Takes (and drops) speech `FAR_TALK_DB` quieter than the command the question is about:
-    another voice in the room ("yeah", "okay" at the next table) never answers for the
-    operator, nor changes or replaces the command. A stop is a global rule, heard first."""
+    another voice in the room ("yeah", "okay" at the next table) never says yes for the
+    operator, nor changes or replaces the command. A "no" is heard before it, and a stop is a
+    global rule, heard first."""
 
     name = "far_talk"
 

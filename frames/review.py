@@ -32,10 +32,10 @@ class ReviewFrame(ConfirmFrame):
     ) -> None:
         super().__init__(prompt, on_answer, timeout, classifier)
         self.on_revise = on_revise
-        far, yes, no, llm = self.rules
+        no, far, yes, llm = self.rules
         self.next_command = _NextCommand(self._give_way, tuple(wake_words))
         revise = Pattern("revise", REVISION, self._revise)
-        self.rules = (far, yes, no, revise, self.next_command, llm)
+        self.rules = (no, far, yes, revise, self.next_command, llm)
 
     def on_push(self, router: CommandRouter, now: float) -> None:
         self.next_command.router = router

@@ -406,12 +406,26 @@ async def test_a_far_quieter_answer_is_another_voice_and_answers_nothing() -> No
     router.command_db = -15.0  # the order the question is about
     answers: list[Answer] = []
     router.push(ReviewFrame("Did you say: brew a mocha?", answers.append, lambda f: None, 10.0))
-    for said in ("okay", "yeah", "no"):  # the next table, 15 dB down
+    for said in ("okay", "yeah", "skip the milk", "make me a latte"):  # the next table, 15 dB down
         await router.dispatch(Utterance(said, 2.0, level_db=-30.0))
     assert answers == [] and isinstance(router.top, ReviewFrame)
     await router.dispatch(Utterance("stop", 2.5, level_db=-30.0))
     assert services.stops and answers == ["no"]  # a stop is a stop at any level
-    router, services, _ = make_router()
+
+
+@pytest.mark.parametrize("said", ["no", "cancel", "don't"])
+async def test_a_quiet_no_still_declines(said: str) -> None:
+    """The operator turned away: a "no" can only keep the arm still, so it counts at any level."""
+    router, _, _ = make_router()
+    router.command_db = -15.0
+    answers: list[Answer] = []
+    router.push(ReviewFrame("Did you say: brew a mocha?", answers.append, lambda f: None, 10.0))
+    await router.dispatch(Utterance(said, 2.0, level_db=-30.0))
+    assert answers == ["no"] and not isinstance(router.top, ReviewFrame)
+
+
+async def test_the_operators_yes_a_little_quieter_still_answers() -> None:
+    router, _, _ = make_router()
     router.command_db = -15.0
     answered: list[Answer] = []
     router.push(ReviewFrame("Did you say: brew a mocha?", answered.append, lambda f: None, 10.0))
@@ -437,5 +451,9 @@ async def test_in_wake_mode_talk_without_the_wake_word_or_a_question_leaves_the_
     answers: list[Answer] = []
     router.push(ReviewFrame("Proceed?", answers.append, lambda f: None, 10.0, None, ("computer",)))
     assert (await router.dispatch(Utterance(said, 2.0))).dropped
-    assert (await router.dispatch(Utterance(f"computer {said}", 2.5))).dropped or "?" not in said
-    assert answers == ([] if "?" in said else ["no"])
+    assert answers == []
+    outcome = await router.dispatch(Utterance(f"computer {said}", 2.5))
+    if "?" in said:  # a question does not give way, with the wake word or without
+        assert outcome.dropped and answers == []
+    else:
+        assert not outcome.dropped and answers == ["no"]
