@@ -40,6 +40,7 @@ class ConfirmFrame(Frame):
         on_answer: Callable[[Answer], None],
         timeout: float,
         classifier: Classifier | None = None,
+        command_db: float | None = None,
     ) -> None:
         self.prompt = prompt
         self.on_answer = on_answer
@@ -49,7 +50,7 @@ class ConfirmFrame(Frame):
         # The LLM classifier only sees what the word lists missed ("sure, why not"); offline
         # it never matches and such answers are dropped until a plain yes or no comes.
         context = f"The operator was asked: {prompt} Classify the reply as yes or no."
-        self.far_talk = FarTalk()
+        self.far_talk = FarTalk(command_db)
         # A "no" is taken at any level: the operator may have turned away, and another
         # voice's "no" can only keep the arm still. What would act waits for the operator.
         self.rules = (
@@ -61,7 +62,6 @@ class ConfirmFrame(Frame):
 
     def on_push(self, router: CommandRouter, now: float) -> None:
         self.asked_at = now
-        self.far_talk.command_db = router.command_db
         router.services.speak(self.prompt)
 
     def on_uncover(self, router: CommandRouter, now: float) -> None:
@@ -104,8 +104,10 @@ class FarTalk:
 
     name = "far_talk"
 
-    def __init__(self) -> None:
-        self.command_db: float | None = None
+    def __init__(self, command_db: float | None) -> None:
+        self.command_db = command_db
+        """How loud the command the question is about was said (dBFS; None: typed or sent,
+        and then no answer is too quiet)."""
 
     def match(self, utterance: Utterance) -> RuleResult:
         level, command = utterance.level_db, self.command_db

@@ -165,11 +165,11 @@ class QueryFrame(Frame):
 
     async def _submit(self, router: CommandRouter) -> None:
         text, doubt = self.text, "; ".join(self.doubts) or None
-        router.command_db = self.level_db
         router.pop(self)
         await router.services.submit(
-            self.target, text, self.correlation_id, source=self.name, doubt=doubt
-        )
+            self.target, text, self.correlation_id, source=self.name, doubt=doubt,
+            level_db=self.level_db,
+        )  # fmt: skip
 
     async def _accumulate(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         ending = _TRAILING.match(utterance.text.strip())

@@ -29,8 +29,9 @@ class ReviewFrame(ConfirmFrame):
         timeout: float,
         classifier: Classifier | None = None,
         wake_words: Sequence[str] = (),
+        command_db: float | None = None,
     ) -> None:
-        super().__init__(prompt, on_answer, timeout, classifier)
+        super().__init__(prompt, on_answer, timeout, classifier, command_db)
         self.on_revise = on_revise
         no, far, yes, llm = self.rules
         self.next_command = _NextCommand(self._give_way, tuple(wake_words))

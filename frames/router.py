@@ -140,9 +140,6 @@ class CommandRouter:
         self.changed = asyncio.Event()
         self.again: list[Utterance] = []
         """Utterances a frame gave back to be heard from the top once more (`hear_again`)."""
-        self.command_db: float | None = None
-        """How loud the last command sent was at the microphone (its loudest part, dBFS;
-        None: typed or not measured): a question about it is answered in that voice."""
         self.owner_hears_again = False
         """Whether the owner (the daemon) takes `again` after each dispatch, as it takes what
         is said next (after what was submitted is accepted, a stop first); else `dispatch`

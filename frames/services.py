@@ -55,10 +55,12 @@ class Services(Protocol):
         *,
         source: str = "voiced",
         doubt: str | None = None,
+        level_db: float | None = None,
     ) -> None:
         """Hand accumulated text to a dispatch target ("robot", "note", ...); `source` names
         the frame it came from; `doubt`, why the recogniser was not sure of it (a command is
-        then read back before it runs)."""
+        then read back before it runs); `level_db`, how loud it was said (a question about it
+        is answered in that voice)."""
 
     async def stop(self, reason: str, unsent: Sequence[str] = ()) -> None:
         """Stop the robot now: the global stop. `unsent` is what the frames held that a stop

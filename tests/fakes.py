@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from voiced.frames.router import StackChange
+from voiced.rules import normalize
 
 
 @dataclass
@@ -15,6 +16,7 @@ class FakeServices:
     spoken: list[str] = field(default_factory=list)
     submitted: list[tuple[str, str]] = field(default_factory=list)
     doubts: dict[str, str] = field(default_factory=dict)
+    levels: dict[str, float | None] = field(default_factory=dict)
     """Why the recogniser was unsure of a submitted text (only texts submitted with one)."""
     stops: list[str] = field(default_factory=list)
     pauses: list[str] = field(default_factory=list)
@@ -49,7 +51,7 @@ class FakeServices:
     """Words of what the cell's sentences are about (`about_the_cell`)."""
 
     def about_the_cell(self, text: str) -> bool:
-        return any(word in self.things for word in text.lower().split())
+        return any(word in self.things for word in normalize(text).split())
 
     def asks(self, text: str) -> bool:
         return text in self.questions
@@ -77,8 +79,10 @@ class FakeServices:
         *,
         source: str = "voiced",
         doubt: str | None = None,
+        level_db: float | None = None,
     ) -> None:
         self.submitted.append((target, text))
+        self.levels[text] = level_db
         if doubt is not None:
             self.doubts[text] = doubt
 

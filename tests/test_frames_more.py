@@ -403,9 +403,9 @@ async def test_with_the_wake_word_the_doubt_goes_with_the_command() -> None:
 async def test_a_far_quieter_answer_is_another_voice_and_answers_nothing() -> None:
     router, services, _ = make_router()
     router.set_mode("always")
-    router.command_db = -15.0  # the order the question is about
     answers: list[Answer] = []
-    router.push(ReviewFrame("Did you say: brew a mocha?", answers.append, lambda f: None, 10.0))
+    router.push(ReviewFrame("Did you say: brew a mocha?", answers.append, lambda f: None, 10.0,
+                            command_db=-15.0))  # fmt: skip  # the order the question is about
     for said in ("okay", "yeah", "skip the milk", "make me a latte"):  # the next table, 15 dB down
         await router.dispatch(Utterance(said, 2.0, level_db=-30.0))
     assert answers == [] and isinstance(router.top, ReviewFrame)
@@ -417,18 +417,18 @@ async def test_a_far_quieter_answer_is_another_voice_and_answers_nothing() -> No
 async def test_a_quiet_no_still_declines(said: str) -> None:
     """The operator turned away: a "no" can only keep the arm still, so it counts at any level."""
     router, _, _ = make_router()
-    router.command_db = -15.0
     answers: list[Answer] = []
-    router.push(ReviewFrame("Did you say: brew a mocha?", answers.append, lambda f: None, 10.0))
+    router.push(ReviewFrame("Did you say: brew a mocha?", answers.append, lambda f: None, 10.0,
+                            command_db=-15.0))  # fmt: skip
     await router.dispatch(Utterance(said, 2.0, level_db=-30.0))
     assert answers == ["no"] and not isinstance(router.top, ReviewFrame)
 
 
 async def test_the_operators_yes_a_little_quieter_still_answers() -> None:
     router, _, _ = make_router()
-    router.command_db = -15.0
     answered: list[Answer] = []
-    router.push(ReviewFrame("Did you say: brew a mocha?", answered.append, lambda f: None, 10.0))
+    router.push(ReviewFrame("Did you say: brew a mocha?", answered.append, lambda f: None, 10.0,
+                            command_db=-15.0))  # fmt: skip
     await router.dispatch(Utterance("yes", 3.0, level_db=-19.0))  # the operator, turned a little
     assert answered == ["yes"]
 
@@ -438,7 +438,8 @@ async def test_a_query_sends_its_level_with_the_command() -> None:
     router.set_mode("always")
     await router.dispatch(Utterance("brew a mocha", 1.0, level_db=-14.0))
     await router.tick(5.0)
-    assert services.submitted and router.command_db == -14.0
+    assert services.submitted == [("robot", "brew a mocha")]
+    assert services.levels == {"brew a mocha": -14.0}
 
 
 @pytest.mark.parametrize("said", ["make me a latte", "is it raining?"])

@@ -35,6 +35,8 @@ class Cell:
     said: list[str]
     asked: list[str] = field(default_factory=list)
     answers: list[Callable[[str], None]] = field(default_factory=list)
+    levels: list[float | None] = field(default_factory=list)
+    """How loud each command asked about was said (the voice its answer must come in)."""
     sim: Simulator | None = None
 
     @property
@@ -51,9 +53,12 @@ async def barista(tmp_path: Path) -> AsyncIterator[Cell]:
     events = EventLog()
     found: Cell | None = None
 
-    def ask(question: str, answered: Callable[[str], None], revised: object) -> Callable[[], None]:
+    def ask(
+        question: str, answered: Callable[[str], None], revised: object, level_db: float | None
+    ) -> Callable[[], None]:
         assert found is not None
         found.asked.append(question)
+        found.levels.append(level_db)
         found.answers.append(answered)
         return lambda: None
 
@@ -90,6 +95,22 @@ async def test_an_order_made_of_a_guess_is_read_back_and_runs_on_yes(barista: Ce
     barista.answers[0]("yes")
     assert (await asyncio.wait_for(outcome, 30)).ok
     assert barista.moved > 0
+
+
+async def test_each_question_is_answered_in_the_voice_of_its_own_command(barista: Cell) -> None:
+    """A second command said while the first is still being accepted (a slow model) does not
+    lend its level to the first's question: a far voice's "computer, ..." could then answer
+    the operator's guess, or the operator's own yes go unheard."""
+    first = barista.pipeline.submit(ORDER, None, doubt=DOUBT, level_db=-14.0)
+    second = barista.pipeline.submit("brew a large mocha", None, doubt=DOUBT, level_db=-35.0)
+    await asyncio.wait_for(barista.pipeline.wait_accepted(), 30)
+    assert barista.asked[0] == f"Did you say: {ORDER}?" and barista.levels[0] == -14.0
+    barista.answers[0]("no")
+    await asyncio.wait_for(barista.pipeline.wait_accepted(), 30)
+    assert barista.levels == [-14.0, -35.0]
+    barista.answers[1]("no")
+    assert not (await asyncio.wait_for(first, 30)).ok
+    assert not (await asyncio.wait_for(second, 30)).ok
 
 
 @pytest.mark.parametrize("answer", ["no", "timeout"])

@@ -87,7 +87,8 @@ async def run_one_command(
         interpreter = Interpreter(cell, DataDir(tmp_path), None, LlmSettings(), lambda e, f: None)
         pipeline = RobotPipeline(
             cell, cell.initial_scene, link, EventLog(), speak=lambda text: None,
-            save_scene=lambda scene: None, ask=lambda question, answered, revised: lambda: None,
+            save_scene=lambda scene: None,
+            ask=lambda question, answered, revised, level_db: lambda: None,
             interpreter=interpreter,
         )  # fmt: skip
         accepting = asyncio.create_task(pipeline.accept())

@@ -53,7 +53,7 @@ async def test_a_halt_before_the_first_line_is_said_in_plain_words(tmp_path: Pat
         pipeline = RobotPipeline(
             cell, cell.initial_scene, link, events, speak=said.append,
             save_scene=lambda scene: None,
-            ask=lambda question, answered, revised: asked.append(question) or (lambda: None),
+            ask=lambda question, answered, revised, level: asked.append(question) or (lambda: None),
             interpreter=interpreter,
         )  # fmt: skip
         tasks = [asyncio.create_task(pipeline.accept()), asyncio.create_task(pipeline.run())]

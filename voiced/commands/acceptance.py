@@ -70,12 +70,20 @@ class Acceptance(PipelinePart):
         self.questions = questions
         self._inbox: asyncio.Queue[Ticket] = asyncio.Queue()
 
-    def submit(self, text: str, correlation_id: str | None, *, doubt: str | None = None) -> Outcome:
+    def submit(
+        self,
+        text: str,
+        correlation_id: str | None,
+        *,
+        doubt: str | None = None,
+        level_db: float | None = None,
+    ) -> Outcome:
         """Hand a command over for interpretation (in order, by the acceptance worker). The
         returned future settles when the command has run, or was refused, declined, dropped or
-        cut short. A command with a `doubt` (the recogniser's guess) is read back first."""
+        cut short. A command with a `doubt` (the recogniser's guess) is read back first; a
+        question about it is answered at about its `level_db`."""
         outcome: Outcome = asyncio.get_running_loop().create_future()
-        ticket = self.pending.issue(text, correlation_id, outcome, doubt)
+        ticket = self.pending.issue(text, correlation_id, outcome, doubt, level_db)
         self.workload.enter(ticket, Phase.SUBMITTED)
         self._inbox.put_nowait(ticket)
         return outcome

@@ -30,9 +30,11 @@ log = structlog.get_logger(__name__)
 NOT_SURE = "I am not sure I heard you right. Please say it again."
 """What a guess that is no plan (a resume, an undo, a replay) gets instead of being acted on."""
 
-Ask = Callable[[str, Callable[[str], None], Callable[[str], None]], Withdraw]
+Ask = Callable[[str, Callable[[str], None], Callable[[str], None], float | None], Withdraw]
 """Read a plan back to the operator: the first callback gets "yes", "no" or "timeout", the
-second the words of a revision ("skip position 2"). Returns how to take the question back."""
+second the words of a revision ("skip position 2"); last, how loud the command was said
+(`Ticket.level_db`: the answer must come in that voice). Returns how to take the question
+back."""
 
 Answer = Callable[[str], None]
 
@@ -141,7 +143,7 @@ class Asking(PipelinePart):
             return handle
 
         self.workload.enter(ticket, Phase.ASKING)
-        ticket.withdraw = self.ask(question, guarded(answered), guarded(revised))
+        ticket.withdraw = self.ask(question, guarded(answered), guarded(revised), ticket.level_db)
 
     def _revised(self, job: Job, feedback: str) -> Job:
         """The job with its plan changed as the operator said, or unchanged (and told why)."""

@@ -44,6 +44,9 @@ class Ticket:
     """While a question about it is open: how to take the question back."""
     doubt: str | None = None
     """Why the recogniser was not sure of `text`: it is read back before anything moves."""
+    level_db: float | None = None
+    """How loud it was said at the microphone (dBFS; None: typed or sent): a question about it
+    is answered in that voice, not by one far quieter (`voiced.frames.confirm.FarTalk`)."""
 
 
 class PendingWork:
@@ -56,9 +59,15 @@ class PendingWork:
         self._tickets: dict[int, Ticket] = {}
 
     def issue(
-        self, text: str, correlation_id: str | None, outcome: Outcome, doubt: str | None = None
+        self,
+        text: str,
+        correlation_id: str | None,
+        outcome: Outcome,
+        doubt: str | None = None,
+        level_db: float | None = None,
     ) -> Ticket:
-        ticket = Ticket(text, correlation_id, outcome, self.epoch, self.issued, doubt=doubt)
+        ticket = Ticket(text, correlation_id, outcome, self.epoch, self.issued, doubt=doubt,
+                        level_db=level_db)  # fmt: skip
         self.issued += 1
         self._tickets[id(ticket)] = ticket
         return ticket

@@ -89,8 +89,15 @@ class RobotPipeline:
 
     # -- what the daemon drives --------------------------------------------------------------
 
-    def submit(self, text: str, correlation_id: str | None, *, doubt: str | None = None) -> Outcome:
-        return self.acceptance.submit(text, correlation_id, doubt=doubt)
+    def submit(
+        self,
+        text: str,
+        correlation_id: str | None,
+        *,
+        doubt: str | None = None,
+        level_db: float | None = None,
+    ) -> Outcome:
+        return self.acceptance.submit(text, correlation_id, doubt=doubt, level_db=level_db)
 
     async def accept(self) -> None:
         await self.acceptance.accept()

@@ -156,8 +156,8 @@ class Daemon:
             self.events,
             speak=lambda text: services.speak(text),
             save_scene=store.save,
-            ask=lambda question, answered, revised: self._ask(
-                router, llm, question, answered, revised
+            ask=lambda question, answered, revised, level_db: self._ask(
+                router, llm, question, answered, revised, level_db
             ),
             trace_dir=session.data.traces,
             history=history,
@@ -308,6 +308,7 @@ class Daemon:
         question: str,
         answered: Callable[[str], None],
         revised: Callable[[str], None],
+        level_db: float | None,
     ) -> Withdraw:
         if self.session.assume_yes:
             log.info("approved beforehand", question=question)
@@ -316,9 +317,8 @@ class Daemon:
             return lambda: None
         timeout = self.config.query.confirm_timeout
         classifier = AnthropicClassifier(llm, self._counted) if llm else None
-        frame = ReviewFrame(
-            question, answered, revised, timeout, classifier, self.config.daemon.wake_words
-        )
+        frame = ReviewFrame(question, answered, revised, timeout, classifier,
+                            self.config.daemon.wake_words, level_db)  # fmt: skip
         router.push(frame)
 
         def withdraw() -> None:

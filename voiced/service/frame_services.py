@@ -113,6 +113,7 @@ class DaemonServices:
         *,
         source: str = "voiced",
         doubt: str | None = None,
+        level_db: float | None = None,
     ) -> None:
         if target != NOTE and len(text) > self.max_command_chars:
             self.ignore(too_long(text, len(text), self.max_command_chars))
@@ -126,7 +127,7 @@ class DaemonServices:
         with _said_as(correlation_id):
             self.events.emit(Submitted(target, text, source))
         if target == ROBOT:
-            outcome = self.pipeline.submit(text, correlation_id, doubt=doubt)
+            outcome = self.pipeline.submit(text, correlation_id, doubt=doubt, level_db=level_db)
             outcome.add_done_callback(functools.partial(self._asked, text))
             return
         task = asyncio.create_task(
