@@ -57,7 +57,7 @@ _CORRECTS = re.compile(
 """How a correction of what was just said begins ("no, make it a cappuccino", "uh, no, ...")."""
 _TAKES_BACK = re.compile(
     r"\b(?:wait|hold on|hang on|cancel|abort|never ?mind|scrap|scratch|undo|oops|wrong|"
-    r"mistake|change|changed|mind|instead|sorry|actually|rather|stop)\b",
+    r"mistake|change|changed|mind|instead|sorry|actually|rather|stop|nah)\b",
     re.IGNORECASE,
 )
 """Words that take back or change what came before, wherever they stand ("oops, wrong one",
@@ -97,6 +97,9 @@ class QueryFrame(Frame):
         self.listen_timeout = listen_timeout
         self.target = target
         self.parts: list[str] = []
+        self.whole_parts = 0
+        """How many of `parts` made the last whole command said (0: none yet); parts after it
+        that made it none may be talk (`_talk_after`)."""
         self.level_db: float | None = None
         """How loud the loudest part said so far was (None: typed, or not measured)."""
         self.doubts: list[str] = []
@@ -137,6 +140,8 @@ class QueryFrame(Frame):
         self.correlation_id = self.correlation_id or utterance.correlation_id
         if router is not None:
             self.complete = router.services.is_complete(self.text)
+            if self.complete:
+                self.whole_parts = len(self.parts)
             self.going_on = self.complete and router.services.may_go_on(normalize(self.text))
 
     def on_activity(self, now: float, voiced: bool) -> None:
@@ -168,7 +173,16 @@ class QueryFrame(Frame):
         await self._submit(router)
 
     async def _submit(self, router: CommandRouter) -> None:
-        text, doubt = self.text, "; ".join(self.doubts) or None
+        text, doubts = self.text, self.doubts
+        talk = self._talk_after(router)
+        if talk is not None:
+            # "Make me an 8 ounce coffee." ... "All right.": joined, both were refused. The
+            # words after it may be another voice's or the operator's, so the command is said
+            # back and made only on a yes ("Did you say: make me an 8 ounce coffee?").
+            text = " ".join(self.parts[: self.whole_parts])
+            doubts = [*doubts, f'words after it: "{talk}"']
+            log.info("a whole command said back, the words after it left", sent=text, left=talk)
+        doubt = "; ".join(doubts) or None
         router.pop(self)
         await router.services.submit(
             self.target, text, self.correlation_id, source=self.name, doubt=doubt,
@@ -186,6 +200,12 @@ class QueryFrame(Frame):
             # "add bread, go": sent now, without the word that sends it ("Go where?").
             self.append(ending["rest"], utterance, router)
             await self._submit(router)
+            return
+        if self._next_after_talk(router, utterance):
+            log.info("a whole command after talk that followed one", sent=self.text,
+                     now=utterance.text)  # fmt: skip
+            await self._submit(router)
+            router.hear_again(utterance)
             return
         if self._starts_over(router, utterance):
             # Never sent: words that are no command may still hold one the interpreter acts
@@ -265,6 +285,44 @@ class QueryFrame(Frame):
             return False
         return not router.services.about_the_cell(text)
 
+    def _talk_after(self, router: CommandRouter) -> str | None:
+        """The words said after the last whole command that made it none, when, listening
+        without a wake word for the robot, they could be talk nearby: neither take it back,
+        change or negate it, name the cell's things, go on with it, nor ask (`_only_talk`).
+        None when there are none or they might be the operator's."""
+        whole = self.whole_parts
+        if router.mode != "always" or self.target != "robot" or self.complete:
+            return None
+        if not 0 < whole < len(self.parts):
+            return None
+        command, rest = " ".join(self.parts[:whole]), " ".join(self.parts[whole:])
+        if router.services.asks(command) or router.services.asks(rest):
+            return None
+        return rest if self._only_talk(router, command, rest) else None
+
+    def _next_after_talk(self, router: CommandRouter, utterance: Utterance) -> bool:
+        """Whether `utterance` is a whole command of its own heard after talk that followed a
+        whole command ("Make me an 8 ounce coffee." ... "All right." ... "Can I have a
+        mocha?"): the first is said back (`_talk_after`), and this one is heard on its own."""
+        if self._talk_after(router) is None:
+            return False
+        services, heard = router.services, normalize(utterance.text)
+        if not services.is_complete(heard) or services.continues(heard):
+            return False
+        return not services.is_complete(normalize(f"{self.text} {utterance.text}"))
+
+    def _only_talk(self, router: CommandRouter, command: str, said: str) -> bool:
+        """Whether `said`, after `command`, holds nothing of the operator's about it: no
+        take-back, correction or negation ("no", "wait", "oops, wrong one", "changed my
+        mind"), none of the cell's things ("and sugar", "a large one", "I want a mocha"), and
+        it does not go on with it ("with milk")."""
+        if _CORRECTS.match(said.strip()) or _BEARS_ON_NEXT.search(said) or _TAKES_BACK.search(said):
+            return False
+        if router.services.about_the_cell(said):
+            return False
+        joined = normalize(f"{command} {said}")
+        return not (router.services.is_complete(joined) or router.services.may_go_on(joined))
+
     def _someone_else(self, router: CommandRouter, utterance: Utterance) -> bool:
         """Whether, listening without a wake word while a whole command waited only because
         the cell's sentences may go on from it, `utterance` is at least `FAR_TALK_DB` quieter
@@ -280,12 +338,9 @@ class QueryFrame(Frame):
         gap = self._louder_by(utterance)
         if gap is None or gap > -FAR_TALK_DB:
             return False
-        said = utterance.text
-        if _CORRECTS.match(said.strip()) or _BEARS_ON_NEXT.search(said) or _TAKES_BACK.search(said):
-            return False  # a quiet "no, make it a mocha" is still a take-back: both refused
-        if router.services.about_the_cell(said):
-            return False  # a quiet "and sugar", "a large one", "I want a mocha": the order's
-        return not self._goes_on_with(router, said)  # a quiet "with milk" is still the order's
+        # A quiet "no, make it a mocha" is still a take-back, "and sugar" or "with milk" the
+        # order's: both refused.
+        return self._only_talk(router, self.text, utterance.text)
 
     def _goes_on_with(self, router: CommandRouter, said: str) -> bool:
         """Whether the command so far with `said` is a whole command or the start of one."""

@@ -547,8 +547,10 @@ async def test_the_next_whole_command_leaves_the_one_that_waited_as_it_stood() -
     ("order_db", "talk_db", "sent"),
     [
         (-15.0, -26.0, ["i want a latte", "all right"]),  # another voice, further away
-        (-15.0, -20.0, ["i want a latte all right"]),  # the operator's own, a little quieter
-        (None, -26.0, ["i want a latte all right"]),  # typed: no level to go by
+        # The operator's own a little quieter, or typed: no level to tell. The order is said
+        # back ("Did you say ...?") and made only on a yes; the words after it are left.
+        (-15.0, -20.0, ["i want a latte"]),
+        (None, -26.0, ["i want a latte"]),
     ],
 )
 async def test_talk_far_quieter_than_a_waiting_command_is_someone_elses(
@@ -561,6 +563,8 @@ async def test_talk_far_quieter_than_a_waiting_command_is_someone_elses(
     await say(router, "all right", 1.9, talk_db)
     await router.tick(1.9 + SILENCE)
     assert [text for _, text in services.submitted] == sent
+    asked = len(sent) == 1
+    assert services.doubts == ({"i want a latte": 'words after it: "all right"'} if asked else {})
 
 
 @pytest.mark.parametrize(
@@ -700,21 +704,65 @@ async def test_the_start_of_how_a_sentence_goes_on_is_waited_for() -> None:
     "then",
     [
         "no, make it a mocha", "uh, no, can i have a mocha", "large", "a mocha instead",
-        # Taken back or added to in words the cell does not have, or talk nearby: which words
-        # take an order back is no list anyone can finish.
-        "no, I don't know", "I can't say that", "hang on", "decaf please", "nah",
-        "oops, wrong one", "changed my mind", "All right.",
+        # Taken back or negated, in the words people use for it.
+        "no, I don't know", "hang on", "nah", "oops, wrong one", "changed my mind",
     ],
 )  # fmt: skip
+@pytest.mark.parametrize("mode", ["always", "wake"])
 async def test_a_correction_or_an_addition_of_a_whole_command_that_waited_stays_with_it(
-    then: str,
+    then: str, mode: str
 ) -> None:
-    # Joined, the interpreter refuses it and nothing moves: never the order before the "no".
+    # Joined, the interpreter refuses it and nothing moves: never the order before the "no",
+    # nor a question that a reflexive "yes" would answer ("Did you say: I want a latte?").
+    router, services = going_on_router(mode)
+    wake = "computer " if mode == "wake" else ""
+    await say(router, f"{wake}i want a latte", 1.0)
+    await say(router, then, 1.6)
+    await router.tick(1.6 + SILENCE)
+    assert services.submitted == [("robot", f"i want a latte {then}")]
+    assert services.doubts == {}
+
+
+@pytest.mark.parametrize("then", ["All right.", "I can't say that", "decaf please"])
+async def test_words_after_a_whole_command_that_make_it_none_leave_it_said_back(then: str) -> None:
+    # The kitchen's "All right." after "Make me an 8 ounce coffee." joined it and both were
+    # refused. Whose words they were cannot be told at one level: the order goes with a
+    # doubt (said back, made only on a yes) and the words after it are left.
     router, services = going_on_router()
     await say(router, "i want a latte", 1.0)
     await say(router, then, 1.6)
     await router.tick(1.6 + SILENCE)
-    assert services.submitted == [("robot", f"i want a latte {then}")]
+    assert services.submitted == [("robot", "i want a latte")]
+    assert services.doubts == {"i want a latte": f'words after it: "{then}"'}
+
+
+async def test_with_the_wake_word_words_after_a_whole_command_still_join_it() -> None:
+    router, services = going_on_router("wake")
+    await say(router, "computer i want a latte", 1.0)
+    await say(router, "All right.", 1.6)
+    await router.tick(1.6 + SILENCE)
+    assert services.submitted == [("robot", "i want a latte All right.")]
+
+
+async def test_a_whole_command_after_talk_that_followed_one_is_heard_on_its_own() -> None:
+    router, services = going_on_router()
+    router.owner_hears_again = True
+    await say(router, "i want a latte", 1.0)
+    await say(router, "All right.", 1.6)
+    await say(router, "can i have a mocha", 2.2)
+    assert services.submitted == [("robot", "i want a latte")]
+    assert services.doubts == {"i want a latte": 'words after it: "All right."'}
+    assert [u.text for u in router.again] == ["can i have a mocha"]
+
+
+async def test_a_question_before_talk_is_not_said_back_as_a_command() -> None:
+    router, services = quick_router("do you have decaf", mode="always")
+    services.questions = ("do you have decaf",)
+    await say(router, "do you have decaf", 1.0)
+    await say(router, "All right.", 1.1)
+    await router.tick(1.1 + SILENCE)
+    assert services.submitted == [("robot", "do you have decaf All right.")]
+    assert services.doubts == {}
 
 
 @pytest.mark.parametrize(

@@ -125,3 +125,26 @@ def test_a_question_after_an_order_holds_the_order_back_and_is_answered(tmp_path
     ]
     assert not kinds(events, "interpretation")
     assert final_state(events)["log"] == []
+
+
+def test_talk_after_an_order_leaves_it_said_back_and_made_on_a_yes(tmp_path: Path) -> None:
+    """Always listening, "All right." said after an order that waited for its rest had joined
+    it and both were refused. Whose words they were cannot be told from typed lines: the
+    order is said back and made on the operator's yes; without one, nothing is made."""
+    said = ("always listen\n\n"
+            "make me an 8 ounce coffee\n"
+            "All right.\n\n"
+            "yes\n\n"
+            "can I get a small latte\n"
+            "See you later.\n\n"
+            "no\n\n")  # fmt: skip
+    events, proc = run_text(tmp_path, "barista", said)
+    assert proc.returncode == 0, proc.stderr
+    asked = [e["text"] for e in kinds(events, "feedback") if e["text"].startswith("Did you say")]
+    assert asked == [
+        "Did you say: make me an 8 ounce coffee?",
+        "Did you say: can I get a small latte?",
+    ]
+    state = final_state(events)
+    assert state["zones"]["pickup_1"] == ["8 ounce cup"]
+    assert state["zones"]["pickup_2"] == []
