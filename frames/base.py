@@ -166,10 +166,12 @@ class BaseFrame(Frame):
             commands[0] = self._finished(router, commands[0])
         self.more_for = None
         open_query = router.top
-        if isinstance(open_query, QueryFrame) and open_query.parts and commands[0]:
+        opens_next = commands[0] and normalize(commands[0]) not in CANCEL_WORDS
+        if isinstance(open_query, QueryFrame) and open_query.parts and opens_next:
             # "computer add bread" / "computer add cheese on the left", a line or a breath
             # apart: the wake word with words after it starts the next command, as it does
-            # inside one breath; alone ("computer ... computer") it only keeps the query open.
+            # inside one breath; alone ("computer ... computer") it only keeps the query open,
+            # and "computer, cancel" goes to the query it cancels.
             await open_query.send(router)
         for i, command in enumerate(commands):
             query = self._query(router)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import structlog
 from voiced.frames.router import CommandRouter, Frame
-from voiced.rules import CatchAll, ExactSet, Match, Utterance, check_parent, normalize
+from voiced.rules import CatchAll, ExactSet, Match, Utterance, check_parent, normalize, words_after
 
 log = structlog.get_logger(__name__)
 
@@ -102,6 +102,8 @@ class QueryFrame(Frame):
         that made it none may be talk (`_talk_after`)."""
         self.level_db: float | None = None
         """How loud the loudest part said so far was (None: typed, or not measured)."""
+        self.levels: list[float | None] = []
+        """How loud each part was."""
         self.doubts: list[str] = []
         """Why the recogniser was not sure of a part (the command is read back before it runs)."""
         self.opened_at = 0.0
@@ -132,6 +134,7 @@ class QueryFrame(Frame):
 
     def append(self, text: str, utterance: Utterance, router: CommandRouter | None = None) -> None:
         self.parts.append(text.strip())
+        self.levels.append(utterance.level_db)
         if utterance.level_db is not None:
             self.level_db = max(utterance.level_db, self.level_db or utterance.level_db)
         if utterance.doubt is not None:
@@ -173,20 +176,23 @@ class QueryFrame(Frame):
         await self._submit(router)
 
     async def _submit(self, router: CommandRouter) -> None:
-        text, doubts = self.text, self.doubts
+        text, doubts, level = self.text, self.doubts, self.level_db
         talk = self._talk_after(router)
         if talk is not None:
             # "Make me an 8 ounce coffee." ... "All right.": joined, both were refused. The
-            # words after it may be another voice's or the operator's, so the command is said
-            # back and made only on a yes ("Did you say: make me an 8 ounce coffee?").
-            text = " ".join(self.parts[: self.whole_parts])
-            doubts = [*doubts, f'words after it: "{talk}"']
+            # words after it may be another voice's or the operator's, so the command goes
+            # alone and is made only on a yes to a question that quotes them ('I heard "All
+            # right." after ...'); the answer is heard at the command's own level.
+            whole = self.whole_parts
+            text = " ".join(self.parts[:whole])
+            doubts = [*doubts, words_after(talk)]
+            level = max((db for db in self.levels[:whole] if db is not None), default=None)
             log.info("a whole command said back, the words after it left", sent=text, left=talk)
         doubt = "; ".join(doubts) or None
         router.pop(self)
         await router.services.submit(
             self.target, text, self.correlation_id, source=self.name, doubt=doubt,
-            level_db=self.level_db,
+            level_db=level,
         )  # fmt: skip
 
     async def _accumulate(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
@@ -296,7 +302,8 @@ class QueryFrame(Frame):
         if not 0 < whole < len(self.parts):
             return None
         command, rest = " ".join(self.parts[:whole]), " ".join(self.parts[whole:])
-        if router.services.asks(command) or router.services.asks(rest):
+        asks = router.services.asks
+        if asks(command) or asks(rest) or any(asks(part) for part in self.parts[whole:]):
             return None
         return rest if self._only_talk(router, command, rest) else None
 
@@ -309,6 +316,8 @@ class QueryFrame(Frame):
         services, heard = router.services, normalize(utterance.text)
         if not services.is_complete(heard) or services.continues(heard):
             return False
+        if services.asks(utterance.text):
+            return False  # a question holds the order back (`_starts_over`, `_asked_instead`)
         return not services.is_complete(normalize(f"{self.text} {utterance.text}"))
 
     def _only_talk(self, router: CommandRouter, command: str, said: str) -> bool:

@@ -23,6 +23,8 @@ from voiced.rules.rule import (
     RuleResult,
     Utterance,
     check_parent,
+    words_after,
+    words_left,
 )
 
 __all__ = [
@@ -46,4 +48,6 @@ __all__ = [
     "check_parent",
     "normalize",
     "words",
+    "words_after",
+    "words_left",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeAlias
@@ -10,6 +11,22 @@ from voiced.rules.normalize import normalize
 
 SENDERS = {"page": "the cell's page", "mqtt": "MQTT"}
 """How a source of words from outside is named in a reason."""
+
+
+_WORDS_AFTER = 'words after it: "{}"'
+_WORDS_AFTER_FOUND = re.compile(r'words after it: "(.*)"$')
+
+
+def words_after(said: str) -> str:
+    """The doubt of a whole command sent without the words heard after it that made it none
+    (`voiced.frames.query.QueryFrame`); its question quotes them (`words_left`)."""
+    return _WORDS_AFTER.format(said)
+
+
+def words_left(doubt: str | None) -> str | None:
+    """The words a `words_after` doubt names (the last, if doubts were joined), else None."""
+    found = _WORDS_AFTER_FOUND.search(doubt or "")
+    return None if found is None else found.group(1)
 
 
 @dataclass(frozen=True)

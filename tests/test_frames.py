@@ -755,6 +755,41 @@ async def test_a_whole_command_after_talk_that_followed_one_is_heard_on_its_own(
     assert [u.text for u in router.again] == ["can i have a mocha"]
 
 
+async def test_a_question_after_talk_holds_the_order_back_and_is_heard() -> None:
+    router, services = quick_router(
+        "i want a latte", "do you have decaf", mode="always", going_on=("i want a latte",)
+    )
+    services.questions = ("do you have decaf",)
+    services.own_verbs = (*services.own_verbs, "do")  # a question is no continuation
+    router.owner_hears_again = True
+    await say(router, "i want a latte", 1.0)
+    await say(router, "All right.", 1.6)
+    await say(router, "do you have decaf", 2.2)
+    assert services.submitted == [] and services.doubts == {}
+    assert services.dropped_said and services.dropped_said[0][0] == "i want a latte All right."
+    assert [u.text for u in router.again] == ["do you have decaf"]
+
+
+async def test_the_question_about_an_order_left_by_talk_is_heard_at_the_orders_level() -> None:
+    # Louder talk after a quiet order: the operator's own yes must not be taken for far talk.
+    router, services = going_on_router()
+    await say(router, "i want a latte", 1.0, -30.0)
+    await say(router, "All right.", 1.6, -18.0)
+    await router.tick(1.6 + SILENCE)
+    assert services.submitted == [("robot", "i want a latte")]
+    assert services.levels == {"i want a latte": -30.0}
+
+
+async def test_the_wake_word_and_cancel_cancel_the_open_query() -> None:
+    # "computer, cancel" had sent the order it was said to cancel.
+    router, services = going_on_router("wake")
+    await say(router, "computer i want a latte", 1.0)
+    await say(router, "computer cancel", 1.5)
+    await router.tick(1.5 + SILENCE + LISTEN)
+    assert services.submitted == []
+    assert "Cancelled." in services.spoken
+
+
 async def test_a_question_before_talk_is_not_said_back_as_a_command() -> None:
     router, services = quick_router("do you have decaf", mode="always")
     services.questions = ("do you have decaf",)

@@ -14,6 +14,7 @@ import pytest
 from voiced.robot.cellfile import load_cell
 from voiced.robot.link import ControllerLink
 from voiced.robot.simulator import Simulator
+from voiced.rules import words_after
 
 from voiced.commands.asking import NOT_SURE
 from voiced.commands.pipeline import RobotPipeline
@@ -95,6 +96,19 @@ async def test_an_order_made_of_a_guess_is_read_back_and_runs_on_yes(barista: Ce
     barista.answers[0]("yes")
     assert (await asyncio.wait_for(outcome, 30)).ok
     assert barista.moved > 0
+
+
+async def test_an_order_left_by_talk_after_it_is_asked_about_with_the_talk_quoted(
+    barista: Cell,
+) -> None:
+    # Not "Did you say ...?": the operator did say the order, and a truthful yes would make
+    # what a "let me think" after it took back.
+    outcome = barista.pipeline.submit(ORDER, None, doubt=words_after("let me think"))
+    await asyncio.wait_for(barista.pipeline.wait_accepted(), 30)
+    assert barista.asked == [f'I heard "let me think" after "{ORDER}". Shall I do it?']
+    barista.answers[0]("no")
+    assert not (await asyncio.wait_for(outcome, 30)).ok
+    assert barista.moved == 0
 
 
 async def test_each_question_is_answered_in_the_voice_of_its_own_command(barista: Cell) -> None:

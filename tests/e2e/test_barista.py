@@ -140,10 +140,10 @@ def test_talk_after_an_order_leaves_it_said_back_and_made_on_a_yes(tmp_path: Pat
             "no\n\n")  # fmt: skip
     events, proc = run_text(tmp_path, "barista", said)
     assert proc.returncode == 0, proc.stderr
-    asked = [e["text"] for e in kinds(events, "feedback") if e["text"].startswith("Did you say")]
+    asked = [e["text"] for e in kinds(events, "feedback") if e["text"].startswith("I heard")]
     assert asked == [
-        "Did you say: make me an 8 ounce coffee?",
-        "Did you say: can I get a small latte?",
+        'I heard "All right." after "make me an 8 ounce coffee". Shall I do it?',
+        'I heard "See you later." after "can I get a small latte". Shall I do it?',
     ]
     state = final_state(events)
     assert state["zones"]["pickup_1"] == ["8 ounce cup"]

@@ -23,6 +23,7 @@ from voiced.interpreter.result import Interpretation
 from voiced.interpreter.tiers import Interpreter
 from voiced.logs import correlation
 from voiced.robot.sequence import steps_to_json
+from voiced.rules import words_left
 from voiced.words.review import read_back, revise
 
 log = structlog.get_logger(__name__)
@@ -103,6 +104,12 @@ class Asking(PipelinePart):
         spotter acts on the room's noise)."""
         log.info("not sure of what was heard", doubt=job.ticket.doubt, text=job.ticket.text)
         said = job.ticket.text.strip().rstrip(".?!,;: ")
+        left = words_left(job.ticket.doubt)
+        if left is not None:
+            # Not "Did you say ...?": the operator did say it, and a truthful yes would make
+            # what "let me think" or "whoops" after it took back.
+            self.ask_first(job, f'I heard "{left.strip()}" after "{said}". Shall I do it?')
+            return
         self.ask_first(job, f"Did you say: {said}?")
 
     def confirm_learning(self, ticket: Ticket, meant: Interpretation) -> None:
