@@ -44,10 +44,6 @@ cappuccino?"): they take back what came before them, not a command of its own af
 words that go on from it ("no" ... "cheese on the left"), governs what follows."""
 
 
-_CLOSED = re.compile(r"(?<!\.)[.!?]$")
-"""How a transcript's sentence ends when it was finished ("... that one."), not trailing off
-("there should be no...")."""
-
 _CORRECTS = re.compile(
     r"(?:(?:uh|um|er|oh|ah|hmm|well|okay|ok)\b[\s,.!?-]*)*"
     r"(?:no|not|nope|actually|instead|wait|sorry|rather|i mean|make (?:that|it)|change|"
@@ -258,38 +254,18 @@ class QueryFrame(Frame):
         heard as if they had never been. A whole command before it is never split off, nor
         words with one that bears on what follows ("don't put the" ... "cheese"; a "no" said on
         its own does not: "No, no, no." ... "can I get a latte?"; at any level: a quiet
-        "Don't." may be the operator's; but see `_others_closed_talk`), nor words before a
-        command without a verb of its own, which goes on from them ("leave out the" ...
-        "cheese on the left"). With the wake word, what is said while the query is open is the
-        operator's: one command."""
+        "Don't." may be the operator's), nor words before a command without a verb of its own,
+        which goes on from them ("leave out the" ... "cheese on the left"). With the wake
+        word, what is said while the query is open is the operator's: one command."""
         if router.mode != "always" or not self.parts or self.complete:
             return False
         said = utterance.text
-        if (
-            _BEARS_ON_NEXT.search(self.text)
-            and not _ONLY_NO.fullmatch(self.text)
-            and not self._others_closed_talk(router, utterance)
-        ):
+        if _BEARS_ON_NEXT.search(self.text) and not _ONLY_NO.fullmatch(self.text):
             return False
         services, heard = router.services, normalize(said)
         if not services.is_complete(heard) or services.continues(heard):
             return False
         return not services.is_complete(normalize(f"{self.text} {said}"))
-
-    def _others_closed_talk(self, router: CommandRouter, utterance: Utterance) -> bool:
-        """Whether the words so far, which hold a word that may bear on what follows, are
-        another voice's sentence that ended: `FAR_TALK_DB` quieter than the command said after
-        them, closed (a sentence of three words or more that ended with its full stop, not
-        "Don't." nor "don't put the..."), and naming none of the cell's things. The kitchen's
-        "No, I don't have that one." 16 dB below "Can I have a 16 ounce house coffee?" held
-        the order back: the negation is that sentence's own, not the order's."""
-        gap = self._louder_by(utterance)
-        if gap is None or gap < FAR_TALK_DB:
-            return False
-        text = self.text.strip()
-        if not _CLOSED.search(text) or len(normalize(text).split()) < 3:
-            return False
-        return not router.services.about_the_cell(text)
 
     def _talk_after(self, router: CommandRouter) -> str | None:
         """The words said after the last whole command that made it none, when, listening

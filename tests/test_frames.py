@@ -567,37 +567,21 @@ async def test_talk_far_quieter_than_a_waiting_command_is_someone_elses(
     assert services.doubts == ({"i want a latte": 'words after it: "all right"'} if asked else {})
 
 
-@pytest.mark.parametrize(
-    ("before", "talk_db"),
-    [
-        ("No, I don't have that one.", -20.0),  # 5 dB down: may be the operator's
-        ("No, I don't have that one.", None),  # typed
-        ("Don't.", -30.0),  # a quiet "Don't." may be the operator's
-        ("there should be no...", -30.0),  # trailing off: what follows finishes it
-        ("No, don't put the mocha.", -30.0),  # about the cell's things
-    ],
-)
-async def test_a_no_before_a_command_keeps_it_with_them(before: str, talk_db: float | None) -> None:
-    # The words are refused together, never the order made without them.
+@pytest.mark.parametrize("talk_db", [-30.0, -20.0, None])
+@pytest.mark.parametrize("before", ["No, I don't have that one.", "Don't do it!", "No foam."])
+async def test_a_no_before_a_command_keeps_it_with_them_at_any_level(
+    talk_db: float | None, before: str
+) -> None:
+    # A quiet "Don't do it!" before "Can I get a large latte?" may be the operator's, turned
+    # away: the words are refused together, never the order made without them. (A rule that
+    # dropped ended sentences 10 dB below the order, for the kitchen's "No, I don't have that
+    # one.", was withdrawn on review: it ran "go home" after a quiet "Don't do it!".)
     router, services = quick_router("can i have a mocha", mode="always")
-    services.things = ("mocha",)
     await say(router, before, 1.0, talk_db)
     await say(router, "can i have a mocha", 2.0, -15.0)
     await router.tick(2.0 + SILENCE)
     assert services.dropped_said == []
     assert services.submitted == [("robot", f"{before} can i have a mocha")]
-
-
-@pytest.mark.parametrize("before", ["No, I don't have that one.", "See you. No, I don't know."])
-async def test_another_voices_sentence_with_a_no_before_a_command_is_its_own(before: str) -> None:
-    # The kitchen's talk, 15 dB below the order and ended: its "no" is its own. Dropped aloud,
-    # and the order is heard as if it had never been said.
-    router, services = quick_router("can i have a mocha", mode="always")
-    router.owner_hears_again = True
-    await say(router, before, 1.0, -30.0)
-    await say(router, "can i have a mocha", 2.0, -15.0)
-    assert services.dropped_said and services.dropped_said[0][0] == before
-    assert [u.text for u in router.again] == ["can i have a mocha"]
 
 
 @pytest.mark.parametrize(
