@@ -305,8 +305,7 @@ class QueryFrame(Frame):
             return False
         if router.services.about_the_cell(said):
             return False
-        joined = normalize(f"{command} {said}")
-        return not (router.services.is_complete(joined) or router.services.may_go_on(joined))
+        return not self._goes_on_with(router, said, command)
 
     def _someone_else(self, router: CommandRouter, utterance: Utterance) -> bool:
         """Whether, listening without a wake word while a whole command waited only because
@@ -327,9 +326,10 @@ class QueryFrame(Frame):
         # order's: both refused.
         return self._only_talk(router, self.text, utterance.text)
 
-    def _goes_on_with(self, router: CommandRouter, said: str) -> bool:
-        """Whether the command so far with `said` is a whole command or the start of one."""
-        joined = normalize(f"{self.text} {said}")
+    def _goes_on_with(self, router: CommandRouter, said: str, command: str | None = None) -> bool:
+        """Whether `command` (the command so far) with `said` is a whole command or the start
+        of one."""
+        joined = normalize(f"{self.text if command is None else command} {said}")
         return router.services.is_complete(joined) or router.services.may_go_on(joined)
 
     def _louder_by(self, utterance: Utterance) -> float | None:
