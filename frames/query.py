@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 import structlog
 from voiced.frames.router import CommandRouter, Frame
-from voiced.rules import CatchAll, ExactSet, Match, Utterance, check_parent, normalize, words_after
+from voiced.rules import (
+    CatchAll,
+    ExactSet,
+    Match,
+    Utterance,
+    check_parent,
+    normalize,
+    words_after,
+    words_before,
+)
 
 log = structlog.get_logger(__name__)
 
@@ -219,6 +229,17 @@ class QueryFrame(Frame):
             )
             router.hear_again(utterance)
             return
+        if self._may_take_back(router, utterance):
+            # "No, I don't have that one." ... "Can I have a 16 ounce house coffee?": joined,
+            # both were refused. The "no" may be the operator's about what follows ("Don't."
+            # ... "go home", turned away) or another voice's: the command is heard on its own
+            # and made only on a yes to a question that quotes the words before it.
+            log.info("a whole command after words that may take it back", before=self.text,
+                     now=utterance.text)  # fmt: skip
+            router.pop(self)
+            doubt = "; ".join(d for d in (words_before(self.text), utterance.doubt) if d)
+            router.hear_again(replace(utterance, doubt=doubt))
+            return
         if self._asked_instead(router, utterance.text):
             # "I want a latte" ... "do you have decaf?": whether the order still stands is
             # what the question leaves open, so it is not made; the question is answered.
@@ -252,16 +273,32 @@ class QueryFrame(Frame):
         the operator began again ("may have a dull shot" ... "can I have a medium house
         coffee?"); joined, both would be refused. Those words are dropped aloud, and `said` is
         heard as if they had never been. A whole command before it is never split off, nor
-        words with one that bears on what follows ("don't put the" ... "cheese"; a "no" said on
-        its own does not: "No, no, no." ... "can I get a latte?"; at any level: a quiet
-        "Don't." may be the operator's), nor words before a command without a verb of its own,
-        which goes on from them ("leave out the" ... "cheese on the left"). With the wake
-        word, what is said while the query is open is the operator's: one command."""
+        words with one that bears on what follows ("don't put the" ... "cheese": those are
+        `_may_take_back`; a "no" said on its own does not bear on it: "No, no, no." ... "can I
+        get a latte?"), nor words before a command without a verb of its own, which goes on
+        from them ("leave out the" ... "cheese on the left"). With the wake word, what is said
+        while the query is open is the operator's: one command."""
+        return not self._bears_on_next() and self._whole_after_none(router, utterance)
+
+    def _may_take_back(self, router: CommandRouter, utterance: Utterance) -> bool:
+        """Whether, listening without a wake word for the robot, `utterance` is a whole command
+        of its own after words that are none and hold one that bears on what follows ("No, I
+        don't have that one.", "Don't."): at any level they may be the operator's (a quiet
+        "Don't." turned away), so the command is asked about, never made unasked nor refused
+        with them."""
+        if self.target != "robot" or not self._bears_on_next():
+            return False
+        return self._whole_after_none(router, utterance)
+
+    def _bears_on_next(self) -> bool:
+        return bool(_BEARS_ON_NEXT.search(self.text)) and not _ONLY_NO.fullmatch(self.text)
+
+    def _whole_after_none(self, router: CommandRouter, utterance: Utterance) -> bool:
+        """Whether, listening without a wake word, `utterance` is a whole command that starts
+        anew (a verb of its own) and does not finish the words so far, which are no command."""
         if router.mode != "always" or not self.parts or self.complete:
             return False
         said = utterance.text
-        if _BEARS_ON_NEXT.search(self.text) and not _ONLY_NO.fullmatch(self.text):
-            return False
         services, heard = router.services, normalize(said)
         if not services.is_complete(heard) or services.continues(heard):
             return False

@@ -24,7 +24,8 @@ from voiced.rules.rule import (
     Utterance,
     check_parent,
     words_after,
-    words_left,
+    words_around,
+    words_before,
 )
 
 __all__ = [
@@ -49,5 +50,6 @@ __all__ = [
     "normalize",
     "words",
     "words_after",
-    "words_left",
+    "words_around",
+    "words_before",
 ]

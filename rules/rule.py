@@ -13,20 +13,33 @@ SENDERS = {"page": "the cell's page", "mqtt": "MQTT"}
 """How a source of words from outside is named in a reason."""
 
 
-_WORDS_AFTER = 'words after it: "{}"'
-_WORDS_AFTER_FOUND = re.compile(r'words after it: "(.*)"$')
+_WORDS_AROUND = '{} it: "{}"'
+_WORDS_AROUND_FOUND = [
+    re.compile(rf'(?:^|; ){where} it: "(.*?)"(?=; |$)') for where in ("words before", "words after")
+]
 
 
 def words_after(said: str) -> str:
     """The doubt of a whole command sent without the words heard after it that made it none
-    (`voiced.frames.query.QueryFrame`); its question quotes them (`words_left`)."""
-    return _WORDS_AFTER.format(said)
+    (`voiced.frames.query.QueryFrame`); its question quotes them (`words_around`)."""
+    return _WORDS_AROUND.format("words after", said)
 
 
-def words_left(doubt: str | None) -> str | None:
-    """The words a `words_after` doubt names (the last, if doubts were joined), else None."""
-    found = _WORDS_AFTER_FOUND.search(doubt or "")
-    return None if found is None else found.group(1)
+def words_before(said: str) -> str:
+    """The doubt of a whole command heard apart from the words before it, which were no
+    command and may take it back ("No, I don't have that one." ... "Can I have a latte?");
+    its question quotes them (`words_around`)."""
+    return _WORDS_AROUND.format("words before", said)
+
+
+def words_around(doubt: str | None) -> tuple[str | None, str | None]:
+    """The words a `words_before` and a `words_after` doubt name (the last of each, if doubts
+    were joined with "; "); None where there is none."""
+    found = []
+    for pattern in _WORDS_AROUND_FOUND:
+        matches = pattern.findall(doubt or "")
+        found.append(matches[-1] if matches else None)
+    return found[0], found[1]
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import pytest
 from voiced.robot.cellfile import load_cell
 from voiced.robot.link import ControllerLink
 from voiced.robot.simulator import Simulator
-from voiced.rules import words_after
+from voiced.rules import words_after, words_around, words_before
 
 from voiced.commands.asking import NOT_SURE
 from voiced.commands.pipeline import RobotPipeline
@@ -109,6 +109,40 @@ async def test_an_order_left_by_talk_after_it_is_asked_about_with_the_talk_quote
     barista.answers[0]("no")
     assert not (await asyncio.wait_for(outcome, 30)).ok
     assert barista.moved == 0
+
+
+@pytest.mark.parametrize(
+    ("doubt", "question"),
+    [
+        (words_before("No, I don't have that one."),
+         f'I heard "No, I don\'t have that one." before "{ORDER}". Shall I do it?'),
+        (words_before("Don't.") + "; " + words_after("All right."),
+         f'I heard "Don\'t." before "{ORDER}" and "All right." after it. Shall I do it?'),
+        # Long talk is quoted by the words nearest the order.
+        (words_before("one two three four five six seven eight nine ten eleven twelve no, no"),
+         f'I heard "... three four five six seven eight nine ten eleven twelve no, no" before '
+         f'"{ORDER}". Shall I do it?'),
+    ],
+)  # fmt: skip
+async def test_an_order_heard_apart_from_the_words_before_it_is_asked_about_with_them_quoted(
+    barista: Cell, doubt: str, question: str
+) -> None:
+    # "No, I don't have that one." (the kitchen, or the operator turned away) ... "Can I have a
+    # latte?": a yes makes it, a no makes nothing.
+    outcome = barista.pipeline.submit(ORDER, None, doubt=doubt)
+    await asyncio.wait_for(barista.pipeline.wait_accepted(), 30)
+    assert barista.asked == [question]
+    barista.answers[0]("yes")
+    assert (await asyncio.wait_for(outcome, 30)).ok
+    assert barista.moved > 0
+
+
+def test_the_words_around_a_command_are_read_back_from_its_doubt() -> None:
+    assert words_around(None) == (None, None)
+    assert words_around(DOUBT) == (None, None)
+    assert words_around(words_after('say "hi"')) == (None, 'say "hi"')
+    joined = f"{words_before('No.')}; {DOUBT}; {words_after('Bye.')}"
+    assert words_around(joined) == ("No.", "Bye.")
 
 
 async def test_each_question_is_answered_in_the_voice_of_its_own_command(barista: Cell) -> None:

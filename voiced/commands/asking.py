@@ -23,7 +23,7 @@ from voiced.interpreter.result import Interpretation
 from voiced.interpreter.tiers import Interpreter
 from voiced.logs import correlation
 from voiced.robot.sequence import steps_to_json
-from voiced.rules import words_left
+from voiced.rules import words_around
 from voiced.words.review import read_back, revise
 
 log = structlog.get_logger(__name__)
@@ -38,6 +38,22 @@ second the words of a revision ("skip position 2"); last, how loud the command w
 back."""
 
 Answer = Callable[[str], None]
+
+
+QUOTED_WORDS = 12
+"""Most words of what was heard around a command that its question quotes: the nearest ones
+(while the daemon speaks, its stop spotter hears the room, and the operator waits)."""
+
+
+def quoted(heard: str, where: str) -> str:
+    """`heard` as a question about the command `where` it stands quotes it: the words nearest
+    the command, "..." for the rest."""
+    said = heard.strip().split()
+    if len(said) <= QUOTED_WORDS:
+        return heard.strip()
+    if where == "before":
+        return "... " + " ".join(said[-QUOTED_WORDS:])
+    return " ".join(said[:QUOTED_WORDS]) + " ..."
 
 
 class Asking(PipelinePart):
@@ -104,11 +120,13 @@ class Asking(PipelinePart):
         spotter acts on the room's noise)."""
         log.info("not sure of what was heard", doubt=job.ticket.doubt, text=job.ticket.text)
         said = job.ticket.text.strip().rstrip(".?!,;: ")
-        left = words_left(job.ticket.doubt)
-        if left is not None:
+        around = zip(words_around(job.ticket.doubt), ("before", "after"), strict=True)
+        quotes = [f'"{quoted(heard, where)}" {where}' for heard, where in around if heard]
+        if quotes:
             # Not "Did you say ...?": the operator did say it, and a truthful yes would make
-            # what "let me think" or "whoops" after it took back.
-            self.ask_first(job, f'I heard "{left.strip()}" after "{said}". Shall I do it?')
+            # what "let me think" after it, or "don't" before it, took back.
+            heard = f'I heard {quotes[0]} "{said}"' + "".join(f" and {q} it" for q in quotes[1:])
+            self.ask_first(job, f"{heard}. Shall I do it?")
             return
         self.ask_first(job, f"Did you say: {said}?")
 
