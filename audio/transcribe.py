@@ -142,6 +142,10 @@ class Choice:
     form; the judge keeps whichever the audio supports best."""
     slots: tuple[Slot, ...] = ()
     """Spans of `form` that could hold another value of their list, without overlaps."""
+    refused: bool = False
+    """Kept only to be refused or answered as heard (it names what the cell lacks, "a bit of
+    sweet", or asks in words an order begins with, "give me ... and water"): a sentence the
+    recogniser holds to the cell's sentences from the audio may be asked about instead."""
 
     @property
     def judged(self) -> bool:

@@ -188,7 +188,7 @@ def _chosen(
     sentence decoding held to the cell's sentences reads; None: neither."""
     texts = [_hypothesis(tokenizer, result, i).text for i in range(len(result.scores))]
     chosen = choose(texts)
-    if chosen is not None:
+    if chosen is not None and not chosen.refused:
         kept = _hypothesis(tokenizer, result, chosen.index)
         repaired = chosen.text
         if chosen.judged:
@@ -203,9 +203,15 @@ def _chosen(
             # A reading that begins as no sentence does is an order with its opening misheard
             # ("Who a single shot ...", "Run out, mocha ...") or talk about the cell's things
             # ("Was that a large cappuccino?"): the audio cannot tell them apart (a real order
-            # forced onto another opening scores only 6-46 nats lower), so it is read back.
-            doubt = None if like_a_sentence(graph, best) else f'heard "{once(best).strip()}"'
+            # forced onto another opening scores only 6-46 nats lower), so it is read back;
+            # and so is one held to from a reading the grammar would refuse ("a bit of sweet"
+            # may have been a bit of sweetener, or something the cell does not have).
+            unasked = chosen is None and like_a_sentence(graph, best)
+            doubt = None if unasked else f'heard "{once(best).strip()}"'
             return replace(decoded, repaired=held, chosen=True, doubt=doubt)
+    if chosen is not None:  # refused, or answered, as heard
+        return replace(_hypothesis(tokenizer, result, chosen.index), repaired=chosen.text,
+                       hypothesis=chosen.index, chosen=True)  # fmt: skip
     return None
 
 
@@ -223,6 +229,7 @@ def _held(judge: Judge, graph: WordGraph, choose: Chooser, best: str) -> str | N
         log.error("decoding held to the cell's sentences failed", error=repr(exc))
         return None
     if held is None:
+        log.info("held decoding found no sentence", heard=best)
         return None
     if not supported(held, free, best) or not keeps_what_was_heard(held, best, graph):
         log.info("held reading not supported", heard=best, held=held.text,

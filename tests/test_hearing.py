@@ -300,3 +300,34 @@ def test_a_closed_cells_repairs_make_only_its_own_sentences(tmp_path: Path) -> N
     assert choose(["brew a coffee with some skin milk"]) == Choice(
         0, "brew a coffee with some skim milk"
     )
+
+
+@needs_espeak
+@pytest.mark.parametrize(
+    ("heard", "refused"),
+    [
+        # Names what the cell lacks, no repair reaches it: the audio may hold the order.
+        ("I want a large, dark roast, triple shot, ice coffee with a bit of sweet.", True),
+        ("Room it, triple shot, large vocal, with some almond milk and some sugar.", True),
+        # A question in words an order begins with ("give me"), no question the cell answers.
+        ("Give me a triple shot, 8 ounce, dark roast, latte, with a little bit of milk and water.",
+         True),
+        # A question the cell answers is answered, never held to an order.
+        ("Do you have oat milk?", False),
+        ("What milks do you have?", False),
+    ],
+)  # fmt: skip
+def test_a_refusal_in_a_closed_cell_may_be_held_to_its_sentences(
+    tmp_path: Path, heard: str, refused: bool
+) -> None:
+    choose, _ = chooser(tmp_path, mode="always", cell_name="barista", held=True)
+    assert choose([heard]) == Choice(0, refused=refused)
+    # Only where the sentences are every command the cell takes, and held decoding is on.
+    choose, _ = chooser(tmp_path / "off", mode="always", cell_name="barista", held=False)
+    assert choose([heard]) == Choice(0)
+
+
+@needs_espeak
+def test_a_name_the_sandwich_lacks_is_refused_as_heard(tmp_path: Path) -> None:
+    choose, _ = chooser(tmp_path, held=True)
+    assert choose(["Computer, add avocado."]) == Choice(0)

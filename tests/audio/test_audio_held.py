@@ -180,6 +180,37 @@ def test_a_hypothesis_the_chooser_keeps_is_never_held(
     assert len(chooser.asked) == 1  # nothing held was offered after it
 
 
+class KeepsToRefuse(Barista):
+    """Keeps the best hypothesis only to refuse it (a name the cell lacks: "a bit of sweet")."""
+
+    def __call__(self, texts: Sequence[str]) -> Choice | None:
+        self.asked.append(list(texts))
+        return Choice(0, refused=True) if len(self.asked) == 1 else super().__call__(texts)
+
+
+def test_a_hypothesis_kept_only_to_be_refused_is_held_and_asked_about(
+    whisper: WhisperTranscriber, templates: Templates, graph: WordGraph, noisy_order: Any
+) -> None:
+    """ "I want a large ... iced coffee with a bit of sweet." was refused ("sweet" is nothing
+    the cell has); held, it is the order, but "a hot chocolate" could become a hot coffee
+    the same way: so it is only ever said back as a question."""
+    options = replace(whisper.decode_options(NO_BIAS), hypotheses=5, window_s=15.0)
+    decoded = decode_window(whisper.model(), noisy_order, options, KeepsToRefuse(templates, graph))
+    assert decoded is not None and decoded.chosen and decoded.repaired is not None
+    assert order_of(templates, decoded.repaired) == order_of(templates, ORDER)
+    assert decoded.doubt == f'heard "{decoded.text}"'
+
+
+def test_a_refusal_stands_where_the_audio_supports_no_sentence(
+    clips: Clips, whisper: WhisperTranscriber, templates: Templates, graph: WordGraph
+) -> None:
+    audio = to_float(samples_of(clips.speech("thank you very much, see you tomorrow")))
+    options = replace(whisper.decode_options(NO_BIAS), hypotheses=5, window_s=15.0)
+    decoded = decode_window(whisper.model(), audio, options, KeepsToRefuse(templates, graph))
+    assert decoded is not None and decoded.chosen
+    assert decoded.repaired is None and decoded.doubt is None  # refused as heard
+
+
 def test_the_token_texts_are_worked_out_once_per_model(whisper: WhisperTranscriber) -> None:
     model = whisper.model()
     # faster-whisper's tokenizer wrapper is made anew for every segment.

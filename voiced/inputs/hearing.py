@@ -5,7 +5,9 @@ first one the daemon can act on whole is kept: a frame word ("yes", "stop", "alw
 or a command the offline interpreter reads without guessing (`Interpreter.understands`), with
 the wake word in front where one is needed. A command that names something the cell does not
 have ("add avocado") stops the search where it stands: it is kept and refused aloud, never
-swapped for a lower hypothesis or a repair that names something the cell has. When no
+swapped for a lower hypothesis or a repair that names something the cell has (where the
+cell's sentences are closed, what decoding held to them makes of the audio is said back as a
+question instead: "a bit of sweet" is mostly a bit of sweetener misheard). When no
 hypothesis is either, the best two are offered to the near-miss repair
 (`voiced.interpreter.repair`), which may replace one or two words with cell words that sound
 alike. Dictation decodes freely: a note is not a command.
@@ -28,7 +30,7 @@ from dataclasses import replace
 
 import structlog
 
-from voiced.audio.grammar_decode import WordGraph
+from voiced.audio.grammar_decode import WordGraph, like_a_sentence
 from voiced.audio.guards import once
 from voiced.audio.transcribe import Choice, Slot
 from voiced.audio.wake import matches_wake_word
@@ -109,8 +111,10 @@ class GrammarChooser:
                 # as heard, never swapped for a lower hypothesis; unless one of the cell's own
                 # sentences is a word or two away ("ice mocha" is no drink, "iced mocha" is;
                 # "give me a latte with sugar" is an order, though it starts like a question).
-                # Never held to the sentences: "a hot chocolate" would become a hot coffee.
-                return self._fixed_by_template(i, texts, needs_wake) or Choice(i)
+                # Held to a closed cell's sentences it is only ever asked about ("Did you say:
+                # ... with a bit of sweetener?"): "a hot chocolate" could become a hot coffee.
+                by_template = self._fixed_by_template(i, texts, needs_wake)
+                return by_template or Choice(i, refused=self._misheard(text, needs_wake))
         for i, text in enumerate(texts[:REPAIR_FROM]):
             fixed = self._repaired(once(text), needs_wake)
             if fixed is not None:
@@ -133,6 +137,17 @@ class GrammarChooser:
             return None
         needs_wake = self.router.mode == "wake" and self.router.top is self.router.stack[0]
         return graph_of(templates, tuple(words(self.wake_word)) if needs_wake else ())
+
+    def _misheard(self, text: str, needs_wake: bool) -> bool:
+        """Whether a command the grammar reads only to refuse, or a question, may be an order
+        misheard, to hold to the cell's sentences and ask about: one that names what the cell
+        lacks ("ice coffee with a bit of sweet", "large vocal"), or a question that begins as
+        one of the cell's sentences begins ("give me a triple shot ... milk and water"; not
+        "do you have oat milk?", which is answered). Only where the sentences are closed."""
+        graph = self.sentences()
+        if graph is None:
+            return False
+        return self._names_what_is_missing(text, needs_wake) or like_a_sentence(graph, text)
 
     def _tail(self, index: int, texts: Sequence[str], needs_wake: bool) -> Choice | None:
         """The last sentences of hypothesis `index`, when they are one of the cell's template
