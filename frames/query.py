@@ -306,9 +306,11 @@ class QueryFrame(Frame):
 
     def _talk_after(self, router: CommandRouter) -> str | None:
         """The words said after the last whole command that made it none, when, listening
-        without a wake word for the robot, they could be talk nearby: neither take it back,
-        change or negate it, name the cell's things, go on with it, nor ask (`_only_talk`).
-        None when there are none or they might be the operator's."""
+        without a wake word for the robot, the command may be asked about with them quoted:
+        they name none of the cell's things, do not go on with it and do not ask (`_apart`).
+        A take-back among them ("No, I don't know.", "oops, wrong one") is quoted too: the
+        operator hears it and answers. None when there are none or they change the command
+        ("no, make it a mocha", "and sugar": refused with it)."""
         whole = self.whole_parts
         if router.mode != "always" or self.target != "robot" or self.complete:
             return None
@@ -318,7 +320,7 @@ class QueryFrame(Frame):
         asks = router.services.asks
         if asks(command) or asks(rest) or any(asks(part) for part in self.parts[whole:]):
             return None
-        return rest if self._only_talk(router, command, rest) else None
+        return rest if self._apart(router, command, rest) else None
 
     def _next_after_talk(self, router: CommandRouter, utterance: Utterance) -> bool:
         """Whether `utterance` is a whole command of its own heard after talk that followed a
@@ -336,10 +338,14 @@ class QueryFrame(Frame):
     def _only_talk(self, router: CommandRouter, command: str, said: str) -> bool:
         """Whether `said`, after `command`, holds nothing of the operator's about it: no
         take-back, correction or negation ("no", "wait", "oops, wrong one", "changed my
-        mind"), none of the cell's things ("and sugar", "a large one", "I want a mocha"), and
-        it does not go on with it ("with milk")."""
+        mind"), and it is `_apart` from it."""
         if _CORRECTS.match(said.strip()) or _BEARS_ON_NEXT.search(said) or _TAKES_BACK.search(said):
             return False
+        return self._apart(router, command, said)
+
+    def _apart(self, router: CommandRouter, command: str, said: str) -> bool:
+        """Whether `said` names none of the cell's things ("and sugar", "a large one", "I want
+        a mocha") and does not go on with `command` ("with milk")."""
         if router.services.about_the_cell(said):
             return False
         return not self._goes_on_with(router, said, command)

@@ -587,18 +587,17 @@ async def test_a_no_before_a_command_leaves_it_asked_about_at_any_level(
     assert services.levels == {"can i have a mocha": -15.0}
 
 
-async def test_a_whole_command_then_a_no_then_another_leaves_only_the_last_asked_about() -> None:
-    # "Get me an espresso with skim milk." "No, I don't know." "May I have a mocha?": the first
-    # was taken back by someone; the last is asked about with all the words before it.
+async def test_a_whole_command_then_a_no_then_another_are_each_heard_apart() -> None:
+    # "Get me an espresso with skim milk." "No, I don't know." "May I have a mocha?": the "no"
+    # is asked about with the first; the last is an order of its own.
     router, services = going_on_router()
+    router.owner_hears_again = True
     await say(router, "i want a latte", 1.0)
     await say(router, "No, I don't know.", 1.6)
     await say(router, "can i have a mocha", 2.4)
-    await router.tick(2.4 + SILENCE)
-    assert services.submitted == [("robot", "can i have a mocha")]
-    assert services.doubts == {
-        "can i have a mocha": 'words before it: "i want a latte No, I don\'t know."'
-    }
+    assert services.submitted == [("robot", "i want a latte")]
+    assert services.doubts == {"i want a latte": 'words after it: "No, I don\'t know."'}
+    assert [u.text for u in router.again] == ["can i have a mocha"]
 
 
 @pytest.mark.parametrize("before", ["don't", "No foam"])
@@ -622,8 +621,10 @@ async def test_a_quiet_take_back_still_holds_the_order_back(then: str) -> None:
     await say(router, "i want a latte", 1.0, -13.7)
     await say(router, then, 1.9, -27.7)
     await router.tick(1.9 + SILENCE)
-    # Joined and refused, or cancelled ("cancel that"): never the latte as it stood.
-    assert services.submitted in ([("robot", f"i want a latte {then}")], [])
+    # Joined and refused, cancelled ("cancel that"), or asked about with the words quoted:
+    # never the latte made as it stood.
+    asked = services.doubts.get("i want a latte") == f'words after it: "{then}"'
+    assert services.submitted in ([("robot", f"i want a latte {then}")], []) or asked
 
 
 @pytest.mark.parametrize("then", ["and sugar", "a large one", "extra shot", "I want a mocha"])
@@ -711,15 +712,20 @@ async def test_the_start_of_how_a_sentence_goes_on_is_waited_for() -> None:
     assert services.submitted == [("robot", "i want a latte with oat milk")]
 
 
+TAKE_BACKS = ("no, I don't know", "hang on", "nah", "oops, wrong one", "changed my mind")
+"""Taken back or negated, in the words people use for it."""
+
+
 @pytest.mark.parametrize(
-    "then",
+    ("then", "mode"),
     [
-        "no, make it a mocha", "uh, no, can i have a mocha", "large", "a mocha instead",
-        # Taken back or negated, in the words people use for it.
-        "no, I don't know", "hang on", "nah", "oops, wrong one", "changed my mind",
+        *((then, mode) for mode in ("always", "wake")
+          for then in ("no, make it a mocha", "uh, no, can i have a mocha", "large",
+                       "a mocha instead")),
+        # With the wake word, what is said while the query is open is the operator's.
+        *((then, "wake") for then in TAKE_BACKS),
     ],
 )  # fmt: skip
-@pytest.mark.parametrize("mode", ["always", "wake"])
 async def test_a_correction_or_an_addition_of_a_whole_command_that_waited_stays_with_it(
     then: str, mode: str
 ) -> None:
@@ -734,11 +740,12 @@ async def test_a_correction_or_an_addition_of_a_whole_command_that_waited_stays_
     assert services.doubts == {}
 
 
-@pytest.mark.parametrize("then", ["All right.", "I can't say that", "decaf please"])
+@pytest.mark.parametrize("then", ["All right.", "I can't say that", "decaf please", *TAKE_BACKS])
 async def test_words_after_a_whole_command_that_make_it_none_leave_it_said_back(then: str) -> None:
-    # The kitchen's "All right." after "Make me an 8 ounce coffee." joined it and both were
-    # refused. Whose words they were cannot be told at one level: the order goes with a
-    # doubt (said back, made only on a yes) and the words after it are left.
+    # The kitchen's "All right." (or "No, I don't know.") after "Make me an 8 ounce coffee."
+    # joined it and both were refused. Whose words they were cannot be told at one level: the
+    # order goes with a doubt and is made only on a yes to a question that quotes them ('I
+    # heard "nah" after ...': a truthful yes is an informed one), and the words are left.
     router, services = going_on_router()
     await say(router, "i want a latte", 1.0)
     await say(router, then, 1.6)

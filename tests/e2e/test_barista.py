@@ -150,16 +150,20 @@ def test_talk_after_an_order_leaves_it_said_back_and_made_on_a_yes(tmp_path: Pat
     assert state["zones"]["pickup_2"] == []
 
 
-def test_an_order_after_a_no_is_asked_about_and_made_on_a_yes(tmp_path: Path) -> None:
-    """Always listening, the kitchen's "No, I don't have that one." before an order had joined
-    it and both were refused. The "no" may be the operator's about the order, so it is heard
-    on its own and made only on a yes to a question that quotes the words before it."""
+def test_an_order_beside_a_no_is_asked_about_and_made_on_a_yes(tmp_path: Path) -> None:
+    """Always listening, the kitchen's "No, I don't have that one." before an order (or "No, I
+    don't know." after it) had joined it and both were refused. The "no" may be the
+    operator's about the order, so it is heard on its own and made only on a yes to a
+    question that quotes the words."""
     said = ("always listen\n\n"
             "No, I don't have that one.\n"
             "can I get a small latte\n\n"
             "yes\n\n"
             "Don't.\n"
             "make me an 8 ounce coffee\n\n"
+            "no\n\n"
+            "make me an 8 ounce coffee\n"
+            "No, I don't know.\n\n"
             "no\n\n")  # fmt: skip
     events, proc = run_text(tmp_path, "barista", said)
     assert proc.returncode == 0, proc.stderr
@@ -167,6 +171,7 @@ def test_an_order_after_a_no_is_asked_about_and_made_on_a_yes(tmp_path: Path) ->
     assert asked == [
         'I heard "No, I don\'t have that one." before "can I get a small latte". Shall I do it?',
         'I heard "Don\'t." before "make me an 8 ounce coffee". Shall I do it?',
+        'I heard "No, I don\'t know." after "make me an 8 ounce coffee". Shall I do it?',
     ]
     state = final_state(events)
     assert state["zones"]["pickup_1"] == ["small cup"]
