@@ -185,7 +185,8 @@ def _chosen(
     options: DecodeOptions,
 ) -> Decoded | None:
     """The hypothesis the live grammar chose (judged by the audio where it asks), else the
-    sentence decoding held to the cell's sentences reads; None: neither."""
+    sentence decoding held to the cell's sentences reads (also where the grammar kept a
+    hypothesis only to refuse it, `Choice.refused`: then asked about); None: neither."""
     texts = [_hypothesis(tokenizer, result, i).text for i in range(len(result.scores))]
     chosen = choose(texts)
     if chosen is not None and not chosen.refused:
@@ -196,7 +197,7 @@ def _chosen(
             repaired = verdict.text if verdict.changed else repaired
         return replace(kept, repaired=repaired, hypothesis=chosen.index, chosen=True)
     graph = choose.sentences() if isinstance(choose, HoldsToSentences) else None
-    best = texts[0] if texts else ""
+    best = texts[chosen.index if chosen is not None else 0] if texts else ""
     if graph is not None and not decoded.silent(options):
         held = _held(judge(), graph, choose, best)
         if held is not None:
@@ -216,10 +217,11 @@ def _chosen(
 
 
 def _held(judge: Judge, graph: WordGraph, choose: Chooser, best: str) -> str | None:
-    """What the cell's sentences make of a segment none of whose hypotheses the grammar read:
-    the sentence decoding held to `graph` gives, if the audio supports it about as well as the
-    free reading `best` (else it is talk the grammar would be forced onto) and the chooser
-    keeps it; None otherwise (and on any failure: the free reading stands)."""
+    """What the cell's sentences make of a segment none of whose hypotheses the grammar read
+    (or read only to refuse): the sentence decoding held to `graph` gives, if the audio
+    supports it about as well as the free reading `best` (else it is talk the grammar would
+    be forced onto) and the chooser keeps it; None otherwise (and on any failure: the free
+    reading stands)."""
     try:
         held = decode_held(judge.model, judge.encoded, judge.tokenizer, graph)
         # A reading written over and over scores as the sentence once: the sum over the loop

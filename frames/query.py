@@ -18,6 +18,7 @@ from voiced.rules import (
     words_after,
     words_before,
 )
+from voiced.rules.negation import BEARS_ON_NEXT, CORRECTS, takes_back
 
 log = structlog.get_logger(__name__)
 
@@ -37,16 +38,6 @@ _ENDINGS = "|".join(re.escape(word) for word in (*CANCEL_WORDS, *SUBMIT_WORDS))
 _TRAILING = re.compile(rf"^(?P<rest>.*\w)[\s,.;:!?-]+(?P<last>{_ENDINGS})[\s.!?]*$", re.IGNORECASE)
 """A command with a cancel or send word said after it in the same breath ("add bread, cancel",
 "add bread, go")."""
-_BEARS_ON_NEXT = re.compile(
-    r"\b(?:not|no|never|don'?t|do not|without|except|but|instead of|rather than|skip|skipping|"
-    r"leave out|leave off|forget|scratch|omit|hold off)\b",
-    re.IGNORECASE,
-)
-"""Words that change what is said after them ("don't" ... "add cheese", "don't put the bread
-and" ... "cheese", "skip" ... "tack weld at position one"): words that hold one are never
-dropped apart from what follows. Which words take back what follows is no list anyone can
-finish: these are the common ones, and a command without a verb of its own ("cheese on the
-left") always goes with the words before it."""
 _ONLY_NO = re.compile(r"(?:\W*\b(?:no|nope|oh|uh|um|ah|hmm|well|okay|ok)\b)+\W*", re.IGNORECASE)
 """Words before that are only "no"s and sounds ("No, no, no." ... "can I get a large
 cappuccino?"): they take back what came before them, not a command of its own after them. A
@@ -54,21 +45,10 @@ cappuccino?"): they take back what came before them, not a command of its own af
 words that go on from it ("no" ... "cheese on the left"), governs what follows."""
 
 
-_CORRECTS = re.compile(
-    r"(?:(?:uh|um|er|oh|ah|hmm|well|okay|ok)\b[\s,.!?-]*)*"
-    r"(?:no|not|nope|actually|instead|wait|sorry|rather|i mean|make (?:that|it)|change|"
-    r"scratch that|on second thought)\b",
-    re.IGNORECASE,
-)
-"""How a correction of what was just said begins ("no, make it a cappuccino", "uh, no, ...")."""
-_TAKES_BACK = re.compile(
-    r"\b(?:wait|hold on|hang on|cancel|abort|never ?mind|scrap|scratch|undo|oops|wrong|"
-    r"mistake|change|changed|mind|instead|sorry|actually|rather|stop|nah)\b",
-    re.IGNORECASE,
-)
-"""Words that take back or change what came before, wherever they stand ("oops, wrong one",
-"I changed my mind"): with those of `_CORRECTS` and `_BEARS_ON_NEXT`, what quieter talk must
-not hold for the command before it to go as it stood."""
+def _doubted(utterance: Utterance, doubt: str) -> Utterance:
+    """`utterance` with `doubt` before any doubt it had (joined as `Services.submit` joins
+    them)."""
+    return replace(utterance, doubt="; ".join(d for d in (doubt, utterance.doubt) if d))
 
 
 class QueryFrame(Frame):
@@ -213,11 +193,16 @@ class QueryFrame(Frame):
             self.append(ending["rest"], utterance, router)
             await self._submit(router)
             return
-        if self._next_after_talk(router, utterance):
+        talk = self._talk_after(router)
+        if talk is not None and self._next_after_talk(router, utterance):
             log.info("a whole command after talk that followed one", sent=self.text,
                      now=utterance.text)  # fmt: skip
             await self._submit(router)
-            router.hear_again(utterance)
+            # "add bread" ... "Don't." ... "go home": a take-back between two commands may
+            # bear on either, so both are asked about with it quoted.
+            router.hear_again(
+                _doubted(utterance, words_before(talk)) if takes_back(talk) else utterance
+            )
             return
         if self._starts_over(router, utterance):
             # Never sent: words that are no command may still hold one the interpreter acts
@@ -237,8 +222,14 @@ class QueryFrame(Frame):
             log.info("a whole command after words that may take it back", before=self.text,
                      now=utterance.text)  # fmt: skip
             router.pop(self)
-            doubt = "; ".join(d for d in (words_before(self.text), utterance.doubt) if d)
-            router.hear_again(replace(utterance, doubt=doubt))
+            if self.whole_parts:
+                # "I want a latte" ... "no, a large one" ... "can I have a mocha": the latte is
+                # never made, and the operator hears so, not only in the mocha's question.
+                router.services.dropped(
+                    self.text, "taken back before another command", self.correlation_id,
+                    lead="Not made.",
+                )  # fmt: skip
+            router.hear_again(_doubted(utterance, words_before(self.text)))
             return
         if self._asked_instead(router, utterance.text):
             # "I want a latte" ... "do you have decaf?": whether the order still stands is
@@ -273,11 +264,12 @@ class QueryFrame(Frame):
         the operator began again ("may have a dull shot" ... "can I have a medium house
         coffee?"); joined, both would be refused. Those words are dropped aloud, and `said` is
         heard as if they had never been. A whole command before it is never split off, nor
-        words with one that bears on what follows ("don't put the" ... "cheese": those are
+        words with one that bears on what follows ("Don't." ... "go home" is asked about:
         `_may_take_back`; a "no" said on its own does not bear on it: "No, no, no." ... "can I
         get a latte?"), nor words before a command without a verb of its own, which goes on
-        from them ("leave out the" ... "cheese on the left"). With the wake word, what is said
-        while the query is open is the operator's: one command."""
+        from them ("don't put the" ... "cheese", "leave out the" ... "cheese on the left").
+        With the wake word, what is said while the query is open is the operator's: one
+        command."""
         return not self._bears_on_next() and self._whole_after_none(router, utterance)
 
     def _may_take_back(self, router: CommandRouter, utterance: Utterance) -> bool:
@@ -291,7 +283,7 @@ class QueryFrame(Frame):
         return self._whole_after_none(router, utterance)
 
     def _bears_on_next(self) -> bool:
-        return bool(_BEARS_ON_NEXT.search(self.text)) and not _ONLY_NO.fullmatch(self.text)
+        return bool(BEARS_ON_NEXT.search(self.text)) and not _ONLY_NO.fullmatch(self.text)
 
     def _whole_after_none(self, router: CommandRouter, utterance: Utterance) -> bool:
         """Whether, listening without a wake word, `utterance` is a whole command that starts
@@ -323,11 +315,10 @@ class QueryFrame(Frame):
         return rest if self._apart(router, command, rest) else None
 
     def _next_after_talk(self, router: CommandRouter, utterance: Utterance) -> bool:
-        """Whether `utterance` is a whole command of its own heard after talk that followed a
-        whole command ("Make me an 8 ounce coffee." ... "All right." ... "Can I have a
-        mocha?"): the first is said back (`_talk_after`), and this one is heard on its own."""
-        if self._talk_after(router) is None:
-            return False
+        """Whether `utterance` is a whole command of its own heard after talk that followed
+        a whole command (the caller found it: `_talk_after`) ("Make me an 8 ounce coffee." ...
+        "All right." ... "Can I have a mocha?"): the first is said back, and this one is
+        heard on its own (asked about too when the talk holds a take-back)."""
         services, heard = router.services, normalize(utterance.text)
         if not services.is_complete(heard) or services.continues(heard):
             return False
@@ -339,9 +330,7 @@ class QueryFrame(Frame):
         """Whether `said`, after `command`, holds nothing of the operator's about it: no
         take-back, correction or negation ("no", "wait", "oops, wrong one", "changed my
         mind"), and it is `_apart` from it."""
-        if _CORRECTS.match(said.strip()) or _BEARS_ON_NEXT.search(said) or _TAKES_BACK.search(said):
-            return False
-        return self._apart(router, command, said)
+        return not takes_back(said) and self._apart(router, command, said)
 
     def _apart(self, router: CommandRouter, command: str, said: str) -> bool:
         """Whether `said` names none of the cell's things ("and sugar", "a large one", "I want
@@ -396,11 +385,12 @@ class QueryFrame(Frame):
         correction ("uh, no, make it a cappuccino"), and joined no command nor the start of
         one of the sentences ("with" ... "almond milk"). The command then goes as it stood, and
         `said` is heard on its own (without the wake word, ignored in wake mode). Anything else
-        said before the silence timer joins it: an addition, a correction or talk nearby
-        ("large", "a cappuccino instead", "nah", "All right.") is refused with it, and nothing
-        moves: which words take an order back is not a list anyone can finish."""
+        said before the silence timer joins it: an addition or a correction ("large", "a
+        cappuccino instead") is refused with it, and nothing moves (which words take an order
+        back is not a list anyone can finish); talk nearby or a take-back that names none of
+        the cell's things ("All right.", "nah") leaves it asked about (`_talk_after`)."""
         services = router.services
-        if not self.going_on or _CORRECTS.match(said.strip()):
+        if not self.going_on or CORRECTS.match(said.strip()):
             return False
         joined = normalize(f"{self.text} {said}")
         if services.is_complete(joined) or services.may_go_on(joined):

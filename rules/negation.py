@@ -5,6 +5,8 @@ and one of these is not named as dropped)."""
 
 from __future__ import annotations
 
+import re
+
 NEGATIONS = frozenset((
     "dont", "not", "no", "never", "without", "except", "nope", "nor", "neither", "cannot",
     "doesnt", "didnt", "cant", "wont", "shouldnt", "wouldnt", "couldnt", "mustnt", "neednt",
@@ -25,3 +27,38 @@ NEGATIONS_SPELT = {
 def negated(words: set[str] | frozenset[str] | list[str]) -> bool:
     """Whether any of the (normalised) `words` takes a command back."""
     return not NEGATIONS.isdisjoint(words)
+
+
+BEARS_ON_NEXT = re.compile(
+    r"\b(?:not|no|never|don'?t|do not|without|except|but|instead of|rather than|skip|skipping|"
+    r"leave out|leave off|forget|scratch|omit|hold off)\b",
+    re.IGNORECASE,
+)
+"""Words that change what is said after them ("don't" ... "add cheese", "don't put the bread
+and" ... "cheese", "skip" ... "tack weld at position one"): words that hold one are never
+dropped apart from what follows. Which words take back what follows is no list anyone can
+finish: these are the common ones, and a command without a verb of its own ("cheese on the
+left") always goes with the words before it."""
+CORRECTS = re.compile(
+    r"(?:(?:uh|um|er|oh|ah|hmm|well|okay|ok)\b[\s,.!?-]*)*"
+    r"(?:no|not|nope|actually|instead|wait|sorry|rather|i mean|make (?:that|it)|change|"
+    r"scratch that|on second thought)\b",
+    re.IGNORECASE,
+)
+"""How a correction of what was just said begins ("no, make it a cappuccino", "uh, no, ...")."""
+TAKES_BACK = re.compile(
+    r"\b(?:wait|hold on|hang on|cancel|abort|never ?mind|scrap|scratch|undo|oops|wrong|"
+    r"mistake|change|changed|mind|instead|sorry|actually|rather|stop|nah)\b",
+    re.IGNORECASE,
+)
+"""Words that take back or change what came before, wherever they stand ("oops, wrong one",
+"I changed my mind"): with those of `CORRECTS` and `BEARS_ON_NEXT`, what quieter talk must
+not hold for the command before it to go as it stood."""
+
+
+def takes_back(said: str) -> bool:
+    """Whether `said` holds words that take back or change what came before it, or bear on
+    what follows ("no, I don't know", "oops, wrong one", "don't", "changed my mind")."""
+    return bool(
+        CORRECTS.match(said.strip()) or BEARS_ON_NEXT.search(said) or TAKES_BACK.search(said)
+    )

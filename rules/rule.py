@@ -22,14 +22,20 @@ _WORDS_AROUND_FOUND = [
 def words_after(said: str) -> str:
     """The doubt of a whole command sent without the words heard after it that made it none
     (`voiced.frames.query.QueryFrame`); its question quotes them (`words_around`)."""
-    return _WORDS_AROUND.format("words after", said)
+    return _WORDS_AROUND.format("words after", _unquoted(said))
 
 
 def words_before(said: str) -> str:
     """The doubt of a whole command heard apart from the words before it, which were no
     command and may take it back ("No, I don't have that one." ... "Can I have a latte?");
     its question quotes them (`words_around`)."""
-    return _WORDS_AROUND.format("words before", said)
+    return _WORDS_AROUND.format("words before", _unquoted(said))
+
+
+def _unquoted(said: str) -> str:
+    # The doubt quotes the words in double quotes (and doubts are joined with "; "): a
+    # transcript's own double quotes become single ones, so the quote reads back whole.
+    return said.replace('"', "'")
 
 
 def words_around(doubt: str | None) -> tuple[str | None, str | None]:

@@ -587,17 +587,18 @@ async def test_a_no_before_a_command_leaves_it_asked_about_at_any_level(
     assert services.levels == {"can i have a mocha": -15.0}
 
 
-async def test_a_whole_command_then_a_no_then_another_are_each_heard_apart() -> None:
-    # "Get me an espresso with skim milk." "No, I don't know." "May I have a mocha?": the "no"
-    # is asked about with the first; the last is an order of its own.
+async def test_an_order_taken_back_before_another_is_dropped_aloud() -> None:
+    # "I want a latte" ... "no, a large one" ... "can I have a mocha": the latte is never made,
+    # and the operator hears so; the mocha is asked about with the words before it.
     router, services = going_on_router()
-    router.owner_hears_again = True
     await say(router, "i want a latte", 1.0)
-    await say(router, "No, I don't know.", 1.6)
+    await say(router, "no, a large one", 1.6)
     await say(router, "can i have a mocha", 2.4)
-    assert services.submitted == [("robot", "i want a latte")]
-    assert services.doubts == {"i want a latte": 'words after it: "No, I don\'t know."'}
-    assert [u.text for u in router.again] == ["can i have a mocha"]
+    await router.tick(2.4 + SILENCE)
+    before = "i want a latte no, a large one"
+    assert services.dropped_said == [(before, "taken back before another command")]
+    assert services.submitted == [("robot", "can i have a mocha")]
+    assert services.doubts == {"can i have a mocha": f'words before it: "{before}"'}
 
 
 @pytest.mark.parametrize("before", ["don't", "No foam"])
@@ -762,15 +763,34 @@ async def test_with_the_wake_word_words_after_a_whole_command_still_join_it() ->
     assert services.submitted == [("robot", "i want a latte All right.")]
 
 
-async def test_a_whole_command_after_talk_that_followed_one_is_heard_on_its_own() -> None:
+# "Get me an espresso with skim milk." "No, I don't know." "May I have a mocha?": the "no" is
+# asked about with the first; the last is an order of its own.
+@pytest.mark.parametrize("talk", ["All right.", "No, I don't know."])
+async def test_a_whole_command_after_talk_that_followed_one_is_heard_on_its_own(talk: str) -> None:
     router, services = going_on_router()
     router.owner_hears_again = True
     await say(router, "i want a latte", 1.0)
-    await say(router, "All right.", 1.6)
+    await say(router, talk, 1.6)
     await say(router, "can i have a mocha", 2.2)
     assert services.submitted == [("robot", "i want a latte")]
-    assert services.doubts == {"i want a latte": 'words after it: "All right."'}
+    assert services.doubts == {"i want a latte": f'words after it: "{talk}"'}
     assert [u.text for u in router.again] == ["can i have a mocha"]
+    # A take-back between two commands may bear on either: both are asked about.
+    asked = f'words before it: "{talk}"' if "No" in talk else None
+    assert router.again[0].doubt == asked
+
+
+@pytest.mark.parametrize("then", ["go home", "add cheese"])
+async def test_a_dont_between_two_commands_leaves_both_asked_about(then: str) -> None:
+    # "add bread" ... "Don't." ... "go home" had asked about the bread and made "go home".
+    router, services = quick_router("add bread", "go home", "add cheese", mode="always")
+    await say(router, "add bread", 1.0)
+    await say(router, "Don't.", 1.3)
+    await say(router, then, 1.6)
+    await router.tick(1.6 + SILENCE)
+    assert services.submitted == [("robot", "add bread"), ("robot", then)]
+    assert services.doubts == {"add bread": 'words after it: "Don\'t."',
+                               then: 'words before it: "Don\'t."'}  # fmt: skip
 
 
 async def test_a_question_after_talk_holds_the_order_back_and_is_heard() -> None:

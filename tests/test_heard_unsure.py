@@ -122,6 +122,10 @@ async def test_an_order_left_by_talk_after_it_is_asked_about_with_the_talk_quote
         (words_before("one two three four five six seven eight nine ten eleven twelve no, no"),
          f'I heard "... three four five six seven eight nine ten eleven twelve no, no" before '
          f'"{ORDER}". Shall I do it?'),
+        # ... but never without the take-back that made it a question.
+        (words_before("Don't, the machine is still warming up and the cup holder is jammed."),
+         'I heard "Don\'t, the machine is still warming up and the cup holder is jammed." '
+         f'before "{ORDER}". Shall I do it?'),
     ],
 )  # fmt: skip
 async def test_an_order_heard_apart_from_the_words_before_it_is_asked_about_with_them_quoted(
@@ -140,7 +144,9 @@ async def test_an_order_heard_apart_from_the_words_before_it_is_asked_about_with
 def test_the_words_around_a_command_are_read_back_from_its_doubt() -> None:
     assert words_around(None) == (None, None)
     assert words_around(DOUBT) == (None, None)
-    assert words_around(words_after('say "hi"')) == (None, 'say "hi"')
+    # A transcript's own double quotes would end the quote early: they read back as single.
+    assert words_around(words_after('say "hi"')) == (None, "say 'hi'")
+    assert words_around(words_before('No "thanks"; not that')) == ("No 'thanks'; not that", None)
     joined = f"{words_before('No.')}; {DOUBT}; {words_after('Bye.')}"
     assert words_around(joined) == ("No.", "Bye.")
 

@@ -331,3 +331,11 @@ def test_a_refusal_in_a_closed_cell_may_be_held_to_its_sentences(
 def test_a_name_the_sandwich_lacks_is_refused_as_heard(tmp_path: Path) -> None:
     choose, _ = chooser(tmp_path, held=True)
     assert choose(["Computer, add avocado."]) == Choice(0)
+
+
+@needs_espeak
+def test_a_refusal_that_takes_something_back_is_never_held(tmp_path: Path) -> None:
+    # Held and asked "Did you say: ... with a bit of sweetener?", the "oops" would be left out
+    # of the question and a truthful yes make the drink.
+    choose, _ = chooser(tmp_path, mode="always", cell_name="barista", held=True)
+    assert choose(["I want a large latte with a bit of sweet, oops wrong one"]) == Choice(0)

@@ -183,9 +183,14 @@ def test_a_hypothesis_the_chooser_keeps_is_never_held(
 class KeepsToRefuse(Barista):
     """Keeps the best hypothesis only to refuse it (a name the cell lacks: "a bit of sweet")."""
 
+    refused = 0
+    """Which hypothesis is kept to be refused."""
+
     def __call__(self, texts: Sequence[str]) -> Choice | None:
         self.asked.append(list(texts))
-        return Choice(0, refused=True) if len(self.asked) == 1 else super().__call__(texts)
+        if len(self.asked) == 1:
+            return Choice(self.refused, refused=True)
+        return super().__call__(texts)
 
 
 def test_a_hypothesis_kept_only_to_be_refused_is_held_and_asked_about(
@@ -199,6 +204,13 @@ def test_a_hypothesis_kept_only_to_be_refused_is_held_and_asked_about(
     assert decoded is not None and decoded.chosen and decoded.repaired is not None
     assert order_of(templates, decoded.repaired) == order_of(templates, ORDER)
     assert decoded.doubt == f'heard "{decoded.text}"'
+
+    # The question quotes the hypothesis that was refused, not the best one.
+    second = KeepsToRefuse(templates, graph)
+    second.refused = 1
+    decoded = decode_window(whisper.model(), noisy_order, options, second)
+    assert decoded is not None and decoded.repaired is not None
+    assert decoded.doubt == f'heard "{second.asked[0][1]}"'
 
 
 def test_a_refusal_stands_where_the_audio_supports_no_sentence(

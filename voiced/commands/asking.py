@@ -24,6 +24,7 @@ from voiced.interpreter.tiers import Interpreter
 from voiced.logs import correlation
 from voiced.robot.sequence import steps_to_json
 from voiced.rules import words_around
+from voiced.rules.negation import takes_back
 from voiced.words.review import read_back, revise
 
 log = structlog.get_logger(__name__)
@@ -47,13 +48,16 @@ QUOTED_WORDS = 12
 
 def quoted(heard: str, where: str) -> str:
     """`heard` as a question about the command `where` it stands quotes it: the words nearest
-    the command, "..." for the rest."""
+    the command, "..." for the rest; all of them where the rest holds a take-back or a "no"
+    (the words that made it a question are never the ones left out)."""
     said = heard.strip().split()
     if len(said) <= QUOTED_WORDS:
         return heard.strip()
-    if where == "before":
-        return "... " + " ".join(said[-QUOTED_WORDS:])
-    return " ".join(said[:QUOTED_WORDS]) + " ..."
+    near, rest = (said[-QUOTED_WORDS:], said[:-QUOTED_WORDS]) if where == "before" else (
+        said[:QUOTED_WORDS], said[QUOTED_WORDS:])  # fmt: skip
+    if takes_back(" ".join(rest)):
+        return heard.strip()
+    return f"... {' '.join(near)}" if where == "before" else f"{' '.join(near)} ..."
 
 
 class Asking(PipelinePart):
@@ -114,8 +118,10 @@ class Asking(PipelinePart):
 
     def check_hearing(self, job: Job) -> None:
         """A plan made of the recogniser's guess at what was said (`Ticket.doubt`: a sentence
-        of the cell the audio supports, from words that began as none of them): the words are
-        said back, and the plan runs only on a yes. The doubt is about the hearing, so the
+        of the cell the audio supports, from words that began as none of them or named what
+        the cell lacks), or of a command heard apart from words before or after it that may be
+        the operator's about it (`rules.words_around`: quoted): the words are said back, and
+        the plan runs only on a yes. The doubt is about the hearing, so the
         question is the words, not the plan (shorter, too: while the daemon speaks, its stop
         spotter acts on the room's noise)."""
         log.info("not sure of what was heard", doubt=job.ticket.doubt, text=job.ticket.text)

@@ -39,7 +39,7 @@ from voiced.frames.router import CommandRouter
 from voiced.interpreter.repair import Repairer, kind_heads, name_words, vocabulary_phrases
 from voiced.interpreter.templategraph import graph_of
 from voiced.interpreter.tiers import Interpreter
-from voiced.rules.negation import NEGATIONS
+from voiced.rules.negation import NEGATIONS, takes_back
 from voiced.rules.normalize import normalize, words
 from voiced.rules.question import is_question
 from voiced.rules.sounds import Sounds
@@ -143,9 +143,11 @@ class GrammarChooser:
         misheard, to hold to the cell's sentences and ask about: one that names what the cell
         lacks ("ice coffee with a bit of sweet", "large vocal"), or a question that begins as
         one of the cell's sentences begins ("give me a triple shot ... milk and water"; not
-        "do you have oat milk?", which is answered). Only where the sentences are closed."""
+        "do you have oat milk?", which is answered). Only where the sentences are closed, and
+        never words that take something back ("... a bit of sweet, oops, wrong one": held, the
+        question would leave the take-back out, and a truthful yes make the drink)."""
         graph = self.sentences()
-        if graph is None:
+        if graph is None or takes_back(text):
             return False
         return self._names_what_is_missing(text, needs_wake) or like_a_sentence(graph, text)
 
