@@ -33,6 +33,7 @@ from voiced.audio.grammar_decode import (
 from voiced.audio.guards import once
 from voiced.audio.judge import Judge, judge_choice
 from voiced.audio.transcribe import Chooser, HoldsToSentences
+from voiced.rules.negation import takes_back
 
 log = structlog.get_logger(__name__)
 
@@ -198,7 +199,9 @@ def _chosen(
         return replace(kept, repaired=repaired, hypothesis=chosen.index, chosen=True)
     graph = choose.sentences() if isinstance(choose, HoldsToSentences) else None
     best = texts[chosen.index if chosen is not None else 0] if texts else ""
-    if graph is not None and not decoded.silent(options):
+    # Never where the words take something back ("I want a large latte, oops, wrong one"):
+    # held, the sentence would be made (or asked about) without them.
+    if graph is not None and not decoded.silent(options) and not takes_back(best):
         held = _held(judge(), graph, choose, best)
         if held is not None:
             # A reading that begins as no sentence does is an order with its opening misheard

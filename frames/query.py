@@ -209,8 +209,9 @@ class QueryFrame(Frame):
             # on ("put the cheese on" is "add cheese").
             log.info("words that were no command dropped", dropped=self.text, now=utterance.text)
             router.pop(self)
+            lead = "Not made." if self.whole_parts else "Not understood."
             router.services.dropped(
-                self.text, "no command, and a whole one followed", self.correlation_id
+                self.text, "no command, and a whole one followed", self.correlation_id, lead=lead
             )
             router.hear_again(utterance)
             return
@@ -312,7 +313,19 @@ class QueryFrame(Frame):
         asks = router.services.asks
         if asks(command) or asks(rest) or any(asks(part) for part in self.parts[whole:]):
             return None
+        if self._corrects_with(router, rest):
+            return None  # "no, add cheese": neither made nor asked about, refused with it
         return rest if self._apart(router, command, rest) else None
+
+    def _corrects_with(self, router: CommandRouter, said: str) -> bool:
+        """Whether `said` is a correction that holds a command of its own ("no, add cheese",
+        "no, go home"): asked about, the command before it would be made on a yes and the
+        one the operator meant lost."""
+        found = CORRECTS.match(said.strip())
+        if found is None:
+            return False
+        meant = normalize(said.strip()[found.end() :])
+        return router.services.is_complete(meant) or router.services.starts_with_verb(meant)
 
     def _next_after_talk(self, router: CommandRouter, utterance: Utterance) -> bool:
         """Whether `utterance` is a whole command of its own heard after talk that followed

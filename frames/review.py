@@ -36,7 +36,8 @@ class ReviewFrame(ConfirmFrame):
         no, far, yes, llm = self.rules
         self.next_command = _NextCommand(self._give_way, tuple(wake_words))
         revise = Pattern("revise", REVISION, self._revise)
-        self.rules = (no, far, yes, revise, self.next_command, llm)
+        apart = _HeardApart(self._give_way)
+        self.rules = (apart, no, far, yes, revise, self.next_command, llm)
 
     def on_push(self, router: CommandRouter, now: float) -> None:
         self.next_command.router = router
@@ -59,6 +60,22 @@ class ReviewFrame(ConfirmFrame):
 
     def help(self) -> str:
         return f'{self.prompt} Say "yes", "no", or a change such as "skip position 2".'
+
+
+class _HeardApart:
+    """A command heard unsure, or apart from words around it that may take it back
+    (`Utterance.doubt`: "add bread" ... "Don't." ... "add cheese"), is one to ask about on its
+    own: never an answer, nor a change to the plan asked about ("also add cheese")."""
+
+    name = "heard_apart"
+
+    def __init__(self, action: Callable[[CommandRouter, Utterance, Match], None]) -> None:
+        self.action = action
+
+    def match(self, utterance: Utterance) -> RuleResult:
+        if utterance.doubt is None:
+            return NO_MATCH
+        return Handled(Match(self.name, utterance.text, "a command heard unsure"), self.action)
 
 
 class _NextCommand:

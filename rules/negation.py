@@ -48,7 +48,8 @@ CORRECTS = re.compile(
 """How a correction of what was just said begins ("no, make it a cappuccino", "uh, no, ...")."""
 TAKES_BACK = re.compile(
     r"\b(?:wait|hold on|hang on|cancel|abort|never ?mind|scrap|scratch|undo|oops|wrong|"
-    r"mistake|change|changed|mind|instead|sorry|actually|rather|stop|nah)\b",
+    r"mistake|change|changed|mind|instead|sorry|actually|rather|stop|nah|nope|i mean|"
+    r"second thought|make that)\b",
     re.IGNORECASE,
 )
 """Words that take back or change what came before, wherever they stand ("oops, wrong one",

@@ -8,6 +8,7 @@ from voiced.frames.dictation import DictationFrame
 from voiced.frames.pause import pause_rule
 from voiced.frames.stop import heard_with_spotted_stop, stop_rule
 from voiced.rules import Utterance
+from voiced.rules.negation import takes_back
 
 from tests.fakes import EventRecorder, FakeServices
 
@@ -939,3 +940,25 @@ async def test_a_no_said_on_its_own_does_not_take_back_the_command_after_it(befo
     await say(router, "add cheese", 2.0)
     assert services.dropped_said and services.dropped_said[0][0] == before
     assert [u.text for u in router.again] == ["add cheese"]
+
+
+@pytest.mark.parametrize("then", ["no, go home", "no, can i have a mocha"])
+async def test_a_correction_that_holds_a_command_is_refused_with_the_one_before(then: str) -> None:
+    # Asked 'I heard "no, go home" after "i want a latte"', a yes made the latte.
+    router, services = quick_router(
+        "i want a latte", "go home", "can i have a mocha", mode="always",
+        going_on=("i want a latte",),
+    )  # fmt: skip
+    await say(router, "i want a latte", 1.0)
+    await say(router, then, 1.6)
+    await router.tick(1.6 + SILENCE)
+    assert services.submitted == [("robot", f"i want a latte {then}")]
+    assert services.doubts == {}
+
+
+@pytest.mark.parametrize(
+    "said", ["so nope", "I mean the other one", "on second thought", "make that two"]
+)
+def test_a_take_back_is_found_wherever_it_stands(said: str) -> None:
+    assert takes_back(said)
+    assert not takes_back("can I get a small latte with a bit of sugar")

@@ -122,7 +122,10 @@ async def test_an_order_left_by_talk_after_it_is_asked_about_with_the_talk_quote
         (words_before("one two three four five six seven eight nine ten eleven twelve no, no"),
          f'I heard "... three four five six seven eight nine ten eleven twelve no, no" before '
          f'"{ORDER}". Shall I do it?'),
-        # ... but never without the take-back that made it a question.
+        # ... but never without the take-back that made it a question, wherever it stands.
+        (words_after("well the thing is that we need to keep the line moving today so nope"),
+         'I heard "well the thing is that we need to keep the line moving today so nope" '
+         f'after "{ORDER}". Shall I do it?'),
         (words_before("Don't, the machine is still warming up and the cup holder is jammed."),
          'I heard "Don\'t, the machine is still warming up and the cup holder is jammed." '
          f'before "{ORDER}". Shall I do it?'),
