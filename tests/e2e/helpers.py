@@ -237,3 +237,10 @@ def statuses(sock: socket.socket) -> list[str]:
         except BlockingIOError:
             return found
         found += [line for line in message.splitlines() if line.startswith("STATUS=")]
+
+
+def asked_about_words(events: list[dict[str, Any]]) -> list[str]:
+    """The questions that quote words heard around a command ('I heard "..." after ...')."""
+    return [
+        str(e["text"]) for e in kinds(events, "feedback") if str(e["text"]).startswith("I heard")
+    ]

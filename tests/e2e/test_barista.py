@@ -10,6 +10,7 @@ from pathlib import Path
 
 from tests.e2e.helpers import (
     REPO,
+    asked_about_words,
     final_state,
     kinds,
     run_text,
@@ -140,8 +141,7 @@ def test_talk_after_an_order_leaves_it_said_back_and_made_on_a_yes(tmp_path: Pat
             "no\n\n")  # fmt: skip
     events, proc = run_text(tmp_path, "barista", said)
     assert proc.returncode == 0, proc.stderr
-    asked = [e["text"] for e in kinds(events, "feedback") if e["text"].startswith("I heard")]
-    assert asked == [
+    assert asked_about_words(events) == [
         'I heard "All right." after "make me an 8 ounce coffee". Shall I do it?',
         'I heard "See you later." after "can I get a small latte". Shall I do it?',
     ]
@@ -167,8 +167,7 @@ def test_an_order_beside_a_no_is_asked_about_and_made_on_a_yes(tmp_path: Path) -
             "no\n\n")  # fmt: skip
     events, proc = run_text(tmp_path, "barista", said)
     assert proc.returncode == 0, proc.stderr
-    asked = [e["text"] for e in kinds(events, "feedback") if e["text"].startswith("I heard")]
-    assert asked == [
+    assert asked_about_words(events) == [
         'I heard "No, I don\'t have that one." before "can I get a small latte". Shall I do it?',
         'I heard "Don\'t." before "make me an 8 ounce coffee". Shall I do it?',
         'I heard "No, I don\'t know." after "make me an 8 ounce coffee". Shall I do it?',
