@@ -37,7 +37,9 @@ class ReviewFrame(ConfirmFrame):
         self.next_command = _NextCommand(self._give_way, tuple(wake_words))
         revise = Pattern("revise", REVISION, self._revise)
         apart = _HeardApart(self._give_way)
-        self.rules = (apart, no, far, yes, revise, self.next_command, llm)
+        # After the far-talk rule: another voice's command, even one heard unsure, neither
+        # answers nor declines the operator's question.
+        self.rules = (no, far, apart, yes, revise, self.next_command, llm)
 
     def on_push(self, router: CommandRouter, now: float) -> None:
         self.next_command.router = router

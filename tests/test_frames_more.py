@@ -408,6 +408,8 @@ async def test_a_far_quieter_answer_is_another_voice_and_answers_nothing() -> No
                             command_db=-15.0))  # fmt: skip  # the order the question is about
     for said in ("okay", "yeah", "skip the milk", "make me a latte"):  # the next table, 15 dB down
         await router.dispatch(Utterance(said, 2.0, level_db=-30.0))
+    # Nor does a command of theirs heard unsure (held, or apart from a take-back).
+    await router.dispatch(Utterance("make me a latte", 2.1, level_db=-30.0, doubt='heard "x"'))
     assert answers == [] and isinstance(router.top, ReviewFrame)
     await router.dispatch(Utterance("stop", 2.5, level_db=-30.0))
     assert services.stops and answers == ["no"]  # a stop is a stop at any level
@@ -458,3 +460,21 @@ async def test_in_wake_mode_talk_without_the_wake_word_or_a_question_leaves_the_
         assert outcome.dropped and answers == []
     else:
         assert not outcome.dropped and answers == ["no"]
+
+
+async def test_a_command_heard_unsure_is_never_an_answer_nor_a_change() -> None:
+    # "add bread" ... "Don't." ... "add cheese": the cheese, heard apart from the "Don't.", had
+    # been taken for a change to the bread's plan ("also add cheese"), and a yes made both.
+    router, services, _ = make_router()
+    router.set_mode("always")
+    answers: list[Answer] = []
+    revised: list[str] = []
+    router.push(ReviewFrame("Shall I do it?", answers.append, revised.append, 10.0,
+                            command_db=-15.0))  # fmt: skip
+    await router.dispatch(
+        Utterance("add cheese", 2.0, level_db=-15.0, doubt='words before it: "x"')
+    )
+    assert answers == ["no"] and revised == []
+    assert not isinstance(router.top, ReviewFrame)
+    await router.tick(6.0)  # heard on its own, and asked about in turn
+    assert services.doubts == {"add cheese": 'words before it: "x"'}
