@@ -33,6 +33,7 @@ from voiced.audio.grammar_decode import (
 from voiced.audio.guards import once
 from voiced.audio.judge import Judge, judge_choice
 from voiced.audio.transcribe import Chooser, HoldsToSentences
+from voiced.rules import heard_as
 from voiced.rules.negation import takes_back
 
 log = structlog.get_logger(__name__)
@@ -199,9 +200,7 @@ def _chosen(
         return replace(kept, repaired=repaired, hypothesis=chosen.index, chosen=True)
     graph = choose.sentences() if isinstance(choose, HoldsToSentences) else None
     best = texts[chosen.index if chosen is not None else 0] if texts else ""
-    # Never where the words take something back ("I want a large latte, oops, wrong one"):
-    # held, the sentence would be made (or asked about) without them.
-    if graph is not None and not decoded.silent(options) and not takes_back(best):
+    if graph is not None and not decoded.silent(options):
         held = _held(judge(), graph, choose, best)
         if held is not None:
             # A reading that begins as no sentence does is an order with its opening misheard
@@ -210,8 +209,10 @@ def _chosen(
             # forced onto another opening scores only 6-46 nats lower), so it is read back;
             # and so is one held to from a reading the grammar would refuse ("a bit of sweet"
             # may have been a bit of sweetener, or something the cell does not have).
-            unasked = chosen is None and like_a_sentence(graph, best)
-            doubt = None if unasked else f'heard "{once(best).strip()}"'
+            # Never unasked where the words take something back ("I want a large latte,
+            # oops, wrong one"): the question then quotes them (`Asking.check_hearing`).
+            unasked = chosen is None and like_a_sentence(graph, best) and not takes_back(best)
+            doubt = None if unasked else heard_as(once(best).strip())
             return replace(decoded, repaired=held, chosen=True, doubt=doubt)
     if chosen is not None:  # refused, or answered, as heard
         return replace(_hypothesis(tokenizer, result, chosen.index), repaired=chosen.text,

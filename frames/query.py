@@ -321,11 +321,15 @@ class QueryFrame(Frame):
         """Whether `said` is a correction that holds a command of its own ("no, add cheese",
         "no, go home"): asked about, the command before it would be made on a yes and the
         one the operator meant lost."""
-        found = CORRECTS.match(said.strip())
+        rest = said.strip()
+        found = CORRECTS.match(rest)
         if found is None:
             return False
-        meant = normalize(said.strip()[found.end() :])
-        return router.services.is_complete(meant) or router.services.starts_with_verb(meant)
+        while found is not None and found.end() > 0:  # "no, no, go home"
+            rest = rest[found.end() :].lstrip(" ,.;:!?-")
+            found = CORRECTS.match(rest)
+        # A whole command, not any verb: "sorry, take your time" is talk, asked about.
+        return router.services.is_complete(normalize(rest))
 
     def _next_after_talk(self, router: CommandRouter, utterance: Utterance) -> bool:
         """Whether `utterance` is a whole command of its own heard after talk that followed

@@ -36,7 +36,7 @@ class ReviewFrame(ConfirmFrame):
         no, far, yes, llm = self.rules
         self.next_command = _NextCommand(self._give_way, tuple(wake_words))
         revise = Pattern("revise", REVISION, self._revise)
-        apart = _HeardApart(self._give_way)
+        apart = _HeardApart(self._give_way, self.next_command)
         # After the far-talk rule: another voice's command, even one heard unsure, neither
         # answers nor declines the operator's question.
         self.rules = (no, far, apart, yes, revise, self.next_command, llm)
@@ -71,12 +71,15 @@ class _HeardApart:
 
     name = "heard_apart"
 
-    def __init__(self, action: Callable[[CommandRouter, Utterance, Match], None]) -> None:
+    def __init__(
+        self, action: Callable[[CommandRouter, Utterance, Match], None], said: _NextCommand
+    ) -> None:
         self.action = action
+        self.said = said
 
     def match(self, utterance: Utterance) -> RuleResult:
-        if utterance.doubt is None:
-            return NO_MATCH
+        if utterance.doubt is None or self.said.command(utterance) is None:
+            return NO_MATCH  # in wake mode, without the wake word it is not said to the cell
         return Handled(Match(self.name, utterance.text, "a command heard unsure"), self.action)
 
 
@@ -94,15 +97,22 @@ class _NextCommand:
         self.wake_words = wake_words
         self.router: CommandRouter | None = None
 
-    def match(self, utterance: Utterance) -> RuleResult:
+    def command(self, utterance: Utterance) -> str | None:
+        """The words said to the cell, after the wake word where one is needed; None when
+        they were not said to it (no wake word in wake mode), or no question is open."""
         router, text = self.router, utterance.text
         if router is None:
-            return NO_MATCH
+            return None
         said = after_wake_word(text, self.wake_words) if self.wake_words else None
         if said is None and router.mode == "wake" and self.wake_words:
-            return NO_MATCH  # without the wake word it is not said to the cell
-        command = said or text
-        services = router.services
+            return None  # without the wake word it is not said to the cell
+        return said or text
+
+    def match(self, utterance: Utterance) -> RuleResult:
+        command = self.command(utterance)
+        if command is None or self.router is None:
+            return NO_MATCH
+        services = self.router.services
         if services.asks(command) or not services.is_complete(command):
             return NO_MATCH
         match = Match(self.name, utterance.text, "a whole command of its own")

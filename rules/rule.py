@@ -32,6 +32,21 @@ def words_before(said: str) -> str:
     return _WORDS_AROUND.format("words before", _unquoted(said))
 
 
+def heard_as(said: str) -> str:
+    """The doubt of a sentence held to the cell's sentences from a free reading `said`: the
+    command is said back before it runs (`heard_in` reads `said` back)."""
+    return f'heard "{_unquoted(said)}"'
+
+
+def heard_in(doubt: str | None) -> str | None:
+    """The free reading a `heard_as` doubt names (the first, if doubts were joined)."""
+    found = _HEARD_FOUND.search(doubt or "")
+    return None if found is None else found.group(1)
+
+
+_HEARD_FOUND = re.compile(r'(?:^|; )heard "(.*?)"(?=; |$)')
+
+
 def _unquoted(said: str) -> str:
     # The doubt quotes the words in double quotes (and doubts are joined with "; "): a
     # transcript's own double quotes become single ones, so the quote reads back whole.

@@ -742,7 +742,9 @@ async def test_a_correction_or_an_addition_of_a_whole_command_that_waited_stays_
     assert services.doubts == {}
 
 
-@pytest.mark.parametrize("then", ["All right.", "I can't say that", "decaf please", *TAKE_BACKS])
+@pytest.mark.parametrize(
+    "then", ["All right.", "I can't say that", "decaf please", "Sorry, take your time", *TAKE_BACKS]
+)
 async def test_words_after_a_whole_command_that_make_it_none_leave_it_said_back(then: str) -> None:
     # The kitchen's "All right." (or "No, I don't know.") after "Make me an 8 ounce coffee."
     # joined it and both were refused. Whose words they were cannot be told at one level: the
@@ -930,7 +932,7 @@ async def test_a_no_said_on_its_own_does_not_take_back_the_command_after_it(befo
     assert [u.text for u in router.again] == ["add cheese"]
 
 
-@pytest.mark.parametrize("then", ["no, go home", "no, can i have a mocha"])
+@pytest.mark.parametrize("then", ["no, go home", "no, can i have a mocha", "No, no, go home"])
 async def test_a_correction_that_holds_a_command_is_refused_with_the_one_before(then: str) -> None:
     # Asked 'I heard "no, go home" after "i want a latte"', a yes made the latte.
     router, services = quick_router(

@@ -478,3 +478,16 @@ async def test_a_command_heard_unsure_is_never_an_answer_nor_a_change() -> None:
     assert not isinstance(router.top, ReviewFrame)
     await router.tick(6.0)  # heard on its own, and asked about in turn
     assert services.doubts == {"add cheese": 'words before it: "x"'}
+
+
+async def test_in_wake_mode_a_command_heard_unsure_without_the_wake_word_leaves_the_question() -> (
+    None
+):
+    # A nearby customer's misheard order, held without the wake word, had declined the
+    # operator's question.
+    router, _, _ = make_router()
+    answers: list[Answer] = []
+    router.push(ReviewFrame("Proceed?", answers.append, lambda f: None, 10.0,
+                            wake_words=("computer",)))  # fmt: skip
+    await router.dispatch(Utterance("make me a latte", 2.0, doubt='heard "x"'))
+    assert answers == [] and isinstance(router.top, ReviewFrame)

@@ -14,7 +14,7 @@ import pytest
 from voiced.robot.cellfile import load_cell
 from voiced.robot.link import ControllerLink
 from voiced.robot.simulator import Simulator
-from voiced.rules import words_after, words_around, words_before
+from voiced.rules import heard_as, heard_in, words_after, words_around, words_before
 
 from voiced.commands.asking import NOT_SURE
 from voiced.commands.pipeline import RobotPipeline
@@ -144,6 +144,20 @@ async def test_an_order_heard_apart_from_the_words_before_it_is_asked_about_with
     assert barista.moved > 0
 
 
+async def test_an_order_held_from_words_that_take_it_back_is_asked_about_with_them_quoted(
+    barista: Cell,
+) -> None:
+    # "Did you say: I want a large latte?" invited a truthful yes that made what the "oops"
+    # took back.
+    heard = "I want a large latte. Oops, wrong one."
+    outcome = barista.pipeline.submit("I want a large latte", None, doubt=heard_as(heard))
+    await asyncio.wait_for(barista.pipeline.wait_accepted(), 30)
+    assert barista.asked == [f'I heard "{heard}". Did you mean: I want a large latte?']
+    barista.answers[0]("no")
+    assert not (await asyncio.wait_for(outcome, 30)).ok
+    assert barista.moved == 0
+
+
 def test_the_words_around_a_command_are_read_back_from_its_doubt() -> None:
     assert words_around(None) == (None, None)
     assert words_around(DOUBT) == (None, None)
@@ -152,6 +166,7 @@ def test_the_words_around_a_command_are_read_back_from_its_doubt() -> None:
     assert words_around(words_before('No "thanks"; not that')) == ("No 'thanks'; not that", None)
     joined = f"{words_before('No.')}; {DOUBT}; {words_after('Bye.')}"
     assert words_around(joined) == ("No.", "Bye.")
+    assert heard_in(joined) == "who a small latte" and heard_in(words_before("x")) is None
 
 
 async def test_each_question_is_answered_in_the_voice_of_its_own_command(barista: Cell) -> None:

@@ -23,7 +23,7 @@ from voiced.interpreter.result import Interpretation
 from voiced.interpreter.tiers import Interpreter
 from voiced.logs import correlation
 from voiced.robot.sequence import steps_to_json
-from voiced.rules import words_around
+from voiced.rules import heard_in, words_around
 from voiced.rules.negation import takes_back
 from voiced.words.review import read_back, revise
 
@@ -131,8 +131,14 @@ class Asking(PipelinePart):
         if quotes:
             # Not "Did you say ...?": the operator did say it, and a truthful yes would make
             # what "let me think" after it, or "don't" before it, took back.
-            heard = f'I heard {quotes[0]} "{said}"' + "".join(f" and {q} it" for q in quotes[1:])
-            self.ask_first(job, f"{heard}. Shall I do it?")
+            around_it = "".join(f" and {q} it" for q in quotes[1:])
+            self.ask_first(job, f'I heard {quotes[0]} "{said}"{around_it}. Shall I do it?')
+            return
+        heard = heard_in(job.ticket.doubt)
+        if heard is not None and takes_back(heard):
+            # "I want a large latte. Oops, wrong one." held to the large latte: a truthful
+            # yes to "Did you say ...?" would make what the "oops" took back.
+            self.ask_first(job, f'I heard "{quoted(heard, "after")}". Did you mean: {said}?')
             return
         self.ask_first(job, f"Did you say: {said}?")
 
