@@ -156,6 +156,15 @@ async def test_an_order_held_from_words_that_take_it_back_is_asked_about_with_th
     barista.answers[0]("no")
     assert not (await asyncio.wait_for(outcome, 30)).ok
     assert barista.moved == 0
+    # With talk after it too, both are quoted.
+    doubt = f"{heard_as(heard)}; {words_after('All right.')}"
+    outcome = barista.pipeline.submit("I want a large latte", None, doubt=doubt)
+    await asyncio.wait_for(barista.pipeline.wait_accepted(), 30)
+    assert barista.asked[-1] == (
+        f'I heard "{heard}" and "All right." after it. Did you mean: I want a large latte?'
+    )
+    barista.answers[-1]("no")
+    assert not (await asyncio.wait_for(outcome, 30)).ok
 
 
 def test_the_words_around_a_command_are_read_back_from_its_doubt() -> None:

@@ -128,17 +128,18 @@ class Asking(PipelinePart):
         said = job.ticket.text.strip().rstrip(".?!,;: ")
         around = zip(words_around(job.ticket.doubt), ("before", "after"), strict=True)
         quotes = [f'"{quoted(heard, where)}" {where}' for heard, where in around if heard]
+        heard = heard_in(job.ticket.doubt)
+        if heard is not None and takes_back(heard):
+            # "I want a large latte. Oops, wrong one." held to the large latte: a truthful
+            # yes to "Did you say ...?" would make what the "oops" took back.
+            more = "".join(f" and {q} it" for q in quotes)
+            self.ask_first(job, f'I heard "{quoted(heard, "after")}"{more}. Did you mean: {said}?')
+            return
         if quotes:
             # Not "Did you say ...?": the operator did say it, and a truthful yes would make
             # what "let me think" after it, or "don't" before it, took back.
             around_it = "".join(f" and {q} it" for q in quotes[1:])
             self.ask_first(job, f'I heard {quotes[0]} "{said}"{around_it}. Shall I do it?')
-            return
-        heard = heard_in(job.ticket.doubt)
-        if heard is not None and takes_back(heard):
-            # "I want a large latte. Oops, wrong one." held to the large latte: a truthful
-            # yes to "Did you say ...?" would make what the "oops" took back.
-            self.ask_first(job, f'I heard "{quoted(heard, "after")}". Did you mean: {said}?')
             return
         self.ask_first(job, f"Did you say: {said}?")
 
