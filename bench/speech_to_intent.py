@@ -12,7 +12,7 @@ and nothing more (the benchmark's `src/engine.py` rule). The development half mi
 first half of the kitchen recording, the test half with the second.
 
     .venv/bin/python -m bench.speech_to_intent [--data DIR] [--dev] [--snr clean,24,...,6]
-        [--limit N] [--set stt.judge=true] [--out NAME] [--results DIR]
+        [--limit N [--shift I]] [--set stt.judge=true] [--out NAME] [--results DIR]
 
 DIR is a folder holding `speech-to-intent/` (`label.json`, `clean/*.flac`, `kitchen.flac`), as in
 the benchmark's repository; the default is `../shared/benchdata` beside the clone.
@@ -261,6 +261,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--snr", default="clean,24,21,18,15,12,9,6",
                         help="conditions: clean and SNRs in dB (default: %(default)s)")  # fmt: skip
     parser.add_argument("--limit", type=int, default=0, help="every k-th recording, N of them")
+    parser.add_argument("--shift", type=int, default=0,
+                        help="with --limit, start at the i-th (another slice)")  # fmt: skip
     parser.add_argument("--set", action="append", default=[], help="section.key=value")
     parser.add_argument("--out", default="", help="results name (default speech-to-intent[-dev])")
     parser.add_argument("--results", type=Path, default=RESULTS, help="where results go")
@@ -273,12 +275,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     clean = sorted((sti / "clean").glob("*.flac"))
     files = [p for p in clean if p.name[0] in half and p.name in labels]
     if args.limit and args.limit < len(files):
-        files = files[:: len(files) // args.limit][: args.limit]
+        step = len(files) // args.limit
+        files = files[args.shift % step :: step][: args.limit]
     kitchen = read_audio(sti / "kitchen.flac").astype(np.float64)
     kitchen = kitchen[: len(kitchen) // 2] if args.dev else kitchen[len(kitchen) // 2 :]
     wanted = [labels[p.name] for p in files]
     result: dict[str, Any] = {"half": "development" if args.dev else "test",
-                              "recordings": len(files), "settings": args.set,
+                              "recordings": len(files), "settings": args.set, "shift": args.shift,
                               "machine": machine_info(), "conditions": {}}  # fmt: skip
     for token in args.snr.split(","):
         snr = None if token == "clean" else float(token)
