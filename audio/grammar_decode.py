@@ -105,9 +105,14 @@ def keeps_what_was_heard(held: Constrained, free_text: str, graph: WordGraph) ->
     the held sentence holds too: holding to the sentences mends an opening or a word the cell
     does not know, it never drops what was heard plainly ("Run out, mocha with some sweetener."
     is no "I want a small coffee with some sweetener.")."""
-    heard = _digit_words(once(free_text))
-    kept = _digit_words(held.text)
-    return all(_within(value, kept) for value in graph.values if _within(value, heard))
+    return values_heard(graph, free_text) <= values_heard(graph, held.text)
+
+
+def values_heard(graph: WordGraph, text: str) -> frozenset[tuple[str, ...]]:
+    """The values of the graph's lists that `text` names, said once ("iced coffee" names
+    "coffee" too)."""
+    said = _digit_words(once(text))
+    return frozenset(value for value in graph.values if _within(value, said))
 
 
 def _digit_words(text: str) -> tuple[str, ...]:

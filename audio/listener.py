@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import structlog
@@ -354,9 +354,9 @@ class Listener:
             text, transcript.raw, segment.end, segment, transcript, judged.decoded_at, spotted
         )
 
-    async def _judge(self, segment: Segment) -> Judged:
+    async def _judge(self, segment: Segment, gate: bool = True) -> Judged:
         prob: float | None = None
-        if self.settings.silero_gate:
+        if gate and self.settings.silero_gate:
             prob = await asyncio.to_thread(silero.speech_probability, segment.samples)
             if prob < self.settings.silero_threshold:
                 return Judged(prob, None, f"not speech (silero {prob:.2f})", segment.end)
@@ -371,6 +371,28 @@ class Listener:
             log.exception("transcriber crashed", engine=self.transcriber.name)
             return Judged(prob, None, f"transcription failed: {exc!r}", segment.end)
         return Judged(prob, transcript, transcript.rejected_reason, segment.end)
+
+    async def rehear(self, start: float, end: float) -> Transcript | None:
+        """What the input from `start` to `end` (audio clock) reads as one segment: an order
+        said in pieces ("May I have a," ... "dark roast." ... "8 ounce, iced coffee ...") is
+        heard by the recogniser whole, with the context each piece lacked alone. Transcribed
+        as a segment is, the daemon's own words taken out; None when the audio is no longer
+        held, or the transcript is rejected or only the daemon's own voice."""
+        segment = self.segmenter.recorded(start, end)
+        if segment is None:
+            log.info("not heard again: no longer held", start=start, end=end)
+            return None
+        judged = await self._judge(segment, gate=False)
+        transcript = judged.transcript
+        if transcript is None or judged.rejected is not None:
+            log.info("heard again, rejected", reason=judged.rejected, start=start, end=end)
+            return None
+        own = self._own(transcript.text, segment.start, segment.end)
+        if own.all_own:
+            return None
+        log.info("heard again whole", text=own.text, start=start, end=end,
+                 seconds=transcript.seconds)  # fmt: skip
+        return replace(transcript, text=own.text)
 
     async def _transcribe_early(self) -> None:
         """In a pause of `early_transcribe_ms`, judge the open segment now; `_segment` uses the

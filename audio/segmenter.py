@@ -55,7 +55,8 @@ class Segment:
     vad: VadStats
     """Voice activity statistics."""
     closed_by: str = "silence"
-    """Why it ended: "silence", "max_length", "end_of_stream", or "open" (not ended yet)."""
+    """Why it ended: "silence", "max_length", "end_of_stream", "open" (not ended yet), or
+    "recorded" (a stretch read back from what was heard, `Segmenter.recorded`)."""
 
     @property
     def duration(self) -> float:
@@ -290,6 +291,21 @@ class Segmenter:
         """The open segment as it would close now (closed_by "open"), for work that starts
         before the hangover ends."""
         return None if self._open is None else self._segment(self._open, "open")
+
+    def recorded(self, start: float, end: float) -> Segment | None:
+        """The input from `start` to `end` on the audio clock as one segment, pre-roll and a
+        hangover's silence included, for hearing again as a whole what was heard in pieces;
+        None when part of it is no longer held (about `max_segment_ms` are) or not yet read."""
+        begin = round(start * SAMPLE_RATE)
+        first = max(0, begin - self.preroll)
+        last = min(self.ring.end, round(end * SAMPLE_RATE) + self._hangover * self.frame)
+        if first < self.ring.start or last <= begin:
+            return None
+        samples = self.ring.read(first, last)
+        live = samples[begin - first :]
+        frames = len(live) // self.frame
+        stats = VadStats(frames, frames, start, end, round(rms(live), 1))
+        return Segment(samples, begin - first, start, last / SAMPLE_RATE, stats, "recorded")
 
     def _close(self, closed_by: str) -> list[SegmenterEvent]:
         current = self._open

@@ -180,7 +180,8 @@ class BaseFrame(Frame):
             # The rest goes through the stack like any utterance, so "computer start dictation"
             # or "computer always listen" work in one breath; plain words land in the query.
             # As heard: its level, who sent it and the recogniser's doubt go with the words.
-            await router.dispatch(replace(utterance, text=command, normalized=""))
+            # Its start is no longer known: the wake word's audio comes before it.
+            await router.dispatch(replace(utterance, text=command, normalized="", start=None))
             if router.top is query and not query.parts:
                 # Something else answered it ("computer mode query"): the wake word was for
                 # that, and an empty query would only time out into "I didn't hear a command".

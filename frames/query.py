@@ -14,11 +14,13 @@ from voiced.rules import (
     Match,
     Utterance,
     check_parent,
+    heard_as,
     normalize,
+    words,
     words_after,
     words_before,
 )
-from voiced.rules.negation import BEARS_ON_NEXT, CORRECTS, takes_back
+from voiced.rules.negation import BEARS_ON_NEXT, CORRECTS, NEGATIONS, takes_back
 
 log = structlog.get_logger(__name__)
 
@@ -90,6 +92,8 @@ class QueryFrame(Frame):
         """How loud the loudest part said so far was (None: typed, or not measured)."""
         self.levels: list[float | None] = []
         """How loud each part was."""
+        self.spans: list[tuple[float | None, float]] = []
+        """When each part's speech began (None: not known) and ended, on the input clock."""
         self.doubts: list[str] = []
         """Why the recogniser was not sure of a part (the command is read back before it runs)."""
         self.opened_at = 0.0
@@ -121,6 +125,7 @@ class QueryFrame(Frame):
     def append(self, text: str, utterance: Utterance, router: CommandRouter | None = None) -> None:
         self.parts.append(text.strip())
         self.levels.append(utterance.level_db)
+        self.spans.append((utterance.start, utterance.t))
         if utterance.level_db is not None:
             self.level_db = max(utterance.level_db, self.level_db or utterance.level_db)
         if utterance.doubt is not None:
@@ -174,12 +179,58 @@ class QueryFrame(Frame):
             doubts = [*doubts, words_after(talk)]
             level = max((db for db in self.levels[:whole] if db is not None), default=None)
             log.info("a whole command said back, the words after it left", sent=text, left=talk)
-        doubt = "; ".join(doubts) or None
+        elif not self.complete and (again := await self._heard_whole(router)) is not None:
+            text, doubts = again
+        await self._send(router, text, doubts, level)
+
+    async def _send(
+        self, router: CommandRouter, text: str, doubts: list[str], level: float | None
+    ) -> None:
         router.pop(self)
         await router.services.submit(
-            self.target, text, self.correlation_id, source=self.name, doubt=doubt,
-            level_db=level,
+            self.target, text, self.correlation_id, source=self.name,
+            doubt="; ".join(doubts) or None, level_db=level,
         )  # fmt: skip
+
+    async def _heard_whole(
+        self, router: CommandRouter, then: Utterance | None = None
+    ) -> tuple[str, list[str]] | None:
+        """A command said in pieces that together make none ("May I have a," ... "Dark
+        roast." ... "8 ounce, ice coffee." ... "What a lot of brown sugar."), heard again as
+        one stretch of audio: alone, each piece lacked the words around it that the recogniser
+        reads by. Kept when it is a whole command that names everything the pieces named; one
+        that names more is asked about first, the pieces quoted. Never where the pieces hold a
+        "no" or take something back: those are kept as heard, as the recogniser keeps them.
+        `then`: what was said next, heard with them."""
+        services, parts, spans = router.services, self.parts, self.spans
+        if then is not None:
+            parts, spans = [*parts, then.text], [*spans, (then.start, then.t)]
+        said = " ".join(parts)
+        starts = [start for start, _ in spans]
+        if (
+            len(parts) < 2
+            or self.target != "robot"
+            or None in starts
+            or NEGATIONS & set(words(said))
+            or takes_back(said)
+        ):
+            return None
+        first = starts[0]
+        assert first is not None
+        whole = await services.hear_whole(first, spans[-1][1])
+        if whole is None or not services.is_complete(whole.text) or services.asks(whole.text):
+            return None
+        heard, now = services.values_named(said), services.values_named(whole.text)
+        if not heard <= now:
+            log.info("heard again whole, without what the pieces named", pieces=said,
+                     whole=whole.text)  # fmt: skip
+            return None
+        doubts = [whole.doubt] if whole.doubt else []
+        if not doubts and not now <= heard:
+            doubts = [heard_as(said)]
+        log.info("a command said in pieces heard again whole", pieces=said, whole=whole.text,
+                 doubt=doubts or None)  # fmt: skip
+        return whole.text, doubts
 
     async def _accumulate(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         ending = _TRAILING.match(utterance.text.strip())
@@ -205,6 +256,14 @@ class QueryFrame(Frame):
             )
             return
         if self._starts_over(router, utterance):
+            if router.services.asks(normalize(utterance.text)):
+                again = await self._heard_whole(router, utterance)
+                if again is not None:
+                    # "May I have a," ... "8 ounce, ice coffee." ... "What a lot of brown
+                    # sugar.": the rest of an order, heard alone as a question.
+                    self.append(utterance.text, utterance, router)
+                    await self._send(router, *again, self.level_db)
+                    return
             # Never sent: words that are no command may still hold one the interpreter acts
             # on ("put the cheese on" is "add cheese").
             log.info("words that were no command dropped", dropped=self.text, now=utterance.text)

@@ -3,7 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
+
+
+@dataclass(frozen=True)
+class HeardWhole:
+    """What the recogniser made of a stretch of audio heard again as one segment."""
+
+    text: str
+    """The transcript, as the recogniser chose (or held) it."""
+    doubt: str | None = None
+    """Why the recogniser is not sure of it (None: it may be acted on as heard)."""
 
 
 class Services(Protocol):
@@ -24,6 +35,15 @@ class Services(Protocol):
     ) -> None:
         """`text` was said but will never be acted on, for `reason`: the operator hears `lead`
         and what was dropped."""
+
+    def values_named(self, text: str) -> frozenset[tuple[str, ...]]:
+        """The values of the cell's lists that `text` names ("large", "iced mocha", "a lot
+        of"), each as its words, numbers as digits."""
+
+    async def hear_whole(self, start: float, end: float) -> HeardWhole | None:
+        """The audio from `start` to `end` on the input clock heard again as one segment (a
+        command said in pieces); None where nothing can hear it again (typed input, a remote
+        engine's failure, audio no longer held)."""
 
     def about_the_cell(self, text: str) -> bool:
         """Whether `text` names one of the things the cell's sentences are about ("sugar",

@@ -81,6 +81,9 @@ class Utterance:
     """Why the recogniser is not sure of `text` (a command made of it is read back first)."""
     normalized: str = field(default="", compare=False)
     """`text` normalised (lower case, no punctuation, digits); filled in automatically."""
+    start: float | None = field(default=None, compare=False)
+    """When its speech began on the input clock (the segment's first live sample); None:
+    typed, or not known (the rest of a segment after its wake word)."""
 
     def __post_init__(self) -> None:
         if not self.normalized:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from voiced.frames.router import StackChange
+from voiced.frames.services import HeardWhole
 from voiced.rules import normalize
 
 
@@ -52,6 +53,18 @@ class FakeServices:
 
     def about_the_cell(self, text: str) -> bool:
         return any(word in self.things for word in normalize(text).split())
+
+    def values_named(self, text: str) -> frozenset[tuple[str, ...]]:
+        return frozenset((word,) for word in normalize(text).split() if word in self.things)
+
+    whole: HeardWhole | None = None
+    """What a stretch of audio heard again reads as (`hear_whole`); None: nothing."""
+    reheard: list[tuple[float, float]] = field(default_factory=list)
+    """The stretches heard again."""
+
+    async def hear_whole(self, start: float, end: float) -> HeardWhole | None:
+        self.reheard.append((start, end))
+        return self.whole
 
     def asks(self, text: str) -> bool:
         return text in self.questions

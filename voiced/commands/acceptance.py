@@ -27,7 +27,7 @@ from voiced.history import History
 from voiced.interpreter.check import Checked, validate
 from voiced.interpreter.grammar import is_learning
 from voiced.interpreter.result import Interpretation
-from voiced.interpreter.templategraph import may_go_on, names_a_thing
+from voiced.interpreter.templategraph import may_go_on, names_a_thing, values_named
 from voiced.interpreter.tiers import Interpreter, Understood
 from voiced.logs import correlation
 from voiced.robot.cell import Cell
@@ -128,6 +128,9 @@ class Acceptance(PipelinePart):
 
     def starts_with_verb(self, text: str) -> bool:
         return self.interpreter.starts_with_verb(text)
+
+    def values_named(self, text: str) -> frozenset[tuple[str, ...]]:
+        return values_named(self.interpreter.templates, text)
 
     def about_the_cell(self, text: str) -> bool:
         return names_a_thing(self.interpreter.templates, text)

@@ -128,6 +128,9 @@ class RobotPipeline:
     def asks(self, text: str) -> bool:
         return self.acceptance.asks(text)
 
+    def values_named(self, text: str) -> frozenset[tuple[str, ...]]:
+        return self.acceptance.values_named(text)
+
     def about_the_cell(self, text: str) -> bool:
         return self.acceptance.about_the_cell(text)
 

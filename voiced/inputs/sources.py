@@ -59,6 +59,9 @@ class Utterance:
     0.0 for a command with no clock of its own (queued, replayed)."""
     correlation_id: str | None = None
     """The id bound to everything it causes; None: a new one."""
+    start: float | None = None
+    """For speech, when it began on the input clock (the segment's first live sample); None:
+    typed, or not known."""
     announce: ev.Utterance | ev.Spotted | None = None
     """The event that announces it (docs/EVENTS.md); None: an `utterance` with its text."""
     spotted: bool = False
@@ -134,6 +137,7 @@ class AudioInput:
                     yield Utterance(
                         event.text,
                         event.segment.vad.speech_end,
+                        start=event.segment.start,
                         announce=heard_event(event),
                         spotted=event.spotted,
                         level_db=heard_level(event),

@@ -26,7 +26,7 @@ from hassil.expression import (
 )
 from hassil.sample import sample_expression
 
-from voiced.audio.grammar_decode import WordGraph
+from voiced.audio.grammar_decode import WordGraph, values_heard
 from voiced.interpreter.templates import Templates
 from voiced.interpreter.vocabulary import plural
 from voiced.rules.normalize import numbers_to_digits, words
@@ -209,6 +209,11 @@ def _walk(graph: WordGraph, said: list[str]) -> tuple[int, frozenset[int], list[
             return taken, states, said
         states = following
     return len(said), states, said
+
+
+def values_named(templates: Templates, text: str) -> frozenset[tuple[str, ...]]:
+    """The values of the templates' lists that `text` names (`grammar_decode.values_heard`)."""
+    return values_heard(graph_of(templates), text)
 
 
 def names_a_thing(templates: Templates, text: str) -> bool:

@@ -240,6 +240,7 @@ class Daemon:
             )  # fmt: skip
         await front.start(stack)
         services.attach_voice(front.say, front.speaker, front.interrupt)
+        services.attach_ears(front.listener.rehear)
         return front
 
     def _outside(self, parts: Parts) -> list[tuple[str, Coroutine[Any, Any, None]]]:

@@ -5,15 +5,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 import structlog
 
+from voiced.audio.transcribe import Transcript
 from voiced.audio.tts import Speaker
 from voiced.commands.pending import Outcome, dropped_sentence
 from voiced.commands.pipeline import RobotPipeline
 from voiced.events import EventLog
 from voiced.eventtypes import Dropped, Feedback, Ignored, Submitted, VoicePicked
+from voiced.frames.services import HeardWhole
 from voiced.inputs.typed import MAX_UTTERANCE_CHARS, Unusable, too_long
 from voiced.logs import correlation
 from voiced.targets import SubmitTarget, TargetResult
@@ -59,6 +61,7 @@ class DaemonServices:
         self._say: Callable[[str], None] | None = None
         self._speaker: Speaker | None = None
         self._interrupt: Callable[[str], list[str]] = lambda why: []
+        self._rehear: Callable[[float, float], Awaitable[Transcript | None]] | None = None
         self.expect_more: Callable[[str | None], None] = lambda said: None
         """Told what a command said when it was refused with a question for what it left out
         ("Put what?"): the base frame takes the answer (`BaseFrame.expect_more`); None after
@@ -76,6 +79,21 @@ class DaemonServices:
         self._speaker = speaker
         self._interrupt = interrupt
         self._voices = tuple(speaker.voices()) or self._voices
+
+    def attach_ears(self, rehear: Callable[[float, float], Awaitable[Transcript | None]]) -> None:
+        """Hear stretches of audio again through `rehear` (the listener's)."""
+        self._rehear = rehear
+
+    async def hear_whole(self, start: float, end: float) -> HeardWhole | None:
+        if self._rehear is None:
+            return None
+        transcript = await self._rehear(start, end)
+        if transcript is None or not transcript.text.strip():
+            return None
+        return HeardWhole(transcript.text, transcript.doubt)
+
+    def values_named(self, text: str) -> frozenset[tuple[str, ...]]:
+        return self.pipeline.values_named(text)
 
     def speak(self, text: str) -> None:
         text = spoken(text)

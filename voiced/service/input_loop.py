@@ -114,7 +114,7 @@ class InputLoop:
         with correlation(said.correlation_id) as cid:
             utterance = rules.Utterance(
                 said.text, said.t, cid, source=said.source, level_db=said.level_db,
-                doubt=said.doubt,
+                doubt=said.doubt, start=said.start,
             )  # fmt: skip
             if said.result is not None:
                 await self._run_as_routed(said, said.result, cid)
