@@ -286,3 +286,21 @@ async def test_a_failing_transcriber_rejects_the_segment_and_listening_goes_on(
         "transcription failed: RuntimeError('model blew up')",
     ]
     assert isinstance(events[-1], Tick)
+
+
+async def test_a_stretch_heard_in_pieces_is_heard_again_whole(
+    clips: Clips, whisper: WhisperTranscriber, sandwich_bias: BiasVocabulary
+) -> None:
+    """Two phrases a second apart are two segments; heard again from the first word to the
+    last, they are one transcript holding both (`Listener.rehear`)."""
+    path = clips.concat([
+        clips.silence(0.5), clips.speech("computer, put the cheese"), clips.silence(1.0),
+        clips.speech("on the left"), clips.silence(1.0),
+    ])  # fmt: skip
+    listener = Listener(WavSource(path, realtime=False), whisper, bias=sandwich_bias)
+    said = [e for e in await collect(listener) if isinstance(e, Heard)]
+    assert len(said) == 2, [e.text for e in said]
+    first, last = said
+    again = await listener.rehear(first.segment.start, last.segment.vad.speech_end)
+    assert again is not None
+    assert normalize(again.text) == "computer put the cheese on the left", again.text

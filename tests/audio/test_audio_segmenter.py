@@ -166,3 +166,24 @@ def test_noise_floor_follows_the_room_and_ignores_digital_silence() -> None:
     for _ in range(30):
         floor.update(8000.0)  # someone talks: the floor stays at the machine
     assert floor.level == pytest.approx(1000.0)
+
+
+def test_a_stretch_of_several_segments_is_recorded_as_one(bursts: Pcm) -> None:
+    """From the first segment's start to the second's speech end: pre-roll before, a hangover
+    after, the samples as they came in."""
+    segmenter = Segmenter(AudioSettings(hangover_ms=300, silero_gate=False))
+    first, second, _ = segments(run(segmenter, bursts, 320))
+    stretch = segmenter.recorded(first.start, second.vad.speech_end)
+    assert stretch is not None and stretch.closed_by == "recorded"
+    assert stretch.start == first.start and stretch.preroll == first.preroll
+    begin = first.first_sample
+    assert np.array_equal(stretch.samples, bursts[begin : begin + len(stretch.samples)])
+    assert stretch.end == pytest.approx(second.vad.speech_end + 0.3, abs=0.001)
+
+
+def test_a_stretch_no_longer_held_is_not_recorded(bursts: Pcm) -> None:
+    settings = AudioSettings(hangover_ms=300, max_segment_ms=1500, silero_gate=False)
+    segmenter = Segmenter(settings)
+    first, *_ = segments(run(segmenter, bursts, 320))
+    assert segmenter.recorded(first.start, first.vad.speech_end) is None
+    assert segmenter.recorded(4.2, 4.6) is not None

@@ -1,0 +1,142 @@
+"""A command said in pieces that together make none is heard again as one stretch of audio
+(`QueryFrame._heard_whole`): the frames' side, with a hand-written recogniser behind
+`Services.hear_whole`. The listener's side is in tests/audio/test_audio_listener.py, the
+daemon's on a real order in tests/e2e/test_heard_whole_order.py."""
+
+from __future__ import annotations
+
+import pytest
+from voiced.frames import BaseFrame, CommandRouter
+from voiced.frames.services import HeardWhole
+from voiced.frames.stop import stop_rule
+from voiced.rules import Utterance
+
+from tests.fakes import EventRecorder, FakeServices
+
+SILENCE = 1.5
+
+WHOLE = "may i have a dark roast latte"
+
+
+def always_router(*complete: str) -> tuple[CommandRouter, FakeServices]:
+    services = FakeServices(complete_phrases=complete, things=("dark", "latte", "large", "oat"))
+    services.own_verbs = (*services.own_verbs, "what")  # a question is no continuation
+    base = BaseFrame("computer", SILENCE, 8.0)
+    router = CommandRouter(base, services, EventRecorder(), [stop_rule()], "always")
+    base.on_push(router, 0.0)
+    return router, services
+
+
+async def pieces(router: CommandRouter, *said: tuple[str, float, float]) -> float:
+    """Say each (text, start, end); then let the silence timer run out. Returns the clock."""
+    for text, start, end in said:
+        await router.dispatch(Utterance(text, end, start=start))
+    last = said[-1][2] + SILENCE + 0.1
+    await router.tick(last)
+    return last
+
+
+async def test_pieces_that_make_no_command_are_heard_again_whole() -> None:
+    router, services = always_router(WHOLE)
+    services.whole = HeardWhole(WHOLE)
+    await pieces(router, ("me i have a dark", 1.0, 1.8), ("roast latte", 2.4, 3.1))
+    assert services.reheard == [(1.0, 3.1)]  # from the first word to the end of the last
+    assert services.submitted == [("robot", WHOLE)]
+    assert WHOLE not in services.doubts  # it names what the pieces named: made as heard
+
+
+async def test_a_whole_that_names_more_than_the_pieces_is_asked_about() -> None:
+    router, services = always_router(WHOLE)
+    services.whole = HeardWhole(WHOLE)
+    await pieces(router, ("may i have a dark", 1.0, 1.8), ("roast lotto", 2.4, 3.1))
+    assert services.submitted == [("robot", WHOLE)]
+    assert services.doubts[WHOLE] == 'heard "may i have a dark roast lotto"'
+
+
+async def test_the_recognisers_doubt_goes_with_the_whole() -> None:
+    router, services = always_router(WHOLE)
+    services.whole = HeardWhole(WHOLE, doubt='heard "who i have a dark roast latte"')
+    await pieces(router, ("who i have a dark", 1.0, 1.8), ("roast latte", 2.4, 3.1))
+    assert services.doubts[WHOLE] == 'heard "who i have a dark roast latte"'
+
+
+async def test_a_whole_without_what_a_piece_named_is_not_used() -> None:
+    router, services = always_router("may i have a latte")
+    services.whole = HeardWhole("may i have a latte")
+    await pieces(router, ("me i have a dark", 1.0, 1.8), ("roast latte", 2.4, 3.1))
+    assert services.reheard
+    assert services.submitted == [("robot", "me i have a dark roast latte")]
+
+
+@pytest.mark.parametrize(
+    "whole",
+    [None, HeardWhole("may i have a dark roast"), HeardWhole("was that a dark roast latte")],
+    ids=["nothing", "not a command", "a question"],
+)
+async def test_pieces_stand_as_said_unless_the_whole_is_a_command(
+    whole: HeardWhole | None,
+) -> None:
+    router, services = always_router("was that a dark roast latte")
+    services.questions = ("was that a dark roast latte",)
+    services.whole = whole
+    await pieces(router, ("me i have a dark", 1.0, 1.8), ("roast latte", 2.4, 3.1))
+    assert services.reheard
+    assert services.submitted == [("robot", "me i have a dark roast latte")]
+
+
+@pytest.mark.parametrize(
+    "first", ["don't give me a dark", "no i have a dark", "oops give me a dark"]
+)
+async def test_pieces_with_a_no_or_a_take_back_are_never_heard_again(first: str) -> None:
+    router, services = always_router(WHOLE)
+    services.whole = HeardWhole(WHOLE)
+    await pieces(router, (first, 1.0, 1.8), ("roast latte", 2.4, 3.1))
+    assert services.reheard == []
+    assert services.submitted == [("robot", f"{first} roast latte")]
+
+
+async def test_one_piece_or_a_whole_command_is_not_heard_again() -> None:
+    router, services = always_router(WHOLE, "may i have a dark roast")
+    services.whole = HeardWhole("something else")
+    await pieces(router, ("may i have a dark roast latte", 1.0, 3.1))
+    await pieces(router, ("may i have a dark", 5.0, 5.8), ("roast", 6.2, 6.6))
+    assert services.reheard == []
+    assert services.submitted == [("robot", WHOLE), ("robot", "may i have a dark roast")]
+
+
+async def test_typed_pieces_with_no_clock_of_their_speech_are_not_heard_again() -> None:
+    router, services = always_router(WHOLE)
+    services.whole = HeardWhole(WHOLE)
+    await router.dispatch(Utterance("me i have a dark", 1.8))
+    await router.dispatch(Utterance("roast latte", 3.1, start=2.4))
+    await router.tick(3.1 + SILENCE + 0.1)
+    assert services.reheard == []
+    assert services.submitted == [("robot", "me i have a dark roast latte")]
+
+
+async def test_the_rest_of_an_order_heard_as_a_question_is_heard_with_the_pieces() -> None:
+    """"May I have a," ... "dark roast" ... "What a lot of oat?": the last piece is a
+    question on its own, which would have dropped the pieces before it and been answered."""
+    question = "what a lot of oat"
+    whole = "may i have a dark roast with a lot of oat"
+    router, services = always_router(question, whole)
+    services.questions = (question,)
+    services.whole = HeardWhole(whole)
+    await router.dispatch(Utterance("may i have a", 1.8, start=1.0))
+    await router.dispatch(Utterance("dark roast", 3.0, start=2.4))
+    await router.dispatch(Utterance("What a lot of oat?", 5.0, start=3.6))
+    assert services.reheard == [(1.0, 5.0)]
+    assert services.submitted == [("robot", whole)]
+    assert services.dropped_said == []
+
+
+async def test_talk_then_a_question_is_dropped_and_the_question_answered_as_before() -> None:
+    question = "what a lot of oat"
+    router, services = always_router(question)
+    services.questions = (question,)
+    await router.dispatch(Utterance("see you later", 1.8, start=1.0))
+    await router.dispatch(Utterance("what a lot of oat", 3.0, start=2.4))
+    await router.tick(3.0 + SILENCE + 0.1)
+    assert services.reheard == [(1.0, 3.0)]
+    assert services.dropped_said == [("see you later", "no command, and a whole one followed")]
+    assert services.submitted == [("robot", question)]
