@@ -115,7 +115,7 @@ async def test_typed_pieces_with_no_clock_of_their_speech_are_not_heard_again() 
 
 
 async def test_the_rest_of_an_order_heard_as_a_question_is_heard_with_the_pieces() -> None:
-    """"May I have a," ... "dark roast" ... "What a lot of oat?": the last piece is a
+    """ "May I have a," ... "dark roast" ... "What a lot of oat?": the last piece is a
     question on its own, which would have dropped the pieces before it and been answered."""
     question = "what a lot of oat"
     whole = "may i have a dark roast with a lot of oat"
