@@ -201,7 +201,8 @@ class QueryFrame(Frame):
         reads by. Kept when it is a whole command that names everything the pieces named; one
         that names more is asked about first, the pieces quoted. Never where the pieces hold a
         "no" or take something back: those are kept as heard, as the recogniser keeps them.
-        `then`: what was said next, heard with them."""
+        `then`: what was said next (a question, or a command heard unsure), heard with them.
+        What made any of them unsure goes with the whole."""
         services, parts, spans = router.services, self.parts, self.spans
         if then is not None:
             parts, spans = [*parts, then.text], [*spans, (then.start, then.t)]
@@ -225,7 +226,10 @@ class QueryFrame(Frame):
             log.info("heard again whole, without what the pieces named", pieces=said,
                      whole=whole.text)  # fmt: skip
             return None
-        doubts = [whole.doubt] if whole.doubt else []
+        # What made a part unsure (a held reading, words quoted around it) still stands: the
+        # stretch heard again may not hold the words the doubt quotes.
+        held = [*self.doubts, *([then.doubt] if then is not None and then.doubt else [])]
+        doubts = [*held, *([whole.doubt] if whole.doubt else [])]
         if not doubts and not now <= heard:
             doubts = [heard_as(said)]
         log.info("a command said in pieces heard again whole", pieces=said, whole=whole.text,
@@ -256,11 +260,13 @@ class QueryFrame(Frame):
             )
             return
         if self._starts_over(router, utterance):
-            if router.services.asks(normalize(utterance.text)):
+            if utterance.doubt is not None or router.services.asks(normalize(utterance.text)):
                 again = await self._heard_whole(router, utterance)
                 if again is not None:
                     # "May I have a," ... "8 ounce, ice coffee." ... "What a lot of brown
-                    # sugar.": the rest of an order, heard alone as a question.
+                    # sugar.": the rest of an order, heard alone as a question; "Get the
+                    # triple shot." ... "Just a small mocha ...", held to an order with its
+                    # opening misheard: the words before may have been its opening.
                     self.append(utterance.text, utterance, router)
                     await self._send(router, *again, self.level_db)
                     return

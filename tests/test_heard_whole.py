@@ -130,6 +130,34 @@ async def test_the_rest_of_an_order_heard_as_a_question_is_heard_with_the_pieces
     assert services.dropped_said == []
 
 
+async def test_pieces_before_a_command_heard_unsure_are_heard_with_it() -> None:
+    """ "Get the triple shot." ... "Just a small mocha ...", held to "I want a small mocha ..."
+    with its opening misheard: the piece before it may have been its opening. Heard whole, it
+    is still asked about: the order was heard unsure."""
+    whole = "give me a large dark roast latte"
+    router, services = always_router("give me a dark roast latte", whole)
+    services.whole = HeardWhole(whole)
+    await router.dispatch(Utterance("get the large", 1.8, start=1.0))
+    doubt = 'heard "just a dark roast latte"'
+    await router.dispatch(Utterance("give me a dark roast latte", 3.0, start=2.2, doubt=doubt))
+    assert services.reheard == [(1.0, 3.0)]
+    assert services.submitted == [("robot", whole)]
+    assert services.doubts[whole] == doubt
+    assert services.dropped_said == []
+
+
+async def test_a_piece_heard_unsure_leaves_the_whole_unsure() -> None:
+    router, services = always_router(WHOLE)
+    services.whole = HeardWhole(WHOLE)
+    await router.dispatch(
+        Utterance("me i have a dark", 1.8, start=1.0, doubt="words before it: 'Don't.'")
+    )
+    await router.dispatch(Utterance("roast latte", 3.1, start=2.4))
+    await router.tick(3.1 + SILENCE + 0.1)
+    assert services.submitted == [("robot", WHOLE)]
+    assert services.doubts[WHOLE] == "words before it: 'Don't.'"
+
+
 async def test_talk_then_a_question_is_dropped_and_the_question_answered_as_before() -> None:
     question = "what a lot of oat"
     router, services = always_router(question)
