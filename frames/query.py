@@ -94,6 +94,9 @@ class QueryFrame(Frame):
         """How loud each part was."""
         self.spans: list[tuple[float | None, float]] = []
         """When each part's speech began (None: not known) and ended, on the input clock."""
+        self.unheard_until: float | None = None
+        """When speech after the last part ended that became no part (rejected as no speech,
+        too short): the rest of an order that waited for it may be there, unread alone."""
         self.doubts: list[str] = []
         """Why the recogniser was not sure of a part (the command is read back before it runs)."""
         self.opened_at = 0.0
@@ -126,6 +129,7 @@ class QueryFrame(Frame):
         self.parts.append(text.strip())
         self.levels.append(utterance.level_db)
         self.spans.append((utterance.start, utterance.t))
+        self.unheard_until = None
         if utterance.level_db is not None:
             self.level_db = max(utterance.level_db, self.level_db or utterance.level_db)
         if utterance.doubt is not None:
@@ -144,6 +148,8 @@ class QueryFrame(Frame):
         self.loud_streak = self.loud_streak + 1 if voiced else 0
         if voiced:
             self.last_heard = now
+        elif self.parts:
+            self.unheard_until = now
 
     async def on_tick(self, router: CommandRouter, now: float) -> None:
         if self not in router.stack or self.loud_streak > 0:
@@ -157,7 +163,7 @@ class QueryFrame(Frame):
         if self.parts and now - self.last_heard >= wait - CLOCK_EPSILON:
             if quick and self.on_quick_submit is not None:
                 self.on_quick_submit(now)
-            await self._submit(router)
+            await self._submit(router, waited=True)
         elif not self.parts and now - self.opened_at >= self.listen_timeout:
             router.pop(self)
             router.services.speak("I didn't hear a command.")
@@ -166,7 +172,9 @@ class QueryFrame(Frame):
         """Send what was said so far now (the operator began the next command)."""
         await self._submit(router)
 
-    async def _submit(self, router: CommandRouter) -> None:
+    async def _submit(self, router: CommandRouter, waited: bool = False) -> None:
+        """Send what was said. `waited`: the silence timer ran out (nothing said since was
+        another part: speech in the wait that made none may be the rest)."""
         text, doubts, level = self.text, self.doubts, self.level_db
         talk = self._talk_after(router)
         if talk is not None:
@@ -181,6 +189,12 @@ class QueryFrame(Frame):
             log.info("a whole command said back, the words after it left", sent=text, left=talk)
         elif not self.complete and (again := await self._heard_whole(router)) is not None:
             text, doubts = again
+        elif waited and self.going_on and self.unheard_until is not None:
+            # "Get me a small, dark roast, americano," ... (the kitchen over "with some soy
+            # milk", rejected as no speech): the order waited for its rest, and speech came
+            # that made no words alone. Heard whole, what it names more is asked about.
+            again = await self._heard_whole(router, until=self.unheard_until)
+            text, doubts = again or (text, doubts)
         await self._send(router, text, doubts, level)
 
     async def _send(
@@ -193,23 +207,26 @@ class QueryFrame(Frame):
         )  # fmt: skip
 
     async def _heard_whole(
-        self, router: CommandRouter, then: Utterance | None = None
+        self, router: CommandRouter, then: Utterance | None = None, until: float | None = None
     ) -> tuple[str, list[str]] | None:
         """A command said in pieces that together make none ("May I have a," ... "Dark
         roast." ... "8 ounce, ice coffee." ... "What a lot of brown sugar."), heard again as
         one stretch of audio: alone, each piece lacked the words around it that the recogniser
-        reads by. Kept when it is a whole command that names everything the pieces named; one
-        that names more is asked about first, the pieces quoted. Never where the pieces hold a
+        reads by. Kept when it is a whole command that names what the pieces named ("ice
+        coffee" or "with milk" heard in a piece, "iced coffee" or "with lots of sweetener" in
+        the whole: asked about first, the pieces quoted). Never where the pieces hold a
         "no" or take something back: those are kept as heard, as the recogniser keeps them.
         `then`: what was said next (a question, or a command heard unsure), heard with them.
-        What made any of them unsure goes with the whole."""
+        What made any of them unsure goes with the whole. `until`: heard on to there, past the
+        last part, for what the parts (a whole command) did not name: None where it names
+        nothing more."""
         services, parts, spans = router.services, self.parts, self.spans
         if then is not None:
             parts, spans = [*parts, then.text], [*spans, (then.start, then.t)]
         said = " ".join(parts)
         starts = [start for start, _ in spans]
         if (
-            len(parts) < 2
+            (len(parts) < 2 and until is None)
             or self.target != "robot"
             or None in starts
             or NEGATIONS & set(words(said))
@@ -218,19 +235,19 @@ class QueryFrame(Frame):
             return None
         first = starts[0]
         assert first is not None
-        whole = await services.hear_whole(first, spans[-1][1])
+        whole = await services.hear_whole(first, until or spans[-1][1])
         if whole is None or not services.is_complete(whole.text) or services.asks(whole.text):
             return None
         heard, now = services.values_named(said), services.values_named(whole.text)
-        if not heard <= now:
-            log.info("heard again whole, without what the pieces named", pieces=said,
-                     whole=whole.text)  # fmt: skip
+        if until is not None and not heard < now:
+            # The parts were a whole command: only more of it is looked for, never a change.
+            log.info("heard on, nothing more", said=said, whole=whole.text)
             return None
         # What made a part unsure (a held reading, words quoted around it) still stands: the
         # stretch heard again may not hold the words the doubt quotes.
         held = [*self.doubts, *([then.doubt] if then is not None and then.doubt else [])]
         doubts = [*held, *([whole.doubt] if whole.doubt else [])]
-        if not doubts and not now <= heard:
+        if not doubts and now != heard:
             doubts = [heard_as(said)]
         log.info("a command said in pieces heard again whole", pieces=said, whole=whole.text,
                  doubt=doubts or None)  # fmt: skip

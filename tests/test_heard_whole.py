@@ -60,12 +60,15 @@ async def test_the_recognisers_doubt_goes_with_the_whole() -> None:
     assert services.doubts[WHOLE] == 'heard "who i have a dark roast latte"'
 
 
-async def test_a_whole_without_what_a_piece_named_is_not_used() -> None:
+async def test_a_whole_without_what_a_piece_named_is_asked_about() -> None:
+    """ "Can I have a dark roast, house coffee with milk?" ... "It's a sweetener.": heard
+    whole, "... with lots of sweetener?" (a real order at 6 dB); the milk was misheard, or
+    the whole was: asked, with the pieces quoted."""
     router, services = always_router("may i have a latte")
     services.whole = HeardWhole("may i have a latte")
     await pieces(router, ("me i have a dark", 1.0, 1.8), ("roast latte", 2.4, 3.1))
-    assert services.reheard
-    assert services.submitted == [("robot", "me i have a dark roast latte")]
+    assert services.submitted == [("robot", "may i have a latte")]
+    assert services.doubts["may i have a latte"] == 'heard "me i have a dark roast latte"'
 
 
 @pytest.mark.parametrize(
@@ -168,3 +171,54 @@ async def test_talk_then_a_question_is_dropped_and_the_question_answered_as_befo
     assert services.reheard == [(1.0, 3.0)]
     assert services.dropped_said == [("see you later", "no command, and a whole one followed")]
     assert services.submitted == [("robot", question)]
+
+
+async def waited_order(router: CommandRouter, stirred: bool) -> None:
+    """A whole order that may go on, then (if `stirred`) speech that made no words (rejected
+    by the recogniser: only its activity reaches the frames), then silence."""
+    await router.dispatch(Utterance("give me a dark roast", 1.8, start=1.0))
+    if stirred:
+        router.activity(2.2, True)
+        router.activity(2.9, False)
+    await router.tick(2.9 + SILENCE + 0.1)
+
+
+async def test_speech_that_made_no_words_after_a_waiting_order_is_heard_with_it() -> None:
+    """ "Get me a small, dark roast, americano," ... its rest, "with some soy milk", lost in
+    the kitchen (rejected as no speech): heard whole, the order with its rest is asked about."""
+    whole = "give me a dark roast latte"
+    router, services = always_router("give me a dark roast", whole)
+    services.going_on = ("give me a dark roast",)
+    services.whole = HeardWhole(whole)
+    await waited_order(router, stirred=True)
+    assert services.reheard == [(1.0, 2.9)]
+    assert services.submitted == [("robot", whole)]
+    assert services.doubts[whole] == 'heard "give me a dark roast"'
+
+
+@pytest.mark.parametrize(
+    ("stirred", "whole"),
+    [(True, "give me a dark roast"), (False, "give me a dark roast latte"),
+     (True, "give me a latte")],  # another order, not more of this one
+)  # fmt: skip
+async def test_a_waiting_order_stands_when_nothing_more_is_heard(stirred: bool, whole: str) -> None:
+    router, services = always_router("give me a dark roast", whole)
+    services.going_on = ("give me a dark roast",)
+    services.whole = HeardWhole(whole)
+    await waited_order(router, stirred=stirred)
+    assert services.reheard == ([(1.0, 2.9)] if stirred else [])
+    assert services.submitted == [("robot", "give me a dark roast")]
+    assert services.doubts == {}
+
+
+async def test_the_next_order_after_a_waiting_one_is_not_heard_with_it() -> None:
+    router, services = always_router("give me a dark roast", "give me a latte")
+    services.going_on = ("give me a dark roast",)
+    services.whole = HeardWhole("give me a dark roast latte")
+    await router.dispatch(Utterance("give me a dark roast", 1.8, start=1.0))
+    router.activity(2.2, True)
+    router.activity(2.9, False)  # the next order's own segment, heard next
+    await router.dispatch(Utterance("give me a latte", 2.6, start=2.2))
+    await router.tick(2.6 + SILENCE + 0.1)
+    assert services.reheard == []
+    assert services.submitted == [("robot", "give me a dark roast"), ("robot", "give me a latte")]
