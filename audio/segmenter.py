@@ -295,11 +295,12 @@ class Segmenter:
     def recorded(self, start: float, end: float) -> Segment | None:
         """The input from `start` to `end` on the audio clock as one segment, pre-roll and a
         hangover's silence included, for hearing again as a whole what was heard in pieces;
-        None when part of it is no longer held (about `max_segment_ms` are) or not yet read."""
+        None when part of it is no longer held (about `max_segment_ms` are; the pre-roll may be
+        cut short) or not yet read."""
         begin = round(start * SAMPLE_RATE)
-        first = max(0, begin - self.preroll)
+        first = max(self.ring.start, begin - self.preroll)
         last = min(self.ring.end, round(end * SAMPLE_RATE) + self._hangover * self.frame)
-        if first < self.ring.start or last <= begin:
+        if begin < self.ring.start or last <= begin:
             return None
         samples = self.ring.read(first, last)
         live = samples[begin - first :]

@@ -113,7 +113,10 @@ class BaseFrame(Frame):
         if normalize(text) in CANCEL_WORDS:
             router.services.speak("Cancelled.")
             return
-        self._query(router).append(text, utterance, router)
+        # Finished with words said before ("put" + "the cheese"), its audio is no longer its
+        # words: never heard again whole from there.
+        said = utterance if text == utterance.text else replace(utterance, start=None)
+        self._query(router).append(text, said, router)
 
     def _finished(self, router: CommandRouter, answer: str) -> str:
         """The refused command finished by `answer` ("put" + "cheese" -> "put cheese", "the

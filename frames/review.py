@@ -8,23 +8,10 @@ import structlog
 from voiced.frames.base import after_wake_word
 from voiced.frames.confirm import Answer, ConfirmFrame
 from voiced.frames.router import CommandRouter
-from voiced.rules import (
-    NO_MATCH,
-    Classifier,
-    Handled,
-    Match,
-    Pattern,
-    RuleResult,
-    Utterance,
-    normalize,
-    words,
-)
+from voiced.rules import NO_MATCH, Classifier, Handled, Match, Pattern, RuleResult, Utterance
 
 log = structlog.get_logger(__name__)
 
-BEGUN_WORDS = 3
-"""How many words of the opening of one of the cell's sentences decline a question ("may I
-have a", "get me a"): fewer ("can I", "I want") open talk as often as orders."""
 REVISION = r"^(?:revise|skip|without|also|use|but|change|leave out|drop|plus|add)\b|\binstead of\b"
 
 
@@ -99,10 +86,7 @@ class _HeardApart:
 class _NextCommand:
     """Matches a whole command of its own: what the cell would act on with no question open,
     after the wake word where one is needed; not a question (talk nearby is full of them:
-    "are you sure?", "is it raining?"). In a closed cell, also the opening of one of its
-    sentences (`Services.may_go_on`: "May I have a," ... "dark roast" ...): the next order
-    begun in pieces, which the query gathers and hears whole, even in a question's words.
-    Unmatched words stay the review's to drop."""
+    "are you sure?", "is it raining?"). Unmatched words stay the review's to drop."""
 
     name = "next_command"
 
@@ -129,10 +113,7 @@ class _NextCommand:
         if command is None or self.router is None:
             return NO_MATCH
         services = self.router.services
-        if services.is_complete(command) and not services.asks(command):
-            match = Match(self.name, utterance.text, "a whole command of its own")
-        elif len(words(command)) >= BEGUN_WORDS and services.may_go_on(normalize(command)):
-            match = Match(self.name, utterance.text, "a command of the cell's begun")
-        else:
+        if services.asks(command) or not services.is_complete(command):
             return NO_MATCH
+        match = Match(self.name, utterance.text, "a whole command of its own")
         return Handled(match, self.action)

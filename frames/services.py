@@ -43,7 +43,8 @@ class Services(Protocol):
     async def hear_whole(self, start: float, end: float) -> HeardWhole | None:
         """The audio from `start` to `end` on the input clock heard again as one segment (a
         command said in pieces); None where nothing can hear it again (typed input, a remote
-        engine's failure, audio no longer held)."""
+        engine's failure, audio no longer held) or not now (the arm moves: a stop said
+        meanwhile would wait for the decoding)."""
 
     def about_the_cell(self, text: str) -> bool:
         """Whether `text` names one of the things the cell's sentences are about ("sugar",

@@ -362,24 +362,6 @@ async def test_a_whole_command_instead_of_an_answer_declines_the_review_and_is_h
     assert services.submitted == [("robot", "make me a latte")]  # ...the latte is ordered
 
 
-async def test_an_order_begun_instead_of_an_answer_declines_the_review_and_is_gathered() -> None:
-    """The next customer orders in pieces while a question is open: "May I have a," ... "dark
-    roast latte". Dropped piece by piece, the order was lost; its opening declines the
-    question and opens the query the rest joins."""
-    router, services, _ = make_router()
-    router.set_mode("always")
-    services.going_on = ("may i have a", "can i")
-    answers: list[Answer] = []
-    router.push(ReviewFrame("Did you say: brew a mocha?", answers.append, lambda f: None, 10.0))
-    assert (await router.dispatch(Utterance("Can I?", 1.0))).dropped  # two words: talk as often
-    assert answers == [] and isinstance(router.top, ReviewFrame)
-    await router.dispatch(Utterance("May I have a,", 2.0))
-    assert answers == ["no"] and services.spoken[-1] == "Not confirmed; I did not do it."
-    await router.dispatch(Utterance("dark roast latte", 3.0))
-    await router.tick(5.0)
-    assert services.submitted == [("robot", "May I have a, dark roast latte")]
-
-
 async def test_words_that_are_no_command_still_leave_the_review_waiting() -> None:
     router, services, _ = make_router()
     services.complete_phrases = ("make me a latte",)

@@ -5,13 +5,19 @@ daemon's on a real order in tests/e2e/test_heard_whole_order.py."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
+from voiced.audio.transcribe import Transcript
 from voiced.frames import BaseFrame, CommandRouter
 from voiced.frames.services import HeardWhole
 from voiced.frames.stop import stop_rule
 from voiced.rules import Utterance
 
 from tests.fakes import EventRecorder, FakeServices
+from voiced.commands.pipeline import RobotPipeline
+from voiced.events import EventLog
+from voiced.service.frame_services import DaemonServices
 
 SILENCE = 1.5
 
@@ -222,3 +228,103 @@ async def test_the_next_order_after_a_waiting_one_is_not_heard_with_it() -> None
     await router.tick(2.6 + SILENCE + 0.1)
     assert services.reheard == []
     assert services.submitted == [("robot", "give me a dark roast"), ("robot", "give me a latte")]
+
+
+# -- the review's holes ----------------------------------------------------------------------
+
+
+async def test_pieces_from_two_voices_are_not_heard_again_whole() -> None:
+    """The operator's "May I have a" and, three times as far away, a colleague's "What, a
+    large latte?": one stretch of audio, but not one speaker's command."""
+    router, services = always_router("what a large latte", "may i have a large latte")
+    services.questions = ("what a large latte",)
+    services.whole = HeardWhole("may i have a large latte")
+    await router.dispatch(Utterance("may i have a", 1.7, start=1.0, level_db=-15.0))
+    await router.dispatch(Utterance("What, a large latte?", 3.6, start=2.5, level_db=-35.0))
+    await router.tick(3.6 + SILENCE + 0.1)
+    assert services.reheard == []
+    assert ("robot", "may i have a large latte") not in services.submitted
+
+
+async def test_pieces_heard_whole_after_a_question_are_asked_about() -> None:
+    router, services = always_router("what a large latte", "may i have a large latte")
+    services.questions = ("what a large latte",)
+    services.whole = HeardWhole("may i have a large latte")
+    await router.dispatch(Utterance("may i have a", 1.7, start=1.0, level_db=-15.0))
+    await router.dispatch(Utterance("What a large latte!", 3.6, start=2.5, level_db=-16.0))
+    assert services.submitted == [("robot", "may i have a large latte")]
+    assert services.doubts["may i have a large latte"] == (
+        'heard "may i have a What a large latte!"'
+    )
+
+
+@pytest.mark.parametrize(
+    ("second", "whole"),
+    [("fifteen sentimeters", "move left by 50 centimeters"),  # a number the lists do not hold
+     ("sentimeters please", "move right by 15 centimeters please")],  # a word past the opening
+)  # fmt: skip
+async def test_a_whole_that_changes_more_than_the_opening_is_asked_about(
+    second: str, whole: str
+) -> None:
+    router, services = always_router(whole)
+    services.whole = HeardWhole(whole)
+    await pieces(router, ("move left by 15", 1.0, 1.8), (second, 2.3, 3.2))
+    assert services.submitted == [("robot", whole)]
+    assert whole in services.doubts
+
+
+@pytest.mark.parametrize("whole", ["don't give me a dark roast latte", "give me a latte, oops"])
+async def test_a_whole_that_holds_a_no_the_pieces_lacked_is_not_used(whole: str) -> None:
+    router, services = always_router(whole)
+    services.whole = HeardWhole(whole)
+    await pieces(router, ("me i have a dark", 1.0, 1.8), ("roast latte", 2.4, 3.1))
+    assert services.reheard
+    assert services.submitted == [("robot", "me i have a dark roast latte")]
+
+
+async def test_an_answer_finished_with_words_said_before_is_not_heard_again_from_itself() -> None:
+    """ "put" was refused with "Put what?"; the answer "the cheese" is the part "put the
+    cheese", but its audio holds no "put": heard again from there, the verb would be lost."""
+    services = FakeServices(things=("cheese", "left"))
+    base = BaseFrame("computer", SILENCE, 8.0)
+    router = CommandRouter(base, services, EventRecorder(), [stop_rule()], "wake")
+    base.on_push(router, 0.0)
+    base.expect_more("put")
+    services.whole = HeardWhole("the cheese on the left side")
+    await router.dispatch(Utterance("the cheese", 2.6, start=2.0))
+    await router.dispatch(Utterance("on the left sight", 3.8, start=3.0))
+    await router.tick(3.8 + SILENCE + 0.1)
+    assert services.reheard == []
+    assert services.submitted == [("robot", "put the cheese on the left sight")]
+
+
+class _Workload:
+    moving = False
+
+
+class _Pipeline:
+    """What `DaemonServices.hear_whole` reads of the robot pipeline."""
+
+    def __init__(self) -> None:
+        self.workload = _Workload()
+
+
+async def test_the_daemon_hears_a_stretch_again_through_the_listener_unless_the_arm_moves() -> None:
+    pipeline = _Pipeline()
+    services = DaemonServices(EventLog(), cast(RobotPipeline, pipeline), {})
+    assert await services.hear_whole(1.0, 2.0) is None  # no ears: typed input, a replay
+    asked: list[tuple[float, float]] = []
+
+    async def rehear(start: float, end: float) -> Transcript | None:
+        asked.append((start, end))
+        text = "May I have a latte?" if start < 5 else ""
+        return Transcript(text, text, 0.0, 0.0, None, 0.1, doubt='heard "me i have a latte"')
+
+    services.attach_ears(rehear)
+    assert await services.hear_whole(1.0, 2.0) == HeardWhole(
+        "May I have a latte?", 'heard "me i have a latte"'
+    )
+    assert await services.hear_whole(6.0, 7.0) is None  # nothing heard
+    pipeline.workload.moving = True  # a stop said meanwhile would wait for the decoding
+    assert await services.hear_whole(1.0, 2.0) is None
+    assert asked == [(1.0, 2.0), (6.0, 7.0)]

@@ -85,7 +85,12 @@ class DaemonServices:
         self._rehear = rehear
 
     async def hear_whole(self, start: float, end: float) -> HeardWhole | None:
+        """Not while the arm moves: the listener, and with it the stop spotter, waits while
+        the stretch is decoded (seconds, with decoding held to the sentences)."""
         if self._rehear is None:
+            return None
+        if self.pipeline.workload.moving:
+            log.info("not heard again whole: the arm moves", start=start, end=end)
             return None
         transcript = await self._rehear(start, end)
         if transcript is None or not transcript.text.strip():
