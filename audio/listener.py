@@ -48,6 +48,10 @@ TICK_S = 0.1
 MAX_YIELD_S = 1.5
 """A reply waits at most this long for a stirring of speech to become speech or die away (in
 steady voiced noise it would wait for ever)."""
+REHEAR_MAX_S = 10.0
+"""The longest stretch heard again as one (`Listener.rehear`): the input waits while it is
+decoded, and a microphone's queue holds `[audio] queue_seconds` (10 s) before it drops audio;
+a spoken order with its pauses is 3-8 s."""
 HOLD_TIMEOUT_S = 60.0
 """A hold never released (a speaker that hung) stops blocking the input after this long."""
 
@@ -377,7 +381,11 @@ class Listener:
         said in pieces ("May I have a," ... "dark roast." ... "8 ounce, iced coffee ...") is
         heard by the recogniser whole, with the context each piece lacked alone. Transcribed
         as a segment is, the daemon's own words taken out; None when the audio is no longer
-        held, or the transcript is rejected or only the daemon's own voice."""
+        held or longer than `REHEAR_MAX_S`, or the transcript is rejected or only the daemon's
+        own voice."""
+        if end - start > REHEAR_MAX_S:
+            log.info("not heard again: too long a stretch", start=start, end=end)
+            return None
         segment = self.segmenter.recorded(start, end)
         if segment is None:
             log.info("not heard again: no longer held", start=start, end=end)

@@ -52,15 +52,27 @@ MENDED_OPENING_WORDS = 3
 a" -> "I want a", "me I have" -> "may I have") for it to be acted on unasked."""
 
 
-def _mends_opening(said: str, whole: str) -> bool:
+def _mends_opening(said: str, whole: str, is_complete: Callable[[str], bool]) -> bool:
     """Whether `whole` is `said`'s words, numbers as digits, but for at most its first
-    `MENDED_OPENING_WORDS`."""
+    `MENDED_OPENING_WORDS`, an opening that chose no action: the numbers are the same, and
+    the words kept are no command of their own ("16 ounce dark roast iced mocha" is none;
+    "seam 2", "at position 2", "millimeters left" are: "Czech" ... "seam two" heard whole as
+    "Tack seam 2" changed the action, not the opening)."""
     before, after = normalize(said).split(), normalize(whole).split()
     common = 0
     while common < min(len(before), len(after)) and before[-1 - common] == after[-1 - common]:
         common += 1
     rest = max(len(before), len(after)) - common
-    return rest <= MENDED_OPENING_WORDS and common > 0
+    if common == 0 or rest > MENDED_OPENING_WORDS:
+        return False
+    if [w for w in before if w.isdigit()] != [w for w in after if w.isdigit()]:
+        return False
+    return not is_complete(" ".join(after[-common:]))
+
+
+def _takes_back(router: CommandRouter, text: str) -> bool:
+    """Whether `text` holds a "no", a take-back or a stop."""
+    return bool(NEGATIONS & set(words(text))) or takes_back(text) or router.stops(text)
 
 
 def _doubted(utterance: Utterance, doubt: str) -> Utterance:
@@ -137,9 +149,10 @@ class QueryFrame(Frame):
 
     def on_uncover(self, router: CommandRouter, now: float) -> None:
         # Back on top after a voice picker or dictation: the operator gets the full silence
-        # time again instead of an instant submit.
+        # time again instead of an instant submit; what was said to them is not this query's.
         self.opened_at = now
         self.last_heard = now
+        self.unheard_until = None
 
     def append(self, text: str, utterance: Utterance, router: CommandRouter | None = None) -> None:
         self.parts.append(text.strip())
@@ -205,13 +218,18 @@ class QueryFrame(Frame):
             log.info("a whole command said back, the words after it left", sent=text, left=talk)
         elif not self.complete and (again := await self._heard_whole(router)) is not None:
             text, doubts = again
-        elif waited and self.going_on and self.unheard_until is not None:
+        elif waited and self.going_on and self._unheard_after(router):
             # "Get me a small, dark roast, americano," ... (the kitchen over "with some soy
             # milk", rejected as no speech): the order waited for its rest, and speech came
             # that made no words alone. Heard whole, what it names more is asked about.
             again = await self._heard_whole(router, until=self.unheard_until)
             text, doubts = again or (text, doubts)
         await self._send(router, text, doubts, level)
+
+    def _unheard_after(self, router: CommandRouter) -> bool:
+        """Whether speech came after the last part that no frame heard as words (rejected as
+        no speech, too short); not speech another frame took (dictation, "read it back")."""
+        return self.unheard_until is not None and router.said_until <= self.spans[-1][1]
 
     async def _send(
         self, router: CommandRouter, text: str, doubts: list[str], level: float | None
@@ -259,12 +277,17 @@ class QueryFrame(Frame):
         first = starts[0]
         assert first is not None
         whole = await services.hear_whole(first, until or spans[-1][1])
+        if whole is None:
+            return None
+        if until is not None and _takes_back(router, whole.text):
+            # "Give me a dark roast latte" ... "No, wait." (rejected alone): the order is not
+            # made unasked past words that may take it back; asked, with them quoted.
+            log.info("heard on, words that may take it back", said=said, whole=whole.text)
+            return said, [*self.doubts, heard_as(whole.text)]
         if (
-            whole is None
-            or not services.is_complete(whole.text)
+            not services.is_complete(whole.text)
             or services.asks(whole.text)
-            or NEGATIONS & set(words(whole.text))
-            or takes_back(whole.text)
+            or _takes_back(router, whole.text)
         ):
             return None
         heard, now = services.values_named(said), services.values_named(whole.text)
@@ -277,7 +300,8 @@ class QueryFrame(Frame):
         held = [*self.doubts, *([then.doubt] if then is not None and then.doubt else [])]
         doubts = [*held, *([whole.doubt] if whole.doubt else [])]
         asked = then is not None and services.asks(normalize(then.text))
-        if not doubts and (now != heard or asked or not _mends_opening(said, whole.text)):
+        mended = _mends_opening(said, whole.text, services.is_complete)
+        if not doubts and (now != heard or asked or not mended):
             # Unasked only where the whole is the pieces' own words, joined, with at most
             # their opening mended ("I won a 16 ounce." ... "Dark roast, ..." -> "I want a 16
             # ounce dark roast ..."): the cell's lists do not hold every word that matters (a

@@ -137,6 +137,9 @@ class CommandRouter:
         self._mode = mode
         self._stack: list[Frame] = [base]
         self.now = 0.0
+        self.said_until = 0.0
+        """When the latest utterance dispatched ended (any frame's): speech after it that
+        reached no frame was not heard as words."""
         self.changed = asyncio.Event()
         self.again: list[Utterance] = []
         """Utterances a frame gave back to be heard from the top once more (`hear_again`)."""
@@ -208,6 +211,7 @@ class CommandRouter:
 
     async def _dispatch_one(self, utterance: Utterance) -> DispatchOutcome:
         self.now = max(self.now, utterance.t)
+        self.said_until = max(self.said_until, utterance.t)
         for rule in self.global_rules:
             result = rule.match(utterance)
             if isinstance(result, Handled):

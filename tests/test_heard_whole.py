@@ -298,6 +298,44 @@ async def test_an_answer_finished_with_words_said_before_is_not_heard_again_from
     assert services.submitted == [("robot", "put the cheese on the left sight")]
 
 
+@pytest.mark.parametrize(
+    ("first", "second", "whole"),
+    [("czech", "seam 2", "tack seam 2"),  # the words kept are a command: the verb chose it
+     ("moo 15", "millimeters", "move 50 millimeters")],  # a number changed in the opening
+)  # fmt: skip
+async def test_a_whole_whose_opening_changes_the_action_is_asked_about(
+    first: str, second: str, whole: str
+) -> None:
+    router, services = always_router(whole, "seam 2")
+    services.whole = HeardWhole(whole)
+    await pieces(router, (first, 1.0, 1.8), (second, 2.3, 3.2))
+    assert services.submitted == [("robot", whole)]
+    assert services.doubts[whole] == f'heard "{first} {second}"'
+
+
+@pytest.mark.parametrize("rest", ["give me a dark roast, no, wait", "give me a dark roast. Stop."])
+async def test_a_take_back_heard_on_after_a_waiting_order_is_asked_about(rest: str) -> None:
+    router, services = always_router("give me a dark roast")
+    services.going_on = ("give me a dark roast",)
+    services.whole = HeardWhole(rest)
+    await waited_order(router, stirred=True)
+    assert services.submitted == [("robot", "give me a dark roast")]
+    assert services.doubts["give me a dark roast"] == f'heard "{rest}"'
+
+
+async def test_speech_another_rule_took_after_a_waiting_order_is_not_heard_with_it() -> None:
+    router, services = always_router("give me a dark roast")
+    services.going_on = ("give me a dark roast",)
+    services.whole = HeardWhole("give me a dark roast latte")
+    await router.dispatch(Utterance("give me a dark roast", 1.8, start=1.0))
+    router.activity(2.2, True)
+    router.activity(2.9, False)
+    await router.dispatch(Utterance("read it back", 2.6, start=2.2))  # the query's own rule
+    await router.tick(2.9 + SILENCE + 0.1)
+    assert services.reheard == []
+    assert services.submitted == [("robot", "give me a dark roast")]
+
+
 class _Workload:
     moving = False
 

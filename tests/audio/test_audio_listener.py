@@ -304,3 +304,4 @@ async def test_a_stretch_heard_in_pieces_is_heard_again_whole(
     again = await listener.rehear(first.segment.start, last.segment.vad.speech_end)
     assert again is not None
     assert normalize(again.text) == "computer put the cheese on the left", again.text
+    assert await listener.rehear(0.0, 10.5) is None  # the input would wait too long for it
