@@ -47,17 +47,22 @@ cappuccino?"): they take back what came before them, not a command of its own af
 words that go on from it ("no" ... "cheese on the left"), governs what follows."""
 
 
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+"""A number in normalised text, alone or joined to letters ("1.5", "15mm", "2nd")."""
 MENDED_OPENING_WORDS = 3
 """How many first words of pieces heard again whole may be other words in the whole ("I won
 a" -> "I want a", "me I have" -> "may I have") for it to be acted on unasked."""
 
 
-def _mends_opening(said: str, whole: str, is_complete: Callable[[str], bool]) -> bool:
+def _mends_opening(
+    said: str, whole: str, is_complete: Callable[[str], bool], verb: Callable[[str], bool]
+) -> bool:
     """Whether `whole` is `said`'s words, numbers as digits, but for at most its first
-    `MENDED_OPENING_WORDS`, an opening that chose no action: the numbers are the same, and
-    the words kept are no command of their own ("16 ounce dark roast iced mocha" is none;
-    "seam 2", "at position 2", "millimeters left" are: "Czech" ... "seam two" heard whole as
-    "Tack seam 2" changed the action, not the opening)."""
+    `MENDED_OPENING_WORDS`, an opening that chose no action: the numbers are the same, the
+    words kept are no command of their own ("16 ounce dark roast iced mocha" is none; "seam
+    2", "at position 2" are: "Czech" ... "seam two" heard whole as "Tack seam 2" changed the
+    action), and the new words hold no verb of the cell ("I won a" -> "I want a" holds none;
+    "Rays 15" ... "millimeters" -> "Lower 15 millimeters" chose the direction)."""
     before, after = normalize(said).split(), normalize(whole).split()
     common = 0
     while common < min(len(before), len(after)) and before[-1 - common] == after[-1 - common]:
@@ -65,7 +70,10 @@ def _mends_opening(said: str, whole: str, is_complete: Callable[[str], bool]) ->
     rest = max(len(before), len(after)) - common
     if common == 0 or rest > MENDED_OPENING_WORDS:
         return False
-    if [w for w in before if w.isdigit()] != [w for w in after if w.isdigit()]:
+    if _NUMBER.findall(" ".join(before)) != _NUMBER.findall(" ".join(after)):
+        return False
+    new = after[: len(after) - common]
+    if any(verb(" ".join(new[i:])) for i in range(len(new))):
         return False
     return not is_complete(" ".join(after[-common:]))
 
@@ -283,7 +291,8 @@ class QueryFrame(Frame):
             # "Give me a dark roast latte" ... "No, wait." (rejected alone): the order is not
             # made unasked past words that may take it back; asked, with them quoted.
             log.info("heard on, words that may take it back", said=said, whole=whole.text)
-            return said, [*self.doubts, heard_as(whole.text)]
+            # First: the question quotes the first words heard (`Asking.check_hearing`).
+            return said, [heard_as(whole.text), *self.doubts]
         if (
             not services.is_complete(whole.text)
             or services.asks(whole.text)
@@ -300,7 +309,7 @@ class QueryFrame(Frame):
         held = [*self.doubts, *([then.doubt] if then is not None and then.doubt else [])]
         doubts = [*held, *([whole.doubt] if whole.doubt else [])]
         asked = then is not None and services.asks(normalize(then.text))
-        mended = _mends_opening(said, whole.text, services.is_complete)
+        mended = _mends_opening(said, whole.text, services.is_complete, services.starts_with_verb)
         if not doubts and (now != heard or asked or not mended):
             # Unasked only where the whole is the pieces' own words, joined, with at most
             # their opening mended ("I won a 16 ounce." ... "Dark roast, ..." -> "I want a 16

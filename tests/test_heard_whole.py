@@ -336,6 +336,37 @@ async def test_speech_another_rule_took_after_a_waiting_order_is_not_heard_with_
     assert services.submitted == [("robot", "give me a dark roast")]
 
 
+@pytest.mark.parametrize(
+    ("first", "whole"),
+    [("rays 1.5", "raise 4.5 millimeters"),  # a number with a point: no list value sees it
+     ("pot 15", "put 15 millimeters")],  # a verb of the cell in the new words chose the action
+)  # fmt: skip
+async def test_an_opening_mended_into_another_number_or_verb_is_asked_about(
+    first: str, whole: str
+) -> None:
+    router, services = always_router(whole)
+    services.whole = HeardWhole(whole)
+    await pieces(router, (first, 1.0, 1.8), ("millimeters", 2.3, 3.2))
+    assert services.doubts[whole] == f'heard "{first} millimeters"'
+
+
+async def test_a_take_back_heard_on_is_the_first_words_its_question_quotes() -> None:
+    """The question quotes the first words heard of a doubt (`Asking.check_hearing`): the
+    take-back, not an earlier doubt of the order's own, or a yes makes it."""
+    router, services = always_router("give me a dark roast")
+    services.going_on = ("give me a dark roast",)
+    services.whole = HeardWhole("give me a dark roast, no, wait")
+    await router.dispatch(
+        Utterance("give me a dark roast", 1.8, start=1.0, doubt='heard "give me a dark roost"')
+    )
+    router.activity(2.2, True)
+    router.activity(2.9, False)
+    await router.tick(2.9 + SILENCE + 0.1)
+    assert services.doubts["give me a dark roast"] == (
+        'heard "give me a dark roast, no, wait"; heard "give me a dark roost"'
+    )
+
+
 class _Workload:
     moving = False
 
