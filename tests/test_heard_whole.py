@@ -259,18 +259,20 @@ async def test_pieces_heard_whole_after_a_question_are_asked_about() -> None:
 
 
 @pytest.mark.parametrize(
-    ("second", "whole"),
-    [("fifteen sentimeters", "move left by 50 centimeters"),  # a number the lists do not hold
-     ("sentimeters please", "move right by 15 centimeters please")],  # a word past the opening
+    ("first", "second", "whole"),
+    [("move left by 15", "fifteen sentimeters", "move left by 50 centimeters"),  # no list value
+     ("move left by 15", "sentimeters please", "move right by 15 centimeters please"),  # a word
+     ("rays 1.5", "millimeters", "raise 4.5 millimeters"),  # a number with a point
+     ("pot 15", "millimeters", "put 15 millimeters")],  # a verb of the cell in the new words
 )  # fmt: skip
-async def test_a_whole_that_changes_more_than_the_opening_is_asked_about(
-    second: str, whole: str
+async def test_a_whole_that_changes_more_than_a_mended_opening_is_asked_about(
+    first: str, second: str, whole: str
 ) -> None:
     router, services = always_router(whole)
     services.whole = HeardWhole(whole)
-    await pieces(router, ("move left by 15", 1.0, 1.8), (second, 2.3, 3.2))
+    await pieces(router, (first, 1.0, 1.8), (second, 2.3, 3.2))
     assert services.submitted == [("robot", whole)]
-    assert whole in services.doubts
+    assert services.doubts[whole] == f'heard "{first} {second}"'
 
 
 @pytest.mark.parametrize("whole", ["don't give me a dark roast latte", "give me a latte, oops"])
@@ -334,20 +336,6 @@ async def test_speech_another_rule_took_after_a_waiting_order_is_not_heard_with_
     await router.tick(2.9 + SILENCE + 0.1)
     assert services.reheard == []
     assert services.submitted == [("robot", "give me a dark roast")]
-
-
-@pytest.mark.parametrize(
-    ("first", "whole"),
-    [("rays 1.5", "raise 4.5 millimeters"),  # a number with a point: no list value sees it
-     ("pot 15", "put 15 millimeters")],  # a verb of the cell in the new words chose the action
-)  # fmt: skip
-async def test_an_opening_mended_into_another_number_or_verb_is_asked_about(
-    first: str, whole: str
-) -> None:
-    router, services = always_router(whole)
-    services.whole = HeardWhole(whole)
-    await pieces(router, (first, 1.0, 1.8), ("millimeters", 2.3, 3.2))
-    assert services.doubts[whole] == f'heard "{first} millimeters"'
 
 
 async def test_a_take_back_heard_on_is_the_first_words_its_question_quotes() -> None:
