@@ -224,7 +224,7 @@ class QueryFrame(Frame):
             doubts = [*doubts, words_after(talk)]
             level = max((db for db in self.levels[:whole] if db is not None), default=None)
             log.info("a whole command said back, the words after it left", sent=text, left=talk)
-        elif not self.complete and (again := await self._heard_whole(router)) is not None:
+        elif self._no_command(router) and (again := await self._heard_whole(router)) is not None:
             text, doubts = again
         elif waited and self.going_on and self._unheard_after(router):
             # "Get me a small, dark roast, americano," ... (the kitchen over "with some soy
@@ -233,6 +233,12 @@ class QueryFrame(Frame):
             again = await self._heard_whole(router, until=self.unheard_until)
             text, doubts = again or (text, doubts)
         await self._send(router, text, doubts, level)
+
+    def _no_command(self, router: CommandRouter) -> bool:
+        """Whether the parts make no whole command: none, or only a question ("Give me a
+        double shot, house coffee." ... "Would a little bit of almond milk.": the rest of an
+        order, misheard alone, read as a question)."""
+        return not self.complete or router.services.asks(self.text)
 
     def _unheard_after(self, router: CommandRouter) -> bool:
         """Whether speech came after the last part that no frame heard as words (rejected as
@@ -267,19 +273,23 @@ class QueryFrame(Frame):
         What made any of them unsure goes with the whole. `until`: heard on to there, past the
         last part, for what the parts (a whole command) did not name: None where it names
         nothing more."""
-        services, parts, spans = router.services, self.parts, self.spans
+        services, parts, spans, levels = router.services, self.parts, self.spans, self.levels
         if then is not None:
             parts, spans = [*parts, then.text], [*spans, (then.start, then.t)]
+            levels = [*levels, then.level_db]
+        kept = self._operators(router, levels, parts)
+        if kept is None or (kept < len(parts) and (then is not None or until is not None)):
+            return None  # another voice among them, or after them where more is looked for
+        talk = " ".join(parts[kept:])
+        parts, spans = parts[:kept], spans[:kept]
         said = " ".join(parts)
         starts = [start for start, _ in spans]
-        levels = [db for db in [*self.levels, then.level_db if then else None] if db is not None]
         if (
             (len(parts) < 2 and until is None)
             or self.target != "robot"
             or None in starts
             or NEGATIONS & set(words(said))
             or takes_back(said)
-            or (levels and min(levels) <= max(levels) - FAR_TALK_DB)  # another voice among them
         ):
             return None
         first = starts[0]
@@ -308,7 +318,7 @@ class QueryFrame(Frame):
         # stretch heard again may not hold the words the doubt quotes.
         held = [*self.doubts, *([then.doubt] if then is not None and then.doubt else [])]
         doubts = [*held, *([whole.doubt] if whole.doubt else [])]
-        asked = then is not None and services.asks(normalize(then.text))
+        asked = services.asks(said) or (then is not None and services.asks(normalize(then.text)))
         mended = _mends_opening(said, whole.text, services.is_complete, services.starts_with_verb)
         if not doubts and (now != heard or asked or not mended):
             # Unasked only where the whole is the pieces' own words, joined, with at most
@@ -316,9 +326,39 @@ class QueryFrame(Frame):
             # ounce dark roast ..."): the cell's lists do not hold every word that matters (a
             # distance, "home", "add" against "remove"), and a question may be talk.
             doubts = [heard_as(said)]
+        if talk:
+            # Another voice's "All right." after the pieces: quoted, as talk after a whole
+            # command is, and left out of the stretch heard again.
+            doubts = [*doubts, words_after(talk)]
         log.info("a command said in pieces heard again whole", pieces=said, whole=whole.text,
                  doubt=doubts or None)  # fmt: skip
         return whole.text, doubts
+
+    def _operators(
+        self, router: CommandRouter, levels: list[float | None], parts: list[str]
+    ) -> int | None:
+        """How many of `parts` (with their `levels`) are the operator's, to be heard again
+        together: all of them, or all but a quiet end that is another voice's talk ("I want a
+        triple shot." ... "Large ice mocha." ... "With almond milk and brown sugar." ... the
+        kitchen's "All right.", 10 dB below them), which names none of the cell's things and
+        holds no command of its own. None where a voice `FAR_TALK_DB` apart is among them
+        (a far voice's question after the operator's opening is not the operator's order)."""
+        heard = [db for db in levels if db is not None]
+        if not heard:
+            return len(parts)
+        loudest = max(heard)
+        kept = len(parts)
+        while kept > 0 and (db := levels[kept - 1]) is not None and db <= loudest - FAR_TALK_DB:
+            kept -= 1
+        rest = [db for db in levels[:kept] if db is not None]
+        if rest and min(rest) <= loudest - FAR_TALK_DB:
+            return None
+        talk = " ".join(parts[kept:])
+        if kept < len(parts) and (
+            router.services.about_the_cell(talk) or self._corrects_with(router, talk)
+        ):
+            return None  # quiet, but about the order ("and sugar"): refused with it
+        return kept
 
     async def _accumulate(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         ending = _TRAILING.match(utterance.text.strip())

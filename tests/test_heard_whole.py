@@ -12,7 +12,7 @@ from voiced.audio.transcribe import Transcript
 from voiced.frames import BaseFrame, CommandRouter
 from voiced.frames.services import HeardWhole
 from voiced.frames.stop import stop_rule
-from voiced.rules import Utterance
+from voiced.rules import Utterance, words_after
 
 from tests.fakes import EventRecorder, FakeServices
 from voiced.commands.pipeline import RobotPipeline
@@ -256,6 +256,55 @@ async def test_pieces_heard_whole_after_a_question_are_asked_about() -> None:
     assert services.doubts["may i have a large latte"] == (
         'heard "may i have a What a large latte!"'
     )
+
+
+async def test_the_rest_of_an_order_read_as_a_question_is_heard_with_it() -> None:
+    """ "Give me a double shot, house coffee." ... "Would a little bit of almond milk.": the
+    order's rest, misheard alone, made the parts a question and no command (a real order at
+    6 dB). Heard whole it is the order, asked about: its parts read as a question."""
+    joined = "give me a dark roast would a lot of oat"
+    whole = "give me a dark roast with a lot of oat"
+    router, services = always_router("give me a dark roast", joined, whole)
+    services.questions = (joined,)
+    services.things = ("dark", "oat")
+    services.whole = HeardWhole(whole)
+    await pieces(router, ("give me a dark roast", 1.0, 1.8), ("would a lot of oat", 2.3, 3.2))
+    assert services.reheard == [(1.0, 3.2)]
+    assert services.submitted == [("robot", whole)]
+    assert services.doubts[whole] == f'heard "{joined}"'
+
+
+async def test_quiet_talk_after_the_pieces_is_left_out_and_quoted() -> None:
+    """ "I want a triple shot." ... "Large ice mocha." ... "With almond milk ..." ... the
+    kitchen's "All right.", 10 dB below them (a real order at 6 dB): the operator's pieces
+    are heard again without it, and the order is asked about with it quoted."""
+    router, services = always_router(WHOLE)
+    services.whole = HeardWhole(WHOLE)
+    await router.dispatch(Utterance("me i have a", 1.7, start=1.0, level_db=-15.0))
+    await router.dispatch(Utterance("dark roast latte", 3.0, start=2.2, level_db=-16.0))
+    await router.dispatch(Utterance("All right.", 4.2, start=3.6, level_db=-26.0))
+    await router.tick(4.2 + SILENCE + 0.1)
+    assert services.reheard == [(1.0, 3.0)]
+    assert services.submitted == [("robot", WHOLE)]
+    assert services.doubts[WHOLE] == words_after("All right.")
+
+
+@pytest.mark.parametrize(
+    ("talk", "level"),
+    [("and large", -26.0),  # quiet, but about the order
+     ("no, go home", -26.0)],  # a correction with a command of its own
+)  # fmt: skip
+async def test_pieces_with_words_after_them_that_may_be_the_operators_stand(
+    talk: str, level: float
+) -> None:
+    router, services = always_router(WHOLE, "go home")
+    services.whole = HeardWhole(WHOLE)
+    await router.dispatch(Utterance("me i have a", 1.7, start=1.0, level_db=-15.0))
+    await router.dispatch(Utterance("dark roast latte", 3.0, start=2.2, level_db=-16.0))
+    await router.dispatch(Utterance(talk, 4.2, start=3.6, level_db=level))
+    await router.tick(4.2 + SILENCE + 0.1)
+    assert ("robot", WHOLE) not in services.submitted
+    assert WHOLE not in services.doubts
 
 
 @pytest.mark.parametrize(
