@@ -277,6 +277,9 @@ class QueryFrame(Frame):
         if then is not None:
             parts, spans = [*parts, then.text], [*spans, (then.start, then.t)]
             levels = [*levels, then.level_db]
+        first = self._after_pause(spans) if until is None else 0
+        before = " ".join(parts[:first])
+        parts, spans, levels = parts[first:], spans[first:], levels[first:]
         kept = self._operators(router, levels, parts)
         if kept is None or (kept < len(parts) and (then is not None or until is not None)):
             return None  # another voice among them, or after them where more is looked for
@@ -292,9 +295,9 @@ class QueryFrame(Frame):
             or takes_back(said)
         ):
             return None
-        first = starts[0]
-        assert first is not None
-        whole = await services.hear_whole(first, until or spans[-1][1])
+        began = starts[0]
+        assert began is not None
+        whole = await services.hear_whole(began, until or spans[-1][1])
         if whole is None:
             return None
         if until is not None and _takes_back(router, whole.text):
@@ -326,6 +329,10 @@ class QueryFrame(Frame):
             # ounce dark roast ..."): the cell's lists do not hold every word that matters (a
             # distance, "home", "add" against "remove"), and a question may be talk.
             doubts = [heard_as(said)]
+        if before:
+            # Words before a pause, no part of the pieces: quoted, as words that may take a
+            # command back are, and left out of the stretch heard again.
+            doubts = [*doubts, words_before(before)]
         if talk:
             # Another voice's "All right." after the pieces: quoted, as talk after a whole
             # command is, and left out of the stretch heard again.
@@ -333,6 +340,34 @@ class QueryFrame(Frame):
         log.info("a command said in pieces heard again whole", pieces=said, whole=whole.text,
                  doubt=doubts or None)  # fmt: skip
         return whole.text, doubts
+
+    async def _sent_with_pieces(self, router: CommandRouter, utterance: Utterance) -> bool:
+        """Whether `utterance`, a whole command after parts that are none, was sent heard
+        again whole with the pieces of it among them, where it was heard as a question or
+        unsure: "May I have a," ... "8 ounce, ice coffee." ... "What a lot of brown sugar.",
+        the rest of an order heard alone as a question; "Get the triple shot." ... "Just a
+        small mocha ...", held to an order with its opening misheard: the words before may
+        have been its opening."""
+        if utterance.doubt is None and not router.services.asks(normalize(utterance.text)):
+            return False
+        again = await self._heard_whole(router, utterance)
+        if again is None:
+            return False
+        self.append(utterance.text, utterance, router)
+        await self._send(router, *again, self.level_db)
+        return True
+
+    def _after_pause(self, spans: list[tuple[float | None, float]]) -> int:
+        """The first of the parts (their `spans`) after the last pause between two of them as
+        long as the silence timer: the query stayed open only through speech that made no
+        words (a noisy room), and what came before is not the pieces' own ("No, I don't
+        know." ... [the kitchen] ... "May I have a?" ... "Dark roast." ...)."""
+        first = 0
+        for i in range(1, len(spans)):
+            start = spans[i][0]
+            if start is not None and start - spans[i - 1][1] >= self.silence_timeout:
+                first = i
+        return first
 
     def _operators(
         self, router: CommandRouter, levels: list[float | None], parts: list[str]
@@ -385,16 +420,8 @@ class QueryFrame(Frame):
             )
             return
         if self._starts_over(router, utterance):
-            if utterance.doubt is not None or router.services.asks(normalize(utterance.text)):
-                again = await self._heard_whole(router, utterance)
-                if again is not None:
-                    # "May I have a," ... "8 ounce, ice coffee." ... "What a lot of brown
-                    # sugar.": the rest of an order, heard alone as a question; "Get the
-                    # triple shot." ... "Just a small mocha ...", held to an order with its
-                    # opening misheard: the words before may have been its opening.
-                    self.append(utterance.text, utterance, router)
-                    await self._send(router, *again, self.level_db)
-                    return
+            if await self._sent_with_pieces(router, utterance):
+                return
             # Never sent: words that are no command may still hold one the interpreter acts
             # on ("put the cheese on" is "add cheese").
             log.info("words that were no command dropped", dropped=self.text, now=utterance.text)
@@ -406,6 +433,8 @@ class QueryFrame(Frame):
             router.hear_again(utterance)
             return
         if self._may_take_back(router, utterance):
+            if await self._sent_with_pieces(router, utterance):
+                return
             # "No, I don't have that one." ... "Can I have a 16 ounce house coffee?": joined,
             # both were refused. The "no" may be the operator's about what follows ("Don't."
             # ... "go home", turned away) or another voice's: the command is heard on its own

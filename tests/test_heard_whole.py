@@ -12,7 +12,7 @@ from voiced.audio.transcribe import Transcript
 from voiced.frames import BaseFrame, CommandRouter
 from voiced.frames.services import HeardWhole
 from voiced.frames.stop import stop_rule
-from voiced.rules import Utterance, words_after
+from voiced.rules import Utterance, words_after, words_before
 
 from tests.fakes import EventRecorder, FakeServices
 from voiced.commands.pipeline import RobotPipeline
@@ -287,6 +287,38 @@ async def test_quiet_talk_after_the_pieces_is_left_out_and_quoted() -> None:
     assert services.reheard == [(1.0, 3.0)]
     assert services.submitted == [("robot", WHOLE)]
     assert services.doubts[WHOLE] == words_after("All right.")
+
+
+@pytest.mark.parametrize("pause", [2.0, 0.5])
+async def test_pieces_after_a_pause_that_held_talk_open_are_heard_without_it(
+    pause: float,
+) -> None:
+    """The kitchen's "No, I don't know." opened a query that its noise kept open; the order's
+    pieces joined it, and the last, "What a lot of brown sugar.", read as a question (a real
+    order at 6 dB). After a pause as long as the silence timer, the pieces are heard again
+    without the talk before it, which is quoted. Without that pause the talk may be the
+    operator's "no" about what follows: the command is heard on its own, as before."""
+    question = "what a lot of oat"
+    whole = "may i have a dark roast with a lot of oat"
+    router, services = always_router(question, whole)
+    services.questions = (question,)
+    services.things = ("dark", "oat")
+    services.whole = HeardWhole(whole)
+    await router.dispatch(Utterance("No, I don't know.", 1.5, start=1.0, level_db=-22.0))
+    router.activity(1.5 + pause / 2, True)  # the kitchen: speech that made no words
+    start = 1.5 + pause
+    await router.dispatch(Utterance("may i have a", start + 0.7, start=start, level_db=-14.0))
+    await router.dispatch(Utterance("dark roast", start + 2.0, start=start + 1.4))
+    await router.dispatch(Utterance("What a lot of oat?", start + 3.5, start=start + 2.6))
+    await router.tick(start + 3.5 + SILENCE + 0.1)
+    if pause < SILENCE:
+        assert services.reheard == []
+        assert (whole, "robot") not in [(t, r) for r, t in services.submitted]
+        return
+    assert services.reheard == [(start, start + 3.5)]
+    assert services.submitted == [("robot", whole)]
+    said = "may i have a dark roast What a lot of oat?"
+    assert services.doubts[whole] == (f'heard "{said}"; ' + words_before("No, I don't know."))
 
 
 @pytest.mark.parametrize(
