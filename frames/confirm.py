@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Literal
 
 import structlog
-from voiced.frames.query import FAR_TALK_DB
+from voiced.frames.pieces import FAR_TALK_DB
 from voiced.frames.router import CommandRouter, Frame
 from voiced.rules import (
     NO_MATCH,

@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 
 import structlog
+from voiced.frames.pieces import CLOCK_EPSILON, FAR_TALK_DB, Part, stretch_of
 from voiced.frames.router import CommandRouter, Frame
 from voiced.rules import (
     CatchAll,
@@ -23,13 +25,6 @@ from voiced.rules import (
 from voiced.rules.negation import BEARS_ON_NEXT, CORRECTS, NEGATIONS, takes_back
 
 log = structlog.get_logger(__name__)
-
-CLOCK_EPSILON = 1e-6
-"""Timers compare float clock readings: 1.4 - 1.0 is a hair under 0.4."""
-FAR_TALK_DB = 10.0
-"""How much quieter at the microphone (loudest 30 ms against loudest 30 ms) speech must be than
-the command it follows to be someone else's: a voice about three times as far away. One
-speaker's phrases differ by a few dB; the talk of a room behind the operator is further down."""
 
 
 CANCEL_WORDS = ("cancel", "abort", "never mind", "cancel that")
@@ -133,8 +128,8 @@ class QueryFrame(Frame):
         self.unheard_until: float | None = None
         """When speech after the last part ended that became no part (rejected as no speech,
         too short): the rest of an order that waited for it may be there, unread alone."""
-        self.doubts: list[str] = []
-        """Why the recogniser was not sure of a part (the command is read back before it runs)."""
+        self.part_doubts: list[str | None] = []
+        """Why the recogniser was not sure of each part (None: it was)."""
         self.opened_at = 0.0
         self.last_heard = 0.0
         self.loud_streak = 0
@@ -150,6 +145,11 @@ class QueryFrame(Frame):
     @property
     def text(self) -> str:
         return " ".join(self.parts)
+
+    @property
+    def doubts(self) -> list[str]:
+        """Why the recogniser was not sure of a part (the command is read back before it runs)."""
+        return [doubt for doubt in self.part_doubts if doubt is not None]
 
     def on_push(self, router: CommandRouter, now: float) -> None:
         self.opened_at = now
@@ -169,8 +169,7 @@ class QueryFrame(Frame):
         self.unheard_until = None
         if utterance.level_db is not None:
             self.level_db = max(utterance.level_db, self.level_db or utterance.level_db)
-        if utterance.doubt is not None:
-            self.doubts.append(utterance.doubt)
+        self.part_doubts.append(utterance.doubt)
         self.last_heard = utterance.t
         self.correlation_id = self.correlation_id or utterance.correlation_id
         if router is not None:
@@ -225,13 +224,13 @@ class QueryFrame(Frame):
             level = max((db for db in self.levels[:whole] if db is not None), default=None)
             log.info("a whole command said back, the words after it left", sent=text, left=talk)
         elif self._no_command(router) and (again := await self._heard_whole(router)) is not None:
-            text, doubts = again
+            text, doubts, level = again
         elif waited and self.going_on and self._unheard_after(router):
             # "Get me a small, dark roast, americano," ... (the kitchen over "with some soy
             # milk", rejected as no speech): the order waited for its rest, and speech came
             # that made no words alone. Heard whole, what it names more is asked about.
             again = await self._heard_whole(router, until=self.unheard_until)
-            text, doubts = again or (text, doubts)
+            text, doubts, level = again or (text, doubts, level)
         await self._send(router, text, doubts, level)
 
     def _no_command(self, router: CommandRouter) -> bool:
@@ -261,7 +260,7 @@ class QueryFrame(Frame):
 
     async def _heard_whole(
         self, router: CommandRouter, then: Utterance | None = None, until: float | None = None
-    ) -> tuple[str, list[str]] | None:
+    ) -> tuple[str, list[str], float | None] | None:
         """A command said in pieces that together make none ("May I have a," ... "Dark
         roast." ... "8 ounce, ice coffee." ... "What a lot of brown sugar."), heard again as
         one stretch of audio: alone, each piece lacked the words around it that the recogniser
@@ -272,32 +271,28 @@ class QueryFrame(Frame):
         `then`: what was said next (a question, or a command heard unsure), heard with them.
         What made any of them unsure goes with the whole. `until`: heard on to there, past the
         last part, for what the parts (a whole command) did not name: None where it names
-        nothing more."""
-        services, parts, spans, levels = router.services, self.parts, self.spans, self.levels
-        if then is not None:
-            parts, spans = [*parts, then.text], [*spans, (then.start, then.t)]
-            levels = [*levels, then.level_db]
-        first = self._after_pause(spans) if until is None else 0
-        before = " ".join(parts[:first])
-        parts, spans, levels = parts[first:], spans[first:], levels[first:]
-        kept = self._operators(router, levels, parts)
-        if kept is None or (kept < len(parts) and (then is not None or until is not None)):
-            return None  # another voice among them, or after them where more is looked for
-        talk = " ".join(parts[kept:])
-        parts, spans = parts[:kept], spans[:kept]
-        said = " ".join(parts)
-        starts = [start for start, _ in spans]
-        if (
-            (len(parts) < 2 and until is None)
-            or self.target != "robot"
-            or None in starts
-            or NEGATIONS & set(words(said))
-            or takes_back(said)
-        ):
+        nothing more. Returns the reading, its doubts and the level its question is answered
+        at (the loudest piece heard again)."""
+        services = router.services
+        if self.target != "robot":
             return None
-        began = starts[0]
-        assert began is not None
-        whole = await services.hear_whole(began, until or spans[-1][1])
+        parts = [
+            Part(text, start, end, db, doubt)
+            for text, (start, end), db, doubt in zip(
+                self.parts, self.spans, self.levels, self.part_doubts, strict=True
+            )
+        ]
+        if then is not None:
+            parts.append(Part(then.text, then.start, then.t, then.level_db, then.doubt))
+        corrects = partial(self._corrects_with, router)
+        stretch = stretch_of(
+            parts, services, self.silence_timeout, corrects,
+            alone=until is not None, end_cut=then is None and until is None,
+        )  # fmt: skip
+        if stretch is None:
+            return None
+        said = stretch.said
+        whole = await services.hear_whole(stretch.start, until or stretch.end)
         if whole is None:
             return None
         if until is not None and _takes_back(router, whole.text):
@@ -305,22 +300,23 @@ class QueryFrame(Frame):
             # made unasked past words that may take it back; asked, with them quoted.
             log.info("heard on, words that may take it back", said=said, whole=whole.text)
             # First: the question quotes the first words heard (`Asking.check_hearing`).
-            return said, [heard_as(whole.text), *self.doubts]
+            return said, [heard_as(whole.text), *stretch.doubts], stretch.level_db
         if (
             not services.is_complete(whole.text)
             or services.asks(whole.text)
             or _takes_back(router, whole.text)
         ):
             return None
+        if stretch.after and self._goes_on_with(router, stretch.after, whole.text):
+            return None  # a quiet "with some" after the order: its rest, refused with it
         heard, now = services.values_named(said), services.values_named(whole.text)
         if until is not None and not heard < now:
             # The parts were a whole command: only more of it is looked for, never a change.
             log.info("heard on, nothing more", said=said, whole=whole.text)
             return None
-        # What made a part unsure (a held reading, words quoted around it) still stands: the
+        # What made a piece unsure (a held reading, words quoted around it) still stands: the
         # stretch heard again may not hold the words the doubt quotes.
-        held = [*self.doubts, *([then.doubt] if then is not None and then.doubt else [])]
-        doubts = [*held, *([whole.doubt] if whole.doubt else [])]
+        doubts = [*stretch.doubts, *([whole.doubt] if whole.doubt else [])]
         asked = services.asks(said) or (then is not None and services.asks(normalize(then.text)))
         mended = _mends_opening(said, whole.text, services.is_complete, services.starts_with_verb)
         if not doubts and (now != heard or asked or not mended):
@@ -329,17 +325,13 @@ class QueryFrame(Frame):
             # ounce dark roast ..."): the cell's lists do not hold every word that matters (a
             # distance, "home", "add" against "remove"), and a question may be talk.
             doubts = [heard_as(said)]
-        if before:
-            # Words before a pause, no part of the pieces: quoted, as words that may take a
-            # command back are, and left out of the stretch heard again.
-            doubts = [*doubts, words_before(before)]
-        if talk:
-            # Another voice's "All right." after the pieces: quoted, as talk after a whole
-            # command is, and left out of the stretch heard again.
-            doubts = [*doubts, words_after(talk)]
+        # The words left out of the stretch are quoted: before a pause, as words that may
+        # take a command back are; a quiet end, as talk after a whole command is.
+        doubts += [words_before(stretch.before)] if stretch.before else []
+        doubts += [words_after(stretch.after)] if stretch.after else []
         log.info("a command said in pieces heard again whole", pieces=said, whole=whole.text,
                  doubt=doubts or None)  # fmt: skip
-        return whole.text, doubts
+        return whole.text, doubts, stretch.level_db
 
     async def _sent_with_pieces(self, router: CommandRouter, utterance: Utterance) -> bool:
         """Whether `utterance`, a whole command after parts that are none, was sent heard
@@ -354,46 +346,8 @@ class QueryFrame(Frame):
         if again is None:
             return False
         self.append(utterance.text, utterance, router)
-        await self._send(router, *again, self.level_db)
+        await self._send(router, *again)
         return True
-
-    def _after_pause(self, spans: list[tuple[float | None, float]]) -> int:
-        """The first of the parts (their `spans`) after the last pause between two of them as
-        long as the silence timer: the query stayed open only through speech that made no
-        words (a noisy room), and what came before is not the pieces' own ("No, I don't
-        know." ... [the kitchen] ... "May I have a?" ... "Dark roast." ...)."""
-        first = 0
-        for i in range(1, len(spans)):
-            start = spans[i][0]
-            if start is not None and start - spans[i - 1][1] >= self.silence_timeout:
-                first = i
-        return first
-
-    def _operators(
-        self, router: CommandRouter, levels: list[float | None], parts: list[str]
-    ) -> int | None:
-        """How many of `parts` (with their `levels`) are the operator's, to be heard again
-        together: all of them, or all but a quiet end that is another voice's talk ("I want a
-        triple shot." ... "Large ice mocha." ... "With almond milk and brown sugar." ... the
-        kitchen's "All right.", 10 dB below them), which names none of the cell's things and
-        holds no command of its own. None where a voice `FAR_TALK_DB` apart is among them
-        (a far voice's question after the operator's opening is not the operator's order)."""
-        heard = [db for db in levels if db is not None]
-        if not heard:
-            return len(parts)
-        loudest = max(heard)
-        kept = len(parts)
-        while kept > 0 and (db := levels[kept - 1]) is not None and db <= loudest - FAR_TALK_DB:
-            kept -= 1
-        rest = [db for db in levels[:kept] if db is not None]
-        if rest and min(rest) <= loudest - FAR_TALK_DB:
-            return None
-        talk = " ".join(parts[kept:])
-        if kept < len(parts) and (
-            router.services.about_the_cell(talk) or self._corrects_with(router, talk)
-        ):
-            return None  # quiet, but about the order ("and sugar"): refused with it
-        return kept
 
     async def _accumulate(self, router: CommandRouter, utterance: Utterance, match: Match) -> None:
         ending = _TRAILING.match(utterance.text.strip())

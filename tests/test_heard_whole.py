@@ -447,6 +447,73 @@ class _Pipeline:
         self.workload = _Workload()
 
 
+# -- the second review's holes (pieces after a pause, a quiet end) ---------------------------
+
+
+async def test_a_far_voices_pieces_after_a_pause_are_not_heard_again_whole() -> None:
+    """The operator's "all right then" (-14 dB); the room keeps the query open; a voice three
+    times as far away (-26 dB) orders in pieces after the pause: not the operator's order."""
+    router, services = always_router(WHOLE)
+    services.whole = HeardWhole(WHOLE)
+    await router.dispatch(Utterance("all right then", 1.5, start=1.0, level_db=-14.0))
+    router.activity(2.0, True)  # the kitchen: speech that made no words
+    router.activity(3.2, False)
+    await router.dispatch(Utterance("me i have a", 4.0, start=3.3, level_db=-26.0))
+    await router.dispatch(Utterance("dark roast latte", 5.2, start=4.4, level_db=-27.0))
+    await router.tick(5.2 + SILENCE + 0.1)
+    assert services.reheard == []
+    assert ("robot", WHOLE) not in services.submitted
+
+
+async def test_the_question_about_pieces_after_a_pause_is_answered_at_their_level() -> None:
+    """A voice nearer the microphone (-8 dB) before the pause, the operator's pieces (-15 dB)
+    after it: the question is answered at the pieces' level, not the talk's (which would
+    leave the operator's "yes" nearly 10 dB below what it answers)."""
+    router, services = always_router(WHOLE)
+    services.whole = HeardWhole(WHOLE)
+    await router.dispatch(Utterance("no, all right then", 1.5, start=1.0, level_db=-8.0))
+    router.activity(2.0, True)
+    router.activity(3.2, False)
+    await router.dispatch(Utterance("me i have a", 4.0, start=3.3, level_db=-15.0))
+    await router.dispatch(Utterance("dark roast latte", 5.2, start=4.4, level_db=-16.0))
+    await router.tick(5.2 + SILENCE + 0.1)
+    assert services.submitted == [("robot", WHOLE)]
+    assert services.levels[WHOLE] == -15.0
+
+
+async def test_a_command_before_the_pause_taken_back_is_still_said_not_made() -> None:
+    """ "i want a latte" ... "no, a large one" ... [the room] ... "may i have a" ...
+    "dark roast" ... "What a lot of oat?": a whole command before the pause is never left
+    out of the stretch unsaid; the latte is said not made, as without the pause."""
+    question, whole = "what a lot of oat", "may i have a dark roast with a lot of oat"
+    router, services = always_router("i want a latte", question, whole)
+    services.going_on = ("i want a latte",)
+    services.questions = (question,)
+    services.whole = HeardWhole(whole)
+    await router.dispatch(Utterance("i want a latte", 1.8, start=1.0, level_db=-14.0))
+    await router.dispatch(Utterance("no, a large one", 2.8, start=2.0, level_db=-14.0))
+    router.activity(3.0, True)
+    router.activity(4.0, False)
+    await router.dispatch(Utterance("may i have a", 5.2, start=4.5, level_db=-14.0))
+    await router.dispatch(Utterance("dark roast", 6.4, start=5.6, level_db=-14.0))
+    await router.dispatch(Utterance("What a lot of oat?", 8.0, start=6.8, level_db=-14.0))
+    assert any(reason == "taken back before another command"
+               for _, reason in services.dropped_said)  # fmt: skip
+
+
+async def test_quiet_words_that_go_on_with_the_pieces_are_not_left_out() -> None:
+    """A quiet "with some" after the pieces goes on with the order heard whole: its rest,
+    refused with it (as `_talk_after` and `_someone_else` refuse such talk)."""
+    router, services = always_router(WHOLE)
+    services.going_on = ("may i have a dark roast latte with some",)
+    services.whole = HeardWhole(WHOLE)
+    await router.dispatch(Utterance("me i have a", 1.7, start=1.0, level_db=-15.0))
+    await router.dispatch(Utterance("dark roast latte", 3.0, start=2.2, level_db=-16.0))
+    await router.dispatch(Utterance("with some", 4.2, start=3.6, level_db=-26.0))
+    await router.tick(4.2 + SILENCE + 0.1)
+    assert ("robot", WHOLE) not in services.submitted
+
+
 async def test_the_daemon_hears_a_stretch_again_through_the_listener_unless_the_arm_moves() -> None:
     pipeline = _Pipeline()
     services = DaemonServices(EventLog(), cast(RobotPipeline, pipeline), {})
