@@ -295,7 +295,7 @@ class QueryFrame(Frame):
         whole = await services.hear_whole(stretch.start, until or stretch.end)
         if whole is None:
             return None
-        if until is not None and _takes_back(router, whole.text):
+        if until is not None and then is None and _takes_back(router, whole.text):
             # "Give me a dark roast latte" ... "No, wait." (rejected alone): the order is not
             # made unasked past words that may take it back; asked, with them quoted.
             log.info("heard on, words that may take it back", said=said, whole=whole.text)
@@ -332,6 +332,21 @@ class QueryFrame(Frame):
         log.info("a command said in pieces heard again whole", pieces=said, whole=whole.text,
                  doubt=doubts or None)  # fmt: skip
         return whole.text, doubts, stretch.level_db
+
+    async def _rest_misheard(self, router: CommandRouter, utterance: Utterance) -> bool:
+        """Whether `utterance`, a command of its own said while a whole order waited for its
+        rest, was that rest misheard, and the order was sent heard on through it: "I'd like a
+        16 ounce, dark roast, single shot, mocha with" ... "Home at home." (read as "go
+        home"; the speaker said "whole milk") heard whole names more of the order's lists.
+        Only a command that names none of them itself ("give me a latte" is the next order),
+        and only asked about, its words quoted."""
+        if router.services.values_named(utterance.text):
+            return False
+        again = await self._heard_whole(router, then=utterance, until=utterance.t)
+        if again is None:
+            return False
+        await self._send(router, *again)
+        return True
 
     async def _sent_with_pieces(self, router: CommandRouter, utterance: Utterance) -> bool:
         """Whether `utterance`, a whole command after parts that are none, was sent heard
@@ -426,6 +441,8 @@ class QueryFrame(Frame):
             router.hear_again(utterance)
             return
         if self._not_the_rest(router, utterance.text):
+            if await self._rest_misheard(router, utterance):
+                return
             log.info("a whole command sent as it stood", sent=self.text, now=utterance.text)
             await self._submit(router)
             router.hear_again(utterance)

@@ -230,6 +230,48 @@ async def test_the_next_order_after_a_waiting_one_is_not_heard_with_it() -> None
     assert services.submitted == [("robot", "give me a dark roast"), ("robot", "give me a latte")]
 
 
+@pytest.mark.parametrize(
+    ("whole", "made"),
+    [("give me a dark roast with oat", True),  # the order's rest, misheard alone
+     ("give me a dark roast go home", False),  # no whole command: the next command
+     ("give me a dark roast", False),  # nothing more of the order
+     ("give me a dark roast no go home", False)],  # a "no" in it: heard as said
+)  # fmt: skip
+async def test_a_command_said_while_an_order_waits_may_be_its_rest_misheard(
+    whole: str, made: bool
+) -> None:
+    """ "I'd like a 16 ounce, dark roast, single shot, mocha with" ... "Home at home." (a
+    real order at 6 dB: "whole milk" heard alone as a command, "go home"): heard on through
+    it, the order with its rest is asked about, the words heard quoted; else the order goes
+    as it stood and the command is heard on its own, as before."""
+    said = "give me a dark roast go home"  # joined as said, no command
+    router, services = always_router("give me a dark roast", "go home", *{whole} - {said})
+    services.going_on = ("give me a dark roast",)
+    services.things = ("dark", "oat")
+    services.whole = HeardWhole(whole)
+    await router.dispatch(Utterance("give me a dark roast", 1.8, start=1.0, level_db=-16.0))
+    await router.dispatch(Utterance("go home", 3.0, start=2.3, level_db=-14.0))
+    await router.tick(3.0 + SILENCE + 0.1)
+    assert services.reheard == [(1.0, 3.0)]
+    if made:
+        assert services.submitted == [("robot", whole)]
+        assert services.doubts[whole] == f'heard "{said}"'
+    else:
+        assert services.submitted == [("robot", "give me a dark roast"), ("robot", "go home")]
+
+
+async def test_the_next_order_said_while_one_waits_is_never_heard_with_it() -> None:
+    router, services = always_router("give me a dark roast", "give me a latte")
+    services.going_on = ("give me a dark roast",)
+    services.things = ("dark", "latte", "oat")
+    services.whole = HeardWhole("give me a dark roast latte with oat")
+    await router.dispatch(Utterance("give me a dark roast", 1.8, start=1.0))
+    await router.dispatch(Utterance("give me a latte", 3.0, start=2.3))
+    await router.tick(3.0 + SILENCE + 0.1)
+    assert services.reheard == []
+    assert services.submitted == [("robot", "give me a dark roast"), ("robot", "give me a latte")]
+
+
 # -- the review's holes ----------------------------------------------------------------------
 
 
