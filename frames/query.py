@@ -295,12 +295,12 @@ class QueryFrame(Frame):
         whole = await services.hear_whole(stretch.start, until or stretch.end)
         if whole is None:
             return None
-        if until is not None and then is None and _takes_back(router, whole.text):
+        if until is not None and _takes_back(router, whole.text):
             # "Give me a dark roast latte" ... "No, wait." (rejected alone): the order is not
             # made unasked past words that may take it back; asked, with them quoted.
             log.info("heard on, words that may take it back", said=said, whole=whole.text)
             # First: the question quotes the first words heard (`Asking.check_hearing`).
-            return said, [heard_as(whole.text), *stretch.doubts], stretch.level_db
+            return self.text, [heard_as(whole.text), *self.doubts], stretch.level_db
         if (
             not services.is_complete(whole.text)
             or services.asks(whole.text)
@@ -338,14 +338,28 @@ class QueryFrame(Frame):
         rest, was that rest misheard, and the order was sent heard on through it: "I'd like a
         16 ounce, dark roast, single shot, mocha with" ... "Home at home." (read as "go
         home"; the speaker said "whole milk") heard whole names more of the order's lists.
-        Only a command that names none of them itself ("give me a latte" is the next order),
-        and only asked about, its words quoted."""
-        if router.services.values_named(utterance.text):
-            return False
+        Only words that name none of them ("give me a latte" is the next order) and begin
+        with no verb of the cell ("go home" is a command of its own), said without a pause
+        the room held open; only asked about, the words quoted."""
+        services, start = router.services, utterance.start
+        if services.values_named(utterance.text) or services.starts_with_verb(
+            normalize(utterance.text)
+        ):
+            return False  # the next order, or a command of its own ("go home")
+        if start is None or start - self.spans[-1][1] >= self.silence_timeout - CLOCK_EPSILON:
+            return False  # after a pause the room held open: not the order's rest
         again = await self._heard_whole(router, then=utterance, until=utterance.t)
         if again is None:
             return False
-        await self._send(router, *again)
+        text, doubts, level = again
+        if text == self.text:
+            # Heard on, a "no", "wait" or stop is there: the order is asked about with it
+            # quoted, and so are the words after it.
+            await self._send(router, text, doubts, level)
+            router.hear_again(_doubted(utterance, doubts[0]))
+            return True
+        # The question names the words taken for the order's rest.
+        await self._send(router, text, [*doubts, words_after(utterance.text)], level)
         return True
 
     async def _sent_with_pieces(self, router: CommandRouter, utterance: Utterance) -> bool:

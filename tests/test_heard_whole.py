@@ -230,34 +230,73 @@ async def test_the_next_order_after_a_waiting_one_is_not_heard_with_it() -> None
     assert services.submitted == [("robot", "give me a dark roast"), ("robot", "give me a latte")]
 
 
-@pytest.mark.parametrize(
-    ("whole", "made"),
-    [("give me a dark roast with oat", True),  # the order's rest, misheard alone
-     ("give me a dark roast go home", False),  # no whole command: the next command
-     ("give me a dark roast", False),  # nothing more of the order
-     ("give me a dark roast no go home", False)],  # a "no" in it: heard as said
-)  # fmt: skip
-async def test_a_command_said_while_an_order_waits_may_be_its_rest_misheard(
-    whole: str, made: bool
-) -> None:
-    """ "I'd like a 16 ounce, dark roast, single shot, mocha with" ... "Home at home." (a
-    real order at 6 dB: "whole milk" heard alone as a command, "go home"): heard on through
-    it, the order with its rest is asked about, the words heard quoted; else the order goes
-    as it stood and the command is heard on its own, as before."""
-    said = "give me a dark roast go home"  # joined as said, no command
-    router, services = always_router("give me a dark roast", "go home", *{whole} - {said})
+REST = "home at home"
+"""Heard alone as a command ("go home"), said while an order waited: its rest, misheard."""
+
+
+async def order_then(router: CommandRouter, said: str, start: float = 2.3) -> None:
+    """A whole order that may go on, then `said` (a command of its own) at its level."""
+    await router.dispatch(Utterance("give me a dark roast", 1.8, start=1.0, level_db=-16.0))
+    await router.dispatch(Utterance(said, start + 0.7, start=start, level_db=-14.0))
+    await router.tick(start + 0.7 + SILENCE + 0.1)
+
+
+def rest_router(*complete: str) -> tuple[CommandRouter, FakeServices]:
+    router, services = always_router("give me a dark roast", "go home", REST, *complete)
     services.going_on = ("give me a dark roast",)
     services.things = ("dark", "oat")
+    return router, services
+
+
+async def test_a_command_said_while_an_order_waits_may_be_its_rest_misheard() -> None:
+    """ "I'd like a 16 ounce, dark roast, single shot, mocha with" ... "Home at home." (a
+    real order at 6 dB: "whole milk" heard alone as a command, "go home"): heard on through
+    it, the order with its rest is asked about, the words taken for its rest quoted."""
+    whole = "give me a dark roast with oat"
+    router, services = rest_router(whole)
     services.whole = HeardWhole(whole)
-    await router.dispatch(Utterance("give me a dark roast", 1.8, start=1.0, level_db=-16.0))
-    await router.dispatch(Utterance("go home", 3.0, start=2.3, level_db=-14.0))
-    await router.tick(3.0 + SILENCE + 0.1)
+    await order_then(router, REST)
     assert services.reheard == [(1.0, 3.0)]
-    if made:
-        assert services.submitted == [("robot", whole)]
-        assert services.doubts[whole] == f'heard "{said}"'
-    else:
-        assert services.submitted == [("robot", "give me a dark roast"), ("robot", "go home")]
+    assert services.submitted == [("robot", whole)]
+    said = f"give me a dark roast {REST}"
+    assert services.doubts[whole] == f'heard "{said}"; ' + words_after(REST)
+
+
+@pytest.mark.parametrize(
+    "whole", [f"give me a dark roast {REST}", "give me a dark roast"],
+    ids=["no whole command", "nothing more of the order"],
+)  # fmt: skip
+async def test_a_command_after_a_waiting_order_not_its_rest_is_heard_alone(whole: str) -> None:
+    router, services = rest_router(*{whole} - {f"give me a dark roast {REST}"})
+    services.whole = HeardWhole(whole)
+    await order_then(router, REST)
+    assert services.reheard == [(1.0, 3.0)]
+    assert services.submitted == [("robot", "give me a dark roast"), ("robot", REST)]
+
+
+async def test_a_take_back_heard_on_before_a_command_leaves_both_asked_about() -> None:
+    whole = f"give me a dark roast no {REST}"
+    router, services = rest_router(whole)
+    services.whole = HeardWhole(whole)
+    await order_then(router, REST)
+    assert services.submitted == [("robot", "give me a dark roast"), ("robot", REST)]
+    assert services.doubts == {"give me a dark roast": f'heard "{whole}"', REST: f'heard "{whole}"'}
+
+
+@pytest.mark.parametrize(
+    ("said", "start"), [("go home", 2.3), (REST, 3.4)], ids=["a verb of its own", "a pause"]
+)
+async def test_a_command_of_its_own_after_a_waiting_order_is_never_heard_with_it(
+    said: str, start: float
+) -> None:
+    """ "go home" is the operator's next command, whatever hearing it with the order reads;
+    after a pause as long as the silence timer, which the room held open, no word is the
+    order's rest."""
+    router, services = rest_router()
+    services.whole = HeardWhole("give me a dark roast with oat")
+    await order_then(router, said, start)
+    assert services.reheard == []
+    assert services.submitted == [("robot", "give me a dark roast"), ("robot", said)]
 
 
 async def test_the_next_order_said_while_one_waits_is_never_heard_with_it() -> None:
