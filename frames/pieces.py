@@ -58,7 +58,7 @@ class Stretch:
     @property
     def level_db(self) -> float | None:
         """How loud the loudest piece was: the question about them is answered at it."""
-        return max((p.level_db for p in self.pieces if p.level_db is not None), default=None)
+        return _loudest(self.pieces)
 
     @property
     def doubts(self) -> list[str]:
@@ -96,7 +96,7 @@ def stretch_of(
     if any(p.doubt is not None and "words before" in p.doubt for p in rest):
         return None  # the question quotes one "words before": the earlier stays
     found = _pieces(rest, services, corrects, need, end_cut)
-    if found is None or _far_below(found.level_db, before):
+    if found is None or _far_below(found.level_db, _loudest(before)):
         return None  # the louder voice before the pause is the operator's
     return Stretch(found.pieces, said[-1], found.after)
 
@@ -132,14 +132,11 @@ def _operators(
     below them), which names none of the cell's things and holds no command of its own. None
     where a voice `FAR_TALK_DB` apart is among them (a far voice's question after the
     operator's opening is not the operator's order)."""
-    heard = [p.level_db for p in parts if p.level_db is not None]
-    if not heard:
-        return len(parts)
-    loudest = max(heard)
+    loudest = _loudest(parts)
     kept = len(parts)
-    while kept > 0 and _far_below(parts[kept - 1].level_db, [], loudest):
+    while kept > 0 and _far_below(parts[kept - 1].level_db, loudest):
         kept -= 1
-    if any(_far_below(p.level_db, [], loudest) for p in parts[:kept]):
+    if any(_far_below(p.level_db, loudest) for p in parts[:kept]):
         return None
     talk = " ".join(p.text for p in parts[kept:])
     if kept < len(parts) and (services.about_the_cell(talk) or corrects(talk)):
@@ -147,10 +144,13 @@ def _operators(
     return kept
 
 
-def _far_below(level: float | None, others: Sequence[Part], loudest: float | None = None) -> bool:
-    """Whether `level` is `FAR_TALK_DB` or more below `loudest` or the loudest of `others`."""
-    if loudest is None:
-        loudest = max((p.level_db for p in others if p.level_db is not None), default=None)
+def _loudest(parts: Sequence[Part]) -> float | None:
+    """The level of the loudest of `parts` (None: none measured, as for typed words)."""
+    return max((p.level_db for p in parts if p.level_db is not None), default=None)
+
+
+def _far_below(level: float | None, loudest: float | None) -> bool:
+    """Whether `level` is `FAR_TALK_DB` or more below `loudest` (False if either is unknown)."""
     return level is not None and loudest is not None and level <= loudest - FAR_TALK_DB
 
 
