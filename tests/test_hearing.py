@@ -202,6 +202,29 @@ def test_a_sentence_whisper_wrote_twice_is_read_once(tmp_path: Path) -> None:
     assert choose([twice]) == Choice(0, "Give me an americano with lots of brown sugar.")
 
 
+@needs_espeak
+def test_a_sentence_written_twice_is_repaired_as_a_sentence_said_once(tmp_path: Path) -> None:
+    """Written twice, an order that lost a short word to the noise was taken for a question
+    nobody could answer, and never repaired."""
+    choose, _ = chooser(tmp_path, mode="always", cell_name="barista")
+    twice = "Give me 12 ounce, single shot, light roast latte. " * 2
+    assert choose([twice.strip()]) == Choice(0, "give me a 12 ounce single shot light roast latte")
+    twice = "Can I have a large americano, whole milk and some sugar. " * 2
+    assert choose([twice.strip()]) == Choice(
+        0, "can i have a large americano with whole milk and some sugar"
+    )
+
+
+def test_a_question_or_a_refusal_written_twice_is_kept_said_once(tmp_path: Path) -> None:
+    """Answered or refused once, as a question said once is; a thing the cell lacks in a
+    closed cell's sentence is still held and asked about."""
+    choose, _ = chooser(tmp_path, mode="always", cell_name="barista", held=True)
+    question = "Do you have any oat milk today?"
+    assert choose([f"{question} {question}"]) == Choice(0, question)
+    lacking = "Give me a large hot chocolate with sugar."
+    assert choose([f"{lacking} {lacking}"]) == Choice(0, lacking, refused=True)
+
+
 def test_a_short_phrase_said_twice_is_left_as_said(tmp_path: Path) -> None:
     from voiced.audio.guards import once
 

@@ -98,15 +98,16 @@ class GrammarChooser:
             # the "don't" and move the arm for the command it took back.
             return Choice(0)
         for i, text in enumerate(texts):
+            # A sentence Whisper wrote twice is judged as said once by every check below:
+            # twice, "Give me a large latte." passes for a question ("give me ...") nobody
+            # can answer, and "Give me 8 ounce, dark roast coffee." is never repaired.
             said = once(text)
-            if said != text and self._acts_on(said, needs_wake, best=i == 0):
-                # Before the text as written: "Give me a latte. Give me a latte." passes for a
-                # question ("give me ...") that nobody can answer.
+            if self._acts_on(said, needs_wake, best=i == 0, questions=False):
+                if said == text:
+                    return self._offered(i, texts, needs_wake) if self.judge else Choice(i)
                 log.info("repetition read once", heard=text, kept=said)
                 return self._kept(i, texts, said, needs_wake)
-            if self._acts_on(text, needs_wake, best=i == 0, questions=False):
-                return self._offered(i, texts, needs_wake) if self.judge else Choice(i)
-            if self._asks(text, needs_wake) or self._names_what_is_missing(text, needs_wake):
+            if self._asks(said, needs_wake) or self._names_what_is_missing(said, needs_wake):
                 # A question, or a command naming what the cell lacks (refused aloud), is kept
                 # as heard, never swapped for a lower hypothesis; unless one of the cell's own
                 # sentences is a word or two away ("ice mocha" is no drink, "iced mocha" is;
@@ -114,7 +115,13 @@ class GrammarChooser:
                 # Held to a closed cell's sentences it is only ever asked about ("Did you say:
                 # ... with a bit of sweetener?"): "a hot chocolate" could become a hot coffee.
                 by_template = self._fixed_by_template(i, texts, needs_wake)
-                return by_template or Choice(i, refused=self._misheard(text, needs_wake))
+                if by_template is not None:
+                    return by_template
+                refused = self._misheard(said, needs_wake)
+                if said == text:
+                    return Choice(i, refused=refused)
+                log.info("repetition read once", heard=text, kept=said)
+                return replace(self._kept(i, texts, said, needs_wake), refused=refused)
         for i, text in enumerate(texts[:REPAIR_FROM]):
             fixed = self._repaired(once(text), needs_wake)
             if fixed is not None:
