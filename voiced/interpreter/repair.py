@@ -120,11 +120,15 @@ class Repairer:
         """Versions of `text` with one word taken out or one of `insertable` put in that
         `accepts` takes, fewest changes to names first: "may i have a double shot of drip
         coffee" without "of", "make me medium roast latte" with "a" (recognisers drop and add
-        short words in noise). Never takes out a word that names a thing of the cell."""
+        short words in noise). Never takes out a word that names a thing of the cell, nor the
+        word before the name of a kind ("health coffee" is no "coffee", "shot with coffee" no
+        "shot coffee"): that is where the cell's names say which of the kind ("house coffee",
+        "drip coffee"), and a word misheard there is the name misheard, not one too many."""
         words = normalize(text).split()
         found: dict[str, None] = {}
         for i, word in enumerate(words):
-            if word not in self.names:
+            following = words[i + 1] if i + 1 < len(words) else ""
+            if word not in self.names and following not in self.heads:
                 found[" ".join([*words[:i], *words[i + 1 :]])] = None
         for i in range(len(words) + 1):
             for word in insertable:
