@@ -293,6 +293,32 @@ def test_a_word_misheard_before_the_name_of_a_kind_is_not_taken_out(tmp_path: Pa
 
 
 @needs_espeak
+def test_a_take_back_is_never_repaired_away_nor_left_out_by_a_lower_hypothesis(
+    tmp_path: Path,
+) -> None:
+    """ "..., oops." with the "oops" taken out, or a lower hypothesis without it, ran the
+    order that was taken back, unasked."""
+    choose, _ = chooser(tmp_path, mode="always", cell_name="barista", held=True)
+    for heard in ("Give me a large latte with sugar, oops.",
+                  "Give me a large latte with sugar, oops. Give me a large latte with sugar, oops.",
+                  "Can I get a large latte with sugar, wait."):  # fmt: skip
+        choice = choose([heard])
+        assert choice is None or (choice.text or heard).endswith(("oops.", "wait.")), choice
+    lower = ["Oops, can I get a large hot chocolate with some sugar?",
+             "Can I get a large coffee with sugar."]  # fmt: skip
+    assert choose(lower) in (None, Choice(0), Choice(0, refused=True))
+
+
+def test_a_refusal_written_twice_is_never_offered_to_the_judge(tmp_path: Path) -> None:
+    """Kept as heard, said once: with the judge on, a lower hypothesis offered beside it
+    could be chosen over a command the cell refuses ("avocado" -> "lettuce")."""
+    choose, _ = chooser(tmp_path, judge=True)
+    said = "Computer, add some avocado please."
+    choice = choose([f"{said} {said}", "Computer, add some lettuce please."])
+    assert choice == Choice(0, said)
+
+
+@needs_espeak
 def test_talk_and_real_questions_are_not_made_orders(tmp_path: Path) -> None:
     choose, _ = chooser(tmp_path, mode="always", cell_name="barista", judge=True)
     assert choose(["The parcel van is late again."]) is None

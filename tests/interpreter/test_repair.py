@@ -137,6 +137,34 @@ def test_a_name_heard_is_never_swapped_for_another_word(tmp_path: Path) -> None:
     assert it.grammar.parse(fixed, scene, ()).sequence == meant
 
 
+@needs_espeak
+def test_the_word_before_the_name_of_a_kind_is_never_swapped_away(tmp_path: Path) -> None:
+    """ "raw sugar" swapped whole for "sugar" made a plain-sugar latte unasked: the word
+    before "sugar" says which sugar. A name put in its place is still tried ("skin milk")."""
+    assert repaired("barista", "give me a large latte with raw sugar", tmp_path) is None
+    assert repaired("barista", "give me a large latte with some raw sugar", tmp_path) is None
+    skim = repaired("barista", "can i have a latte with skin milk", tmp_path / "skim")
+    assert skim == "can i have a latte with skim milk"
+
+
+@needs_espeak
+@pytest.mark.parametrize(
+    "heard",
+    ["give me a large latte with sugar oops", "can i get a large latte with sugar wait",
+     "give me a large latte wait brown sugar"],
+)  # fmt: skip
+def test_words_that_take_the_command_back_are_never_repaired_away(
+    tmp_path: Path, heard: str
+) -> None:
+    assert repaired("barista", heard, tmp_path) is None
+    it = interpreter("barista", tmp_path / "edits")
+    vocabulary = it.grammar.vocabulary
+    repairer = Repairer(vocabulary_phrases(vocabulary), Sounds(), name_words(vocabulary),
+                        head_nouns(it.cell))  # fmt: skip
+    scene = it.cell.initial_scene
+    assert repairer.edited(heard, lambda t: it.understands(t, scene, ()), ("a", "with")) == []
+
+
 def test_understands_refuses_a_reading_that_drops_named_things(tmp_path: Path) -> None:
     it = interpreter("sandwich", tmp_path)
     scene = it.cell.initial_scene

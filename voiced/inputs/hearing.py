@@ -97,6 +97,10 @@ class GrammarChooser:
             # held to the sentences or swapped for a lower hypothesis, each of which can lose
             # the "don't" and move the arm for the command it took back.
             return Choice(0)
+        if takes_back(texts[0]):
+            # "Oops, can I get a large hot chocolate ..." is never swapped for a lower
+            # hypothesis without the "oops" ("Can I get a large coffee ..."); repairs keep it.
+            texts = texts[:1]
         for i, text in enumerate(texts):
             # A sentence Whisper wrote twice is judged as said once by every check below:
             # twice, "Give me a large latte." passes for a question ("give me ...") nobody
@@ -117,11 +121,11 @@ class GrammarChooser:
                 by_template = self._fixed_by_template(i, texts, needs_wake)
                 if by_template is not None:
                     return by_template
+                # Kept as heard (said once), never offered to the judge with other readings.
+                if said != text:
+                    log.info("repetition read once", heard=text, kept=said)
                 refused = self._misheard(said, needs_wake)
-                if said == text:
-                    return Choice(i, refused=refused)
-                log.info("repetition read once", heard=text, kept=said)
-                return replace(self._kept(i, texts, said, needs_wake), refused=refused)
+                return Choice(i, said if said != text else None, refused=refused)
         for i, text in enumerate(texts[:REPAIR_FROM]):
             fixed = self._repaired(once(text), needs_wake)
             if fixed is not None:

@@ -25,6 +25,7 @@ from voiced.interpreter.grammar import Grammar
 from voiced.interpreter.vocabulary import Vocabulary
 from voiced.robot.cell import Cell
 from voiced.robot.sequence import SequenceStep
+from voiced.rules.negation import takes_back
 from voiced.rules.normalize import normalize
 from voiced.rules.sounds import Sounds, similarity
 from voiced.words.offered import head_nouns
@@ -120,7 +121,8 @@ class Repairer:
         """Versions of `text` with one word taken out or one of `insertable` put in that
         `accepts` takes, fewest changes to names first: "may i have a double shot of drip
         coffee" without "of", "make me medium roast latte" with "a" (recognisers drop and add
-        short words in noise). Never takes out a word that names a thing of the cell, nor the
+        short words in noise). Never takes out a word that takes the command back ("..., oops."
+        is no order), one that names a thing of the cell, nor the
         word before the name of a kind ("health coffee" is no "coffee", "shot with coffee" no
         "shot coffee"): that is where the cell's names say which of the kind ("house coffee",
         "drip coffee"), and a word misheard there is the name misheard, not one too many."""
@@ -128,7 +130,7 @@ class Repairer:
         found: dict[str, None] = {}
         for i, word in enumerate(words):
             following = words[i + 1] if i + 1 < len(words) else ""
-            if word not in self.names and following not in self.heads:
+            if word not in self.names and following not in self.heads and not takes_back(word):
                 found[" ".join([*words[:i], *words[i + 1 :]])] = None
         for i in range(len(words) + 1):
             for word in insertable:
@@ -149,8 +151,8 @@ class Repairer:
         for i, j in spans:
             said = " ".join(words[i:j])
             sound = heard.get(said, "")
-            if not sound:
-                continue
+            if not sound or any(takes_back(word) for word in words[i:j]):
+                continue  # "wait" swapped for "with" would run what was taken back
             named = self.names.intersection(words[i:j])
             before, after = words[i - 1 : i], words[j : j + 1]
             for phrase, target in targets.items():
@@ -159,6 +161,8 @@ class Repairer:
                     continue
                 if not named.issubset(put):
                     continue  # a name heard stays ("skin milk" may be "skim milk", not "cream")
+                if j - i > 1 and put == words[j - 1 : j] and put[0] in self.heads:
+                    continue  # "raw sugar" is no plain "sugar": the word before says which
                 changed = _changed(words[i:j], put, self.heads)
                 if changed is not None:
                     partly.append((Replacement(i, j, phrase, 0.0), *changed))
