@@ -57,6 +57,21 @@ TAKES_BACK = re.compile(
 not hold for the command before it to go as it stood."""
 
 
+UNDOES = re.compile(
+    r"\b(?:wait|hold on|hang on|cancel|abort|never ?mind|scrap|scratch|undo|oops|wrong|"
+    r"mistake|sorry|stop|nah|nope)\b",
+    re.IGNORECASE,
+)
+"""Of `TAKES_BACK`, the words that take back what was said rather than change it ("instead",
+"rather", "actually" change it; "instead" is also what "inspect" is misheard as)."""
+
+
+def undoes(said: str) -> bool:
+    """Whether `said` holds a negation or a word that takes back what was said ("oops",
+    "wait"): what a repair never takes out or swaps away to make an order of it."""
+    return negated(set(said.lower().replace("'", "").split())) or bool(UNDOES.search(said))
+
+
 def takes_back(said: str) -> bool:
     """Whether `said` holds words that take back or change what came before it, or bear on
     what follows ("no, I don't know", "oops, wrong one", "don't", "changed my mind")."""

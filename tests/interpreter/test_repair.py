@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from voiced.robot.cellfile import load_cell
+from voiced.rules.negation import undoes
 from voiced.rules.sounds import Sounds, coarse, similarity
 
 from voiced.config import Config
@@ -163,6 +164,15 @@ def test_words_that_take_the_command_back_are_never_repaired_away(
                         head_nouns(it.cell))  # fmt: skip
     scene = it.cell.initial_scene
     assert repairer.edited(heard, lambda t: it.understands(t, scene, ()), ("a", "with")) == []
+
+
+@needs_espeak
+def test_a_word_that_only_changes_the_command_may_still_be_a_mishearing(tmp_path: Path) -> None:
+    """ "instead" changes a command rather than taking it back, and is what "inspect" is
+    misheard as: it is repaired as before (the project's test corpus lost two weld sessions
+    while every take-back word was kept)."""
+    assert repaired("weld", "instead of position 1", tmp_path) == "inspect of position 1"
+    assert undoes("oops") and undoes("wait") and undoes("don't") and not undoes("instead")
 
 
 def test_understands_refuses_a_reading_that_drops_named_things(tmp_path: Path) -> None:

@@ -39,7 +39,7 @@ from voiced.frames.router import CommandRouter
 from voiced.interpreter.repair import Repairer, kind_heads, name_words, vocabulary_phrases
 from voiced.interpreter.templategraph import graph_of
 from voiced.interpreter.tiers import Interpreter
-from voiced.rules.negation import NEGATIONS, takes_back
+from voiced.rules.negation import NEGATIONS, takes_back, undoes
 from voiced.rules.normalize import normalize, words
 from voiced.rules.question import is_question
 from voiced.rules.sounds import Sounds
@@ -97,7 +97,7 @@ class GrammarChooser:
             # held to the sentences or swapped for a lower hypothesis, each of which can lose
             # the "don't" and move the arm for the command it took back.
             return Choice(0)
-        if takes_back(texts[0]):
+        if undoes(texts[0]):
             # "Oops, can I get a large hot chocolate ..." is never swapped for a lower
             # hypothesis without the "oops" ("Can I get a large coffee ..."); repairs keep it.
             texts = texts[:1]

@@ -25,7 +25,7 @@ from voiced.interpreter.grammar import Grammar
 from voiced.interpreter.vocabulary import Vocabulary
 from voiced.robot.cell import Cell
 from voiced.robot.sequence import SequenceStep
-from voiced.rules.negation import takes_back
+from voiced.rules.negation import undoes
 from voiced.rules.normalize import normalize
 from voiced.rules.sounds import Sounds, similarity
 from voiced.words.offered import head_nouns
@@ -130,7 +130,7 @@ class Repairer:
         found: dict[str, None] = {}
         for i, word in enumerate(words):
             following = words[i + 1] if i + 1 < len(words) else ""
-            if word not in self.names and following not in self.heads and not takes_back(word):
+            if word not in self.names and following not in self.heads and not undoes(word):
                 found[" ".join([*words[:i], *words[i + 1 :]])] = None
         for i in range(len(words) + 1):
             for word in insertable:
@@ -151,7 +151,7 @@ class Repairer:
         for i, j in spans:
             said = " ".join(words[i:j])
             sound = heard.get(said, "")
-            if not sound or any(takes_back(word) for word in words[i:j]):
+            if not sound or any(undoes(word) for word in words[i:j]):
                 continue  # "wait" swapped for "with" would run what was taken back
             named = self.names.intersection(words[i:j])
             before, after = words[i - 1 : i], words[j : j + 1]
