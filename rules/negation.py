@@ -69,7 +69,8 @@ UNDOES = re.compile(
 def undoes(said: str) -> bool:
     """Whether `said` holds a negation or a word that takes back what was said ("oops",
     "wait"): what a repair never takes out or swaps away to make an order of it."""
-    return negated(set(said.lower().replace("'", "").split())) or bool(UNDOES.search(said))
+    plain = said.lower().replace("'", "").replace("\u2019", "")
+    return negated(set(re.findall(r"[a-z0-9]+", plain))) or bool(UNDOES.search(said))
 
 
 def takes_back(said: str) -> bool:

@@ -173,6 +173,7 @@ def test_a_word_that_only_changes_the_command_may_still_be_a_mishearing(tmp_path
     while every take-back word was kept)."""
     assert repaired("weld", "instead of position 1", tmp_path) == "inspect of position 1"
     assert undoes("oops") and undoes("wait") and undoes("don't") and not undoes("instead")
+    assert undoes("No, give me a latte.") and undoes("Don’t.") and not undoes("Give me a latte.")
 
 
 def test_understands_refuses_a_reading_that_drops_named_things(tmp_path: Path) -> None:

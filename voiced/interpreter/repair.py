@@ -122,10 +122,10 @@ class Repairer:
         `accepts` takes, fewest changes to names first: "may i have a double shot of drip
         coffee" without "of", "make me medium roast latte" with "a" (recognisers drop and add
         short words in noise). Never takes out a word that takes the command back ("..., oops."
-        is no order), one that names a thing of the cell, nor the
-        word before the name of a kind ("health coffee" is no "coffee", "shot with coffee" no
-        "shot coffee"): that is where the cell's names say which of the kind ("house coffee",
-        "drip coffee"), and a word misheard there is the name misheard, not one too many."""
+        is no order), one that names a thing of the cell, nor the word before the name of a
+        kind ("health coffee" is no "coffee", "shot with coffee" no "shot coffee"): that is
+        where the cell's names say which of the kind ("house coffee", "drip coffee"), and a
+        word misheard there is the name misheard, not one too many."""
         words = normalize(text).split()
         found: dict[str, None] = {}
         for i, word in enumerate(words):
