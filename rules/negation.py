@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from voiced.rules.normalize import words
+
 NEGATIONS = frozenset((
     "dont", "not", "no", "never", "without", "except", "nope", "nor", "neither", "cannot",
     "doesnt", "didnt", "cant", "wont", "shouldnt", "wouldnt", "couldnt", "mustnt", "neednt",
@@ -46,31 +48,27 @@ CORRECTS = re.compile(
     re.IGNORECASE,
 )
 """How a correction of what was just said begins ("no, make it a cappuccino", "uh, no, ...")."""
-TAKES_BACK = re.compile(
-    r"\b(?:wait|hold on|hang on|cancel|abort|never ?mind|scrap|scratch|undo|oops|wrong|"
-    r"mistake|change|changed|mind|instead|sorry|actually|rather|stop|nah|nope|i mean|"
-    r"second thought|make that)\b",
-    re.IGNORECASE,
+UNDO_WORDS = (
+    r"wait|hold on|hang on|cancel|abort|never ?mind|scrap|scratch|undo|oops|wrong|mistake|"
+    r"sorry|stop|nah|nope"
 )
+"""Words that take back what was said."""
+CHANGE_WORDS = r"change|changed|mind|instead|actually|rather|i mean|second thought|make that"
+"""Words that change what was said ("instead" is also what "inspect" is misheard as)."""
+TAKES_BACK = re.compile(rf"\b(?:{UNDO_WORDS}|{CHANGE_WORDS})\b", re.IGNORECASE)
 """Words that take back or change what came before, wherever they stand ("oops, wrong one",
 "I changed my mind"): with those of `CORRECTS` and `BEARS_ON_NEXT`, what quieter talk must
 not hold for the command before it to go as it stood."""
 
 
-UNDOES = re.compile(
-    r"\b(?:wait|hold on|hang on|cancel|abort|never ?mind|scrap|scratch|undo|oops|wrong|"
-    r"mistake|sorry|stop|nah|nope)\b",
-    re.IGNORECASE,
-)
-"""Of `TAKES_BACK`, the words that take back what was said rather than change it ("instead",
-"rather", "actually" change it; "instead" is also what "inspect" is misheard as)."""
+UNDOES = re.compile(rf"\b(?:{UNDO_WORDS})\b", re.IGNORECASE)
+"""Of `TAKES_BACK`, the words that take back what was said rather than change it."""
 
 
 def undoes(said: str) -> bool:
     """Whether `said` holds a negation or a word that takes back what was said ("oops",
     "wait"): what a repair never takes out or swaps away to make an order of it."""
-    plain = said.lower().replace("'", "").replace("\u2019", "")
-    return negated(set(re.findall(r"[a-z0-9]+", plain))) or bool(UNDOES.search(said))
+    return negated(words(said)) or bool(UNDOES.search(said))
 
 
 def takes_back(said: str) -> bool:
