@@ -14,6 +14,7 @@ from voiced.config import Config
 from voiced.interpreter.repair import (
     Repairer,
     name_words,
+    undoing,
     uses_every_name,
     vocabulary_phrases,
 )
@@ -152,7 +153,7 @@ def test_the_word_before_the_name_of_a_kind_is_never_swapped_away(tmp_path: Path
 @pytest.mark.parametrize(
     "heard",
     ["give me a large latte with sugar oops", "can i get a large latte with sugar wait",
-     "give me a large latte wait brown sugar"],
+     "give me a large latte wait brown sugar", "give me a large latte with sugar hold on"],
 )  # fmt: skip
 def test_words_that_take_the_command_back_are_never_repaired_away(
     tmp_path: Path, heard: str
@@ -173,6 +174,7 @@ def test_a_word_that_only_changes_the_command_may_still_be_a_mishearing(tmp_path
     while every take-back word was kept)."""
     assert repaired("weld", "instead of position 1", tmp_path) == "inspect of position 1"
     assert undoes("oops") and undoes("wait") and undoes("don't") and not undoes("instead")
+    assert undoing(["latte", "hold", "on", "oops", "no", "sugar"]) == {1, 2, 3, 4}
     assert undoes("No, give me a latte.") and undoes("Don’t.") and not undoes("Give me a latte.")
 
 

@@ -25,7 +25,7 @@ from voiced.interpreter.grammar import Grammar
 from voiced.interpreter.vocabulary import Vocabulary
 from voiced.robot.cell import Cell
 from voiced.robot.sequence import SequenceStep
-from voiced.rules.negation import undoes
+from voiced.rules.negation import UNDOES, undoes
 from voiced.rules.normalize import normalize
 from voiced.rules.sounds import Sounds, similarity
 from voiced.words.offered import head_nouns
@@ -127,10 +127,11 @@ class Repairer:
         where the cell's names say which of the kind ("house coffee", "drip coffee"), and a
         word misheard there is the name misheard, not one too many."""
         words = normalize(text).split()
+        kept = undoing(words)
         found: dict[str, None] = {}
         for i, word in enumerate(words):
             following = words[i + 1] if i + 1 < len(words) else ""
-            if word not in self.names and following not in self.heads and not undoes(word):
+            if word not in self.names and following not in self.heads and i not in kept:
                 found[" ".join([*words[:i], *words[i + 1 :]])] = None
         for i in range(len(words) + 1):
             for word in insertable:
@@ -145,13 +146,14 @@ class Repairer:
             for j in range(i + 1, min(len(words), i + MAX_SPAN) + 1)
         ]
         heard = self.sounds.of(" ".join(words[i:j]) for i, j in spans)
+        kept = undoing(words)
         targets = self.targets()
         out: list[Replacement] = []
         partly: list[tuple[Replacement, str, str]] = []
         for i, j in spans:
             said = " ".join(words[i:j])
             sound = heard.get(said, "")
-            if not sound or any(undoes(word) for word in words[i:j]):
+            if not sound or kept.intersection(range(i, j)):
                 continue  # "wait" swapped for "with" would run what was taken back
             named = self.names.intersection(words[i:j])
             before, after = words[i - 1 : i], words[j : j + 1]
@@ -200,6 +202,18 @@ def _changed(said: list[str], put: list[str], heads: frozenset[str]) -> tuple[st
     if len(said) < 2 or len(put) < 2 or said[-1] != put[-1] or said[-1] not in heads:
         return None
     return " ".join(said[:-1]), " ".join(put[:-1])
+
+
+def undoing(words: list[str]) -> frozenset[int]:
+    """Where in `words` a word takes the command back: a negation, or a word of an undo
+    phrase ("oops", both words of "hold on"). A repair never takes these out or swaps them."""
+    found = {i for i, word in enumerate(words) if undoes(word)}
+    text, at = " ".join(words), [0]
+    for word in words:
+        at.append(at[-1] + len(word) + 1)
+    for match in UNDOES.finditer(text):
+        found |= {i for i in range(len(words)) if match.start() <= at[i] < match.end()}
+    return frozenset(found)
 
 
 def kind_heads(cell: Cell) -> frozenset[str]:
