@@ -197,7 +197,8 @@ def run_condition(
     stops = [e for e in run.events if e["event"] == "stopped" and e.get("reason") != "shutdown"]
     # Nobody says "stop" in these sessions: every stop is a false one (the kitchen's talk).
     out.update(returncode=run.returncode, wall_s=round(run.wall_s, 1), false_stops=len(stops),
-               false_stop_sources=stop_sources(run.events))  # fmt: skip
+               false_stop_sources=stop_sources(run.events),
+               peak_rss_mb=round(run.max_rss_kb / 1024))  # fmt: skip
     if run.returncode != 0:
         out["stderr_tail"] = run.stderr_tail
     return out
@@ -246,6 +247,9 @@ def markdown(result: dict[str, Any]) -> str:
     lat = [f"{k}: p50 {c['latency_p50_s']} s, p95 {c['latency_p95_s']} s"
            for k, c in conditions.items()]  # fmt: skip
     latency = "Decoding time of the orders understood (wall clock): " + "; ".join(lat)
+    if all("peak_rss_mb" in c for c in conditions.values()):
+        rss = [f"{k}: {c['peak_rss_mb']} MB" for k, c in conditions.items()]
+        latency += "\n\nPeak RSS of the daemon (VmHWM): " + "; ".join(rss)
     return "\n".join(rows) + "\n\n" + latency + "\n"
 
 
@@ -291,7 +295,7 @@ def main(argv: Sequence[str] | None = None) -> None:
               f"{out['latency_p50_s']} s p95 {out['latency_p95_s']} s, false stops "
               f"{out['false_stops']} {out['false_stop_sources'] or ''}, orders from talk "
               f"{len(out['orders_from_talk'])}, right but read back first "
-              f"{out['read_back']}", flush=True)  # fmt: skip
+              f"{out['read_back']}, peak RSS {out['peak_rss_mb']} MB", flush=True)  # fmt: skip
     name = args.out or ("speech-to-intent-dev" if args.dev else "speech-to-intent")
     args.results.mkdir(parents=True, exist_ok=True)
     (args.results / f"{name}.json").write_text(json.dumps(result, indent=1), encoding="utf-8")

@@ -116,7 +116,10 @@ def test_a_run_through_the_daemon_understands_clearly_spoken_orders(
     clean = result["conditions"]["clean"]
     assert (clean["right"], clean["of"]) == (2, 2), clean["wrong"]
     assert (clean["false_stops"], clean["false_stop_sources"]) == (0, {})
-    assert "| voiced: false stops | 0 |" in (out / "speech-to-intent.md").read_text("utf-8")
+    assert 100 < clean["peak_rss_mb"] < 4000  # the daemon's, not the benchmark's own
+    md = (out / "speech-to-intent.md").read_text("utf-8")
+    assert "| voiced: false stops | 0 |" in md
+    assert f"Peak RSS of the daemon (VmHWM): clean: {clean['peak_rss_mb']} MB" in md
 
 
 def test_each_false_stop_is_put_down_to_what_heard_it() -> None:
