@@ -22,6 +22,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import structlog
@@ -89,6 +90,22 @@ class StopSpotter:
         """Whether anything is moving or queued; the spotter does nothing otherwise."""
         self._spotted_end: float | None = None
 
+    async def load(self) -> None:
+        """Load the spotter's model now, at start: loaded on the first burst instead, the
+        first stop would wait for it, and its load's passing peak of memory (about twice the
+        model) would come on top of everything the running daemon holds."""
+        try:
+            await asyncio.to_thread(self._model)
+        except Exception:
+            # As in check(): the normal path still hears the stop.
+            log.exception("stop spotter's model did not load")
+
+    def _model(self) -> Any:
+        # Always the bundled tiny.en (loaded once per process; the transcriber's own when it is
+        # that too): Whisper base heard "stop" in 43 % of near-word crops (bench/README.md,
+        # stop spotting) and in a kitchen's talk (speech-to-intent levers).
+        return WhisperTranscriber(replace(self.stt, model="")).model()
+
     def feed(self, frame: Pcm, echo_floor: float) -> None:
         """One input frame (as the listener hears it, with its echo floor)."""
         self.segmenter.echo_floor = echo_floor
@@ -124,10 +141,7 @@ class StopSpotter:
         return Spotted(text, segment.start, segment.end, segment.vad.speech_end, round(seconds, 4))
 
     def _decode(self, segment: Segment) -> str:
-        # Always the bundled tiny.en (loaded once per process; the transcriber's own when it is
-        # that too): Whisper base heard "stop" in 43 % of near-word crops (bench/README.md,
-        # stop spotting) and in a kitchen's talk (speech-to-intent levers).
-        model = WhisperTranscriber(replace(self.stt, model="")).model()
+        model = self._model()
         audio = to_float(segment.samples).astype(np.float32)
         decoded = decode_window(model, audio, SPOT_OPTIONS)
         return "" if decoded is None or decoded.silent(SPOT_OPTIONS) else decoded.text
@@ -165,6 +179,10 @@ class KeywordStopSpotter:
         self._pending = Spotted(phrase, t - KEYWORD_WORD_S, t, t, 0.0, score)
         self._spotted_end = t
         return True
+
+    async def load(self) -> None:
+        if self.whisper is not None:
+            await self.whisper.load()
 
     def feed(self, frame: Pcm, echo_floor: float) -> None:
         """The keywords are fed once for all (see `voiced.audio.keywords`); Whisper's spotter

