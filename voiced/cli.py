@@ -460,8 +460,10 @@ def _cmd_run(
     listener: Listener | None = None,
 ) -> int:
     from voiced.events import EventLog
+    from voiced.service.arenas import limit_arenas
     from voiced.service.daemon import Daemon, Session
 
+    limit_arenas()  # before any thread starts (voiced.service.arenas)
     config, cell_ref, scene_ref = _load_run_config(args)
     configure_logging(
         config.logging.level, config.logging.format, prefix=config.logging.priority_prefix
