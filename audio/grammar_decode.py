@@ -100,6 +100,36 @@ def like_a_sentence(graph: WordGraph, text: str) -> bool:
     return bool(said)
 
 
+MISHEARD_OPENING = 2
+"""Most first words of a free reading taken for an opening misheard ("Who a", "Through the" for
+"brew a")."""
+OPENING_DEPTH = 3
+"""How many words into a sentence its opening may end ("brew", "brew a", "I want a"; longer
+openings lead to the same words as these)."""
+
+
+def goes_on_as_a_sentence(graph: WordGraph, text: str) -> bool:
+    """After its first word or two (`MISHEARD_OPENING`), the free reading goes on for
+    `OPENING_WORDS` words as one of the graph's sentences goes on after its opening: "Who a
+    single shot, light roast ...", "Through the light roast, triple shot ..." are orders whose
+    opening was misheard ("brew a"), however question-like their first word."""
+    said = words(once(text))
+    opened, states = set(graph.start), graph.start
+    for _ in range(OPENING_DEPTH):
+        states = frozenset(t for w in graph.next_words(states) for t in graph.after(states, w))
+        opened |= states
+    for skipped in range(1, MISHEARD_OPENING + 1):
+        rest = said[skipped : skipped + OPENING_WORDS]
+        if len(rest) < OPENING_WORDS:
+            return False
+        states = frozenset(opened)
+        for word in rest:
+            states = graph.after(states, word)
+        if states:
+            return True
+    return False
+
+
 def keeps_what_was_heard(held: Constrained, free_text: str, graph: WordGraph) -> bool:
     """Every value of the cell's lists that the free reading holds (a drink, a roast, "some"),
     the held sentence holds too: holding to the sentences mends an opening or a word the cell

@@ -14,6 +14,7 @@ from voiced.audio.grammar_decode import (
     Constrained,
     WordGraph,
     decode_held,
+    goes_on_as_a_sentence,
     keeps_what_was_heard,
     like_a_sentence,
     supported,
@@ -219,3 +220,18 @@ def test_only_a_reading_that_begins_as_a_sentence_may_be_held_unasked() -> None:
     assert not like_a_sentence(graph, "Was that a capital key note?")
     assert not like_a_sentence(graph, "Is the mocha iced?")
     assert not like_a_sentence(graph, "Oat milk latte.")
+
+
+
+def test_after_a_word_or_two_a_misheard_opening_goes_on_as_a_sentence() -> None:
+    graph = graph_of("brew a single shot latte with skim milk", "i want a light roast mocha",
+                     "brew a double shot americano")  # fmt: skip
+    assert goes_on_as_a_sentence(graph, "Who a single shot latte with skim milk?")  # "brew"
+    assert goes_on_as_a_sentence(graph, "Through the light roast mocha.")  # "brew a"
+    assert goes_on_as_a_sentence(graph, "Who would double shot, americano?")
+    # Words after the first two that no sentence says after its opening.
+    assert not goes_on_as_a_sentence(graph, "Who made the latte?")
+    assert not goes_on_as_a_sentence(graph, "Do you have skim milk?")
+    # Three words misheard are not an opening misheard; nor is what is too short to tell.
+    assert not goes_on_as_a_sentence(graph, "I think that light roast mocha")
+    assert not goes_on_as_a_sentence(graph, "Who a")
