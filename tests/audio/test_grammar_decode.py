@@ -222,7 +222,6 @@ def test_only_a_reading_that_begins_as_a_sentence_may_be_held_unasked() -> None:
     assert not like_a_sentence(graph, "Oat milk latte.")
 
 
-
 def test_after_a_word_or_two_a_misheard_opening_goes_on_as_a_sentence() -> None:
     graph = graph_of("brew a single shot latte with skim milk", "i want a light roast mocha",
                      "brew a double shot americano")  # fmt: skip
