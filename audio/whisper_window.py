@@ -29,6 +29,7 @@ from voiced.audio.grammar_decode import (
     keeps_what_was_heard,
     like_a_sentence,
     supported,
+    worth_holding,
 )
 from voiced.audio.guards import once
 from voiced.audio.judge import Judge, judge_choice
@@ -200,7 +201,12 @@ def _chosen(
         return replace(kept, repaired=repaired, hypothesis=chosen.index, chosen=True)
     graph = choose.sentences() if isinstance(choose, HoldsToSentences) else None
     best = texts[chosen.index if chosen is not None else 0] if texts else ""
-    if graph is not None and not decoded.silent(options):
+    # A reading the grammar kept only to refuse was judged misheard already (`Choice.refused`).
+    if (
+        graph is not None
+        and not decoded.silent(options)
+        and (chosen is not None or worth_holding(graph, best))
+    ):
         held = _held(judge(), graph, choose, best)
         if held is not None:
             # A reading that begins as no sentence does is an order with its opening misheard

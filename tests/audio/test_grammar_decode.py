@@ -18,6 +18,7 @@ from voiced.audio.grammar_decode import (
     keeps_what_was_heard,
     like_a_sentence,
     supported,
+    worth_holding,
 )
 
 PIECES = (" can", " i", " get", " a", " latte", " mocha", " hot", " chocolate", ".", " lat", "te")
@@ -234,3 +235,18 @@ def test_after_a_word_or_two_a_misheard_opening_goes_on_as_a_sentence() -> None:
     # Three words misheard are not an opening misheard; nor is what is too short to tell.
     assert not goes_on_as_a_sentence(graph, "I think that light roast mocha")
     assert not goes_on_as_a_sentence(graph, "Who a")
+
+
+def test_decoding_is_held_only_where_it_may_find_a_sentence_the_free_reading_missed() -> None:
+    graph = graph_of("brew a single shot latte with skim milk", "can i get a latte",
+                     "i want a light roast mocha")  # fmt: skip
+    graph.values = {("latte",), ("mocha",), ("single", "shot"), ("light", "roast")}
+    assert worth_holding(graph, "Prune, single shot latte with skin milk.")  # values heard
+    assert worth_holding(graph, "Can I get a lot tea?")  # begins as a sentence
+    assert worth_holding(graph, "Can I get a latte?")  # whole (the grammar refused it)
+    # Talk: no value, no opening.
+    assert not worth_holding(graph, "Thank you.")
+    assert not worth_holding(graph, "All right.")
+    assert not worth_holding(graph, "")
+    # The start of a sentence not ended: its rest is still to come.
+    assert not worth_holding(graph, "I want a light roast?")
