@@ -18,7 +18,7 @@ between steps, which costs little for the few tokens of a command.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -149,11 +149,11 @@ def goes_on_as_a_sentence(graph: WordGraph, text: str) -> bool:
 
 
 def keeps_what_was_heard(held: Constrained, free_text: str, graph: WordGraph) -> bool:
-    """Every value of the cell's lists that the free reading holds (a drink, a roast, "some"),
+    """Every value of the cell's lists that the free reading heard plainly (`plainly_heard`),
     the held sentence holds too: holding to the sentences mends an opening or a word the cell
     does not know, it never drops what was heard plainly ("Run out, mocha with some sweetener."
     is no "I want a small coffee with some sweetener.")."""
-    return values_heard(graph, free_text) <= values_heard(graph, held.text)
+    return plainly_heard(graph, free_text) <= values_heard(graph, held.text)
 
 
 def values_heard(graph: WordGraph, text: str) -> frozenset[tuple[str, ...]]:
@@ -161,6 +161,27 @@ def values_heard(graph: WordGraph, text: str) -> frozenset[tuple[str, ...]]:
     "coffee" too)."""
     said = _digit_words(once(text))
     return frozenset(value for value in graph.values if _within(value, said))
+
+
+def plainly_heard(graph: WordGraph, text: str) -> frozenset[tuple[str, ...]]:
+    """The values `text` names where a sentence of the graph could say them: beside a word
+    that one of the sentences says before or after the value (or where a sentence may end
+    after it). "... skim milk and latte sweetener." names a latte where no sentence says one
+    ("and latte", "latte sweetener"): it is as likely "lots of" misheard, and the held sentence
+    need not keep it; "Run out, mocha with ..." says "mocha with" as the sentences do."""
+    said = _digit_words(once(text))
+    pairs, last = graph.pairs, graph.last_words
+    found = set()
+    for value in graph.values:
+        n = len(value)
+        for i in range(len(said) - n + 1):
+            if said[i : i + n] != value:
+                continue
+            before = i > 0 and (said[i - 1], value[0]) in pairs
+            after = (value[-1], said[i + n]) in pairs if i + n < len(said) else value[-1] in last
+            if before or after:
+                found.add(value)
+    return frozenset(found)
 
 
 def _digit_words(text: str) -> tuple[str, ...]:
@@ -236,6 +257,26 @@ class WordGraph:
             prefixes = frozenset(w[:i] for w in said for i in range(1, len(w) + 1))
             self._prefixes[states] = prefixes
         return part in prefixes
+
+    @functools.cached_property
+    def pairs(self) -> frozenset[tuple[str, str]]:
+        """Every two words one of the sentences says one after the other."""
+        found = set()
+        for source in range(len(self.edges)):
+            for word, target in self.edges[source]:
+                for following in self.next_words(self.closure((target,))):
+                    found.add((word, following))
+        return frozenset(found)
+
+    @functools.cached_property
+    def last_words(self) -> frozenset[str]:
+        """Every word a sentence may end with."""
+        return frozenset(
+            word
+            for source in range(len(self.edges))
+            for word, target in self.edges[source]
+            if self.ends(self.closure((target,)))
+        )
 
     def ends(self, states: frozenset[int]) -> bool:
         return not self.final.isdisjoint(states)
@@ -320,6 +361,7 @@ def decode_held(
     tokenizer: Any,
     graph: WordGraph,
     branches: int = BRANCHES,
+    keep: Callable[[Constrained], bool] = lambda _: True,
 ) -> Constrained | None:
     """The graph's sentence that greedy decoding held to it gives for the encoded audio
     (`model` is CTranslate2's Whisper; `encoded` its encoder output for one segment, trimmed as
@@ -333,18 +375,24 @@ def decode_held(
     Where it first leaves the graph, the `branches` likeliest ways on are each decoded to the
     end, and the likeliest whole sentence is kept: a first token is a poor guide to the
     sentence it begins ("Ruoy, iced mocha": " I" is likelier than " brew", but "I want a
-    mocha" is far less likely than "brew an iced mocha").
+    mocha" is far less likely than "brew an iced mocha"). Only sentences `keep` keeps count:
+    the likeliest of them is returned (a likelier way to a sentence nothing like what was
+    heard, "Clear the counter", does not hide the order it was).
     """
-    held = _Held(model, encoded, tokenizer, graph)
+    held = _Held(model, encoded, tokenizer, graph, keep)
     found = held.go_on(_Path([], Reading(graph.start)), [], branches, 0)
-    return None if found is None else replace(found, calls=held.calls)
+    return None if found is None or not keep(found) else replace(found, calls=held.calls)
 
 
 class _Held:
     """One segment's held decoding: the model, its audio and the graph, and the calls made."""
 
-    def __init__(self, model: Any, encoded: Any, tokenizer: Any, graph: WordGraph) -> None:
+    def __init__(
+        self, model: Any, encoded: Any, tokenizer: Any, graph: WordGraph,
+        keep: Callable[[Constrained], bool],
+    ) -> None:  # fmt: skip
         self.model, self.encoded, self.tokenizer, self.graph = model, encoded, tokenizer, graph
+        self.keep = keep
         self.pieces = _pieces(tokenizer)
         self.start = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
         self.calls = 0
@@ -379,7 +427,7 @@ class _Held:
                 return None
             if len(ways) > 1:
                 ends = [self._along(path, way, logp, calls) for way in ways]
-                found = [end for end in ends if end is not None]
+                found = [end for end in ends if end is not None and self.keep(end)]
                 return max(found, key=lambda c: c.logprob) if found else None
             taken = path.taking(ways[0], logp, tokenizer)
             if isinstance(taken, Constrained):

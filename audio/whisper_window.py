@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 import structlog
 from voiced.audio.grammar_decode import (
+    Constrained,
     WordGraph,
     decode_held,
     keeps_what_was_heard,
@@ -228,24 +229,28 @@ def _chosen(
 
 def _held(judge: Judge, graph: WordGraph, choose: Chooser, best: str) -> str | None:
     """What the cell's sentences make of a segment none of whose hypotheses the grammar read
-    (or read only to refuse): the sentence decoding held to `graph` gives, if the audio
-    supports it about as well as the free reading `best` (else it is talk the grammar would
-    be forced onto) and the chooser keeps it; None otherwise (and on any failure: the free
-    reading stands)."""
+    (or read only to refuse): the likeliest sentence decoding held to `graph` gives that the
+    audio supports about as well as the free reading `best` (else it is talk the grammar would
+    be forced onto) and that keeps what was heard plainly, if the chooser keeps it; None
+    otherwise (and on any failure: the free reading stands)."""
     try:
-        held = decode_held(judge.model, judge.encoded, judge.tokenizer, graph)
         # A reading written over and over scores as the sentence once: the sum over the loop
         # would make any held sentence look supported.
         free = judge.scores([once(best)])[0] if best.strip() else -np.inf
+
+        def fits(held: Constrained) -> bool:
+            fit = supported(held, free, best) and keeps_what_was_heard(held, best, graph)
+            if not fit:
+                log.info("held reading not supported", heard=best, held=held.text,
+                         score=round(held.logprob, 2), free=round(free, 2))  # fmt: skip
+            return fit
+
+        held = decode_held(judge.model, judge.encoded, judge.tokenizer, graph, keep=fits)
     except Exception as exc:  # CTranslate2's errors have no common type of their own
         log.error("decoding held to the cell's sentences failed", error=repr(exc))
         return None
     if held is None:
-        log.info("held decoding found no sentence", heard=best)
-        return None
-    if not supported(held, free, best) or not keeps_what_was_heard(held, best, graph):
-        log.info("held reading not supported", heard=best, held=held.text,
-                 score=round(held.logprob, 2), free=round(free, 2))  # fmt: skip
+        log.info("held decoding found no sentence the audio supports", heard=best)
         return None
     chosen = choose([held.text])
     if chosen is None:

@@ -160,6 +160,12 @@ def test_where_the_free_path_first_leaves_the_graph_the_likeliest_sentence_wins(
                          graph, branches=1)  # fmt: skip
     assert greedy is not None and greedy.text == "i get a latte"
     assert held.logprob > greedy.logprob
+    # A likelier sentence the caller does not keep (nothing like what was heard) does not
+    # hide the one it keeps.
+    kept = decode_held(Hears(heard, second={0: PIECES.index(" i")}), ENCODED, Tokenizer(),
+                       graph, keep=lambda c: c.text.startswith("i "))  # fmt: skip
+    assert kept is not None and kept.text == "i get a latte"
+    assert decode_held(Hears(heard), ENCODED, Tokenizer(), graph, keep=lambda c: False) is None
 
 
 def test_a_word_spelt_in_two_tokens_is_scored_once_for_each() -> None:
@@ -191,8 +197,9 @@ def test_a_free_reading_written_over_and_over_is_compared_as_the_sentence_once()
 
 
 def test_a_held_sentence_keeps_every_value_the_free_reading_heard() -> None:
-    graph = graph_of("can i get a latte", "can i get a mocha", "can i get an iced mocha")
-    graph.values |= {("latte",), ("mocha",), ("iced", "mocha"), ("20", "ounce")}
+    graph = graph_of("can i get a latte", "can i get a mocha", "can i get an iced mocha",
+                     "can i get a 20 ounce latte with lots of sugar")  # fmt: skip
+    graph.values |= {("latte",), ("mocha",), ("iced", "mocha"), ("20", "ounce"), ("sugar",)}
 
     def held(text: str) -> Constrained:
         return Constrained(text, -10.0, 5, 1)
@@ -202,7 +209,14 @@ def test_a_held_sentence_keeps_every_value_the_free_reading_heard() -> None:
     # A drink heard plainly is never swapped for another.
     assert not keeps_what_was_heard(held("can i get a latte"), "Run out, mocha.", graph)
     # Numbers as words or digits are the same value.
-    assert keeps_what_was_heard(held("twenty ounce"), "20 ounce", graph)
+    assert keeps_what_was_heard(held("can i get a twenty ounce latte"), "Get a 20 ounce latte",
+                                graph)  # fmt: skip
+    assert not keeps_what_was_heard(held("can i get a latte"), "Get a 20 ounce latte", graph)
+    # A value among words no sentence puts beside it is as likely another word misheard
+    # ("lots of" as "latte"): the held sentence need not keep it.
+    heard = "Can I get a 20 ounce mocha with latte sugar?"
+    assert not keeps_what_was_heard(held("can i get a 20 ounce latte"), heard, graph)  # sugar
+    assert keeps_what_was_heard(held("can i get a 20 ounce mocha with lots of sugar"), heard, graph)
 
 
 def test_only_a_reading_that_begins_as_a_sentence_may_be_held_unasked() -> None:
