@@ -254,7 +254,8 @@ def test_after_a_word_or_two_a_misheard_opening_goes_on_as_a_sentence() -> None:
 def test_decoding_is_held_only_where_it_may_find_a_sentence_the_free_reading_missed() -> None:
     graph = graph_of("brew a single shot latte with skim milk", "can i get a latte",
                      "i want a light roast mocha")  # fmt: skip
-    graph.values = {("latte",), ("mocha",), ("single", "shot"), ("light", "roast")}
+    graph.values = {("latte",), ("mocha",), ("single", "shot"), ("light", "roast"),
+                    ("skim", "milk")}  # fmt: skip
     assert worth_holding(graph, "Prune, single shot latte with skin milk.")  # values heard
     assert worth_holding(graph, "Can I get a lot tea?")  # begins as a sentence
     assert worth_holding(graph, "Can I get a latte?")  # whole (the grammar refused it)
@@ -264,3 +265,7 @@ def test_decoding_is_held_only_where_it_may_find_a_sentence_the_free_reading_mis
     assert not worth_holding(graph, "")
     # The start of a sentence not ended: its rest is still to come.
     assert not worth_holding(graph, "I want a light roast?")
+    # The rest of one: held from a sentence's start it would need an opening nobody said.
+    assert not worth_holding(graph, "With skim milk.")
+    # An order whose opening the noise swallowed begins with a value: held, and asked.
+    assert worth_holding(graph, "Single shot latte with skin milk.")
