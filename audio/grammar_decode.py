@@ -114,7 +114,7 @@ def worth_holding(graph: WordGraph, text: str) -> bool:
     said = words(once(text))
     if not values_heard(graph, text) and not like_a_sentence(graph, text):
         return False
-    if len(said) > 1 and _a_rest(graph, said[0], said[1]):
+    if len(said) > 1 and _a_rest(graph, said):
         return False
     states = graph.start
     for word in said:
@@ -124,43 +124,35 @@ def worth_holding(graph: WordGraph, text: str) -> bool:
     return graph.ends(states)
 
 
-def _a_rest(graph: WordGraph, first: str, second: str) -> bool:
+def _a_rest(graph: WordGraph, said: Sequence[str]) -> bool:
+    # "With a large latte ..." is "brew a" misheard, not a rest: it goes on after an opening.
+    first, second = said[0], said[1]
     value_words = {word for value in graph.values for word in value}
     return (
         first not in graph.next_words(graph.start)
         and first not in value_words
         and (first, second) in graph.pairs
+        and not _after_an_opening(graph, said[1 : 1 + OPENING_WORDS])
     )
 
 
-MISHEARD_OPENING = 2
-"""Most first words of a free reading taken for an opening misheard ("Who a", "Through the" for
-"brew a")."""
 OPENING_DEPTH = 3
 """How many words into a sentence its opening may end ("brew", "brew a", "I want a"; longer
 openings lead to the same words as these)."""
 
 
-def goes_on_as_a_sentence(graph: WordGraph, text: str) -> bool:
-    """After its first word or two (`MISHEARD_OPENING`), the free reading goes on for
-    `OPENING_WORDS` words as one of the graph's sentences goes on after its opening: "Who a
-    single shot, light roast ...", "Through the light roast, triple shot ..." are orders whose
-    opening was misheard ("brew a"), however question-like their first word."""
-    said = words(once(text))
-    opened, states = set(graph.start), graph.start
+def _after_an_opening(graph: WordGraph, said: Sequence[str]) -> bool:
+    """`said` goes on as a sentence goes on after its first word, two or three (not from its
+    start): "a large latte" after a misheard "brew"."""
+    opened: set[int] = set()
+    states = graph.start
     for _ in range(OPENING_DEPTH):
         states = frozenset(t for w in graph.next_words(states) for t in graph.after(states, w))
         opened |= states
-    for skipped in range(1, MISHEARD_OPENING + 1):
-        rest = said[skipped : skipped + OPENING_WORDS]
-        if len(rest) < OPENING_WORDS:
-            return False
-        states = frozenset(opened)
-        for word in rest:
-            states = graph.after(states, word)
-        if states:
-            return True
-    return False
+    states = frozenset(opened)
+    for word in said:
+        states = graph.after(states, word)
+    return bool(states)
 
 
 def keeps_what_was_heard(held: Constrained, free_text: str, graph: WordGraph) -> bool:

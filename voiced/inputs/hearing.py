@@ -24,14 +24,13 @@ daemon's belief.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import structlog
 
-from voiced.audio.grammar_decode import WordGraph, goes_on_as_a_sentence, like_a_sentence
+from voiced.audio.grammar_decode import WordGraph, like_a_sentence
 from voiced.audio.guards import once
 from voiced.audio.transcribe import Choice, Slot
 from voiced.audio.wake import matches_wake_word
@@ -44,7 +43,6 @@ from voiced.rules.negation import NEGATIONS, takes_back, undoes
 from voiced.rules.normalize import normalize, words
 from voiced.rules.question import is_question
 from voiced.rules.sounds import Sounds
-from voiced.words.questions import Questions
 
 log = structlog.get_logger(__name__)
 
@@ -162,24 +160,7 @@ class GrammarChooser:
         graph = self.sentences()
         if graph is None or takes_back(text):
             return False
-        return (
-            self._names_what_is_missing(text, needs_wake)
-            or like_a_sentence(graph, text)
-            or self._opening_misheard(text, needs_wake)
-        )
-
-    def _opening_misheard(self, text: str, needs_wake: bool) -> bool:
-        """A question the cell has no answer to that, after its first word or two, goes on as
-        an order goes on: "Who a single shot, light roast, drip coffee ..." is "brew a ..."
-        misheard (refused as heard, it was lost); "Do you have a latte with sugar?" is
-        answered."""
-        split = self._command(text, needs_wake)
-        if split is None:
-            return False
-        command = split[1]
-        if self._questions.answer(command, self.belief.planned) is not None:
-            return False
-        return goes_on_as_a_sentence(graph_of(self.interpreter.templates), command)
+        return self._names_what_is_missing(text, needs_wake) or like_a_sentence(graph, text)
 
     def _tail(self, index: int, texts: Sequence[str], needs_wake: bool) -> Choice | None:
         """The last sentences of hypothesis `index`, when they are one of the cell's template
@@ -347,12 +328,6 @@ class GrammarChooser:
         if fixed is None:
             return None
         return f"{wake} {fixed.text}".strip()
-
-    @functools.cached_property
-    def _questions(self) -> Questions:
-        # Its own: answering here only tells whether the cell would; the query's keeps the
-        # follow-ups ("tell me more").
-        return Questions(self.interpreter.cell, None)
 
     def _repairer(self) -> Repairer:
         grammar = self.interpreter.grammar  # replaced when a phrase is learned
