@@ -50,7 +50,7 @@ CORRECTS = re.compile(
 """How a correction of what was just said begins ("no, make it a cappuccino", "uh, no, ...")."""
 UNDO_WORDS = (
     r"wait|hold on|hang on|cancel|abort|never ?mind|scrap|scratch|undo|oops|wrong|mistake|"
-    r"sorry|stop|nah|nope"
+    r"sorry|stop|nah|nope|forget (?:it|that|about it)|changed? (?:my|of) mind"
 )
 """Words that take back what was said."""
 CHANGE_WORDS = r"change|changed|mind|instead|actually|rather|i mean|second thought|make that"

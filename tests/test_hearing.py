@@ -307,6 +307,10 @@ def test_a_take_back_is_never_repaired_away_nor_left_out_by_a_lower_hypothesis(
     lower = ["Oops, can I get a large hot chocolate with some sugar?",
              "Can I get a large coffee with sugar."]  # fmt: skip
     assert choose(lower) in (None, Choice(0), Choice(0, refused=True))
+    # Taken back in so many words: "I changed my mind" had let the lower hypothesis without
+    # them be made.
+    for taken_back in ("Brew a large latte, I changed my mind.", "Brew a large latte, forget it."):
+        assert choose([taken_back, "Brew a large latte."]) in (None, Choice(0)), taken_back
 
 
 def test_a_refusal_written_twice_is_never_offered_to_the_judge(tmp_path: Path) -> None:
