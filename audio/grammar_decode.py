@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from voiced.audio.guards import once
+from voiced.rules.negation import takes_back
 from voiced.rules.normalize import numbers_to_digits, words
 
 TOP_TOKENS = 200
@@ -153,6 +154,20 @@ def _after_an_opening(graph: WordGraph, said: Sequence[str]) -> bool:
     for word in said:
         states = graph.after(states, word)
     return bool(states)
+
+
+def made_unasked(graph: WordGraph, free_text: str, held: str) -> bool:
+    """Whether the sentence `held` to from a free reading the grammar read nothing of may be
+    made without a question. A reading that begins as no sentence does is an order with its
+    opening misheard ("Who a single shot ...", "Run out, mocha ...") or talk about the cell's
+    things ("Was that a large cappuccino?"): the audio cannot tell them apart (a real order
+    forced onto another opening scores only 6-46 nats lower), so it is read back. Never
+    unasked where the words take something back ("I want a large latte, oops, wrong one"):
+    the question then quotes them (`Asking.check_hearing`); nor where the held sentence left
+    out a value the free reading named beside words no sentence says ("... mocha with latte
+    sugar" held without the latte: `plainly_heard` lets it, the speaker decides)."""
+    dropped = values_heard(graph, free_text) - values_heard(graph, held)
+    return like_a_sentence(graph, free_text) and not takes_back(free_text) and not dropped
 
 
 def keeps_what_was_heard(held: Constrained, free_text: str, graph: WordGraph) -> bool:

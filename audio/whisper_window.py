@@ -28,7 +28,7 @@ from voiced.audio.grammar_decode import (
     WordGraph,
     decode_held,
     keeps_what_was_heard,
-    like_a_sentence,
+    made_unasked,
     supported,
     worth_holding,
 )
@@ -36,7 +36,6 @@ from voiced.audio.guards import once
 from voiced.audio.judge import Judge, judge_choice
 from voiced.audio.transcribe import Chooser, HoldsToSentences
 from voiced.rules import heard_as
-from voiced.rules.negation import takes_back
 
 log = structlog.get_logger(__name__)
 
@@ -210,15 +209,7 @@ def _chosen(
     ):
         held = _held(judge(), graph, choose, best)
         if held is not None:
-            # A reading that begins as no sentence does is an order with its opening misheard
-            # ("Who a single shot ...", "Run out, mocha ...") or talk about the cell's things
-            # ("Was that a large cappuccino?"): the audio cannot tell them apart (a real order
-            # forced onto another opening scores only 6-46 nats lower), so it is read back;
-            # and so is one held to from a reading the grammar would refuse ("a bit of sweet"
-            # may have been a bit of sweetener, or something the cell does not have).
-            # Never unasked where the words take something back ("I want a large latte,
-            # oops, wrong one"): the question then quotes them (`Asking.check_hearing`).
-            unasked = chosen is None and like_a_sentence(graph, best) and not takes_back(best)
+            unasked = chosen is None and made_unasked(graph, best, held)
             doubt = None if unasked else heard_as(once(best).strip())
             return replace(decoded, repaired=held, chosen=True, doubt=doubt)
     if chosen is not None:  # refused, or answered, as heard

@@ -16,6 +16,7 @@ from voiced.audio.grammar_decode import (
     decode_held,
     keeps_what_was_heard,
     like_a_sentence,
+    made_unasked,
     supported,
     worth_holding,
 )
@@ -257,3 +258,17 @@ def test_decoding_is_held_only_where_it_may_find_a_sentence_the_free_reading_mis
     # is one whose opening was misheard as a word the sentences say later ("with" for "brew").
     assert worth_holding(graph, "Single shot latte with skin milk.")
     assert worth_holding(graph, "With a single shot latte with skim milk.")
+
+
+def test_a_held_sentence_is_made_unasked_only_from_an_opening_with_every_value_kept() -> None:
+    graph = graph_of("can i get a 20 ounce latte with lots of sugar",
+                     "can i get a 20 ounce mocha with lots of sugar")  # fmt: skip
+    graph.values |= {("latte",), ("mocha",), ("20", "ounce"), ("sugar",)}
+    held = "can i get a 20 ounce mocha with lots of sugar"
+    assert made_unasked(graph, "Can I get a 20 ounce mocha with lots of sugars?", held)
+    # Begun as no sentence begins: the audio cannot tell a misheard order from talk.
+    assert not made_unasked(graph, "Was that a 20 ounce mocha with lots of sugar?", held)
+    # Taken back: asked, the words quoted.
+    assert not made_unasked(graph, "Can I get a 20 ounce mocha with lots of sugar, oops", held)
+    # A value left out ("latte" beside words no sentence puts there): the speaker decides.
+    assert not made_unasked(graph, "Can I get a 20 ounce mocha with latte sugar?", held)
