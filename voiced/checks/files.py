@@ -23,7 +23,7 @@ from voiced.config import (
     resolve_config_path,
 )
 from voiced.errors import CellError, ConfigError, Problem, VoicedError
-from voiced.inputs.keywords import keyword_problems
+from voiced.inputs.keywords import model_problems
 from voiced.link.key import controller_key
 from voiced.robot.cell import Cell
 from voiced.robot.cellfile import cell_path, check_cell, load_cell
@@ -124,7 +124,7 @@ def check_config_file(path: str | None, given_by: str = "--config") -> CheckRepo
         problems.append(Problem(config.source or "defaults", "controller.key_file", str(exc)))
     problems += _mqtt_problems(config)
     problems += _page_problems(config)
-    problems += keyword_problems(config)
+    problems += model_problems(config)
     cell_ref = config_relative(config, config.cell.name, bare_names=True)
     checked.append(str(cell_path(cell_ref)))
     cell_found = _named_cell_problems(cell_ref, config.source or "defaults")

@@ -1,5 +1,6 @@
 """The keyword models a configuration asks for (`[wake] engine = "keyword"`, `[audio]
-stop_engine = "keyword"`), loaded once for the daemon and checked by `voiced check-config`."""
+stop_engine = "keyword"`), loaded once for the daemon and checked by `voiced check-config`; and
+the optional Whisper base it may ask for, checked the same way before anything starts."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from functools import partial
 
 from voiced.audio.keyword.model import KeywordModel, KeywordModelError
 from voiced.audio.keywords import KeywordModels, load_models, wake_model
+from voiced.audio.whisper import BASE
+from voiced.audio.whisperbase import base_model_path
 from voiced.config import Config, resolve_config_path
 from voiced.errors import ConfigError, Problem
 
@@ -54,4 +57,22 @@ def keyword_problems(config: Config) -> list[Problem]:
             if model.phrase == wake_word:
                 why = f"{ref!r} listens for the wake word: every wake word would stop the arm"
                 problems.append(Problem(source, "audio.stop_models", why))
+    return problems
+
+
+def model_problems(config: Config) -> list[Problem]:
+    """What keeps any model the configuration asks for beyond the bundled tiny.en from
+    loading: the keyword models, and Whisper base (`[stt] model = "base"`, `second_opinion`),
+    whose packages are the optional extra `base`."""
+    problems = keyword_problems(config)
+    if config.stt.engine == "azure":
+        return problems  # no local model
+    asks = {"stt.model": config.stt.model == BASE, "stt.second_opinion": config.stt.second_opinion}
+    keys = [key for key, wanted in asks.items() if wanted]
+    if keys:
+        try:
+            base_model_path()
+        except FileNotFoundError as exc:
+            why = f"{exc}: install the extra (pip install 'voiced[base]') or turn this off"
+            problems += [Problem(config.source or "defaults", key, why) for key in keys]
     return problems
