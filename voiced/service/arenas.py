@@ -3,21 +3,18 @@
 glibc gives each thread that allocates while another holds the lock an arena of its own, up to
 eight per core, and memory freed in one is kept there for that arena's next use. The daemon's
 threads (CTranslate2's, the decoding workers asyncio lends, the keyword models') each keep
-theirs: on the barista cell with Whisper base the daemon's peak RSS was 488 MB with glibc's
-default and 403 MB with two arenas, decoding as fast (bench/README.md, memory).
+theirs: on six coffee orders in kitchen noise with Whisper base the daemon's peak RSS was
+461-469 MB with glibc's default and 401-433 MB with two arenas (README, Whisper base).
 
-`MALLOC_ARENA_MAX` in the environment is glibc's own setting and wins; this sets the same
-thing from inside, for a daemon started without it (the README's command, a test, a bench).
+`MALLOC_ARENA_MAX` in the environment is glibc's own setting and wins (the glibc tunable
+`glibc.malloc.arena_max` does not: this call sets the same limit after it); this sets it from
+inside, for a daemon started without it (the README's command, a test, a bench).
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
-
-import structlog
-
-log = structlog.get_logger(__name__)
 
 M_ARENA_MAX = -8
 """mallopt's parameter number for the arena limit (glibc's malloc.h)."""
@@ -34,7 +31,7 @@ def limit_arenas(count: int = ARENAS, environ: dict[str, str] | None = None) -> 
         return int(given)  # glibc read it at start
     try:
         mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
+    except (OSError, AttributeError, TypeError):  # no C library to ask (TypeError: Windows)
         return None
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     mallopt.restype = ctypes.c_int
