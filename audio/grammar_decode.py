@@ -117,12 +117,8 @@ def worth_holding(graph: WordGraph, text: str) -> bool:
         return False
     if len(said) > 1 and _a_rest(graph, said):
         return False
-    states = graph.start
-    for word in said:
-        states = graph.after(states, word)
-        if not states:
-            return True
-    return graph.ends(states)
+    states = graph.walk(graph.start, said)
+    return not states or graph.ends(states)
 
 
 def _a_rest(graph: WordGraph, said: Sequence[str]) -> bool:
@@ -150,10 +146,7 @@ def _after_an_opening(graph: WordGraph, said: Sequence[str]) -> bool:
     for _ in range(OPENING_DEPTH):
         states = frozenset(t for w in graph.next_words(states) for t in graph.after(states, w))
         opened |= states
-    states = frozenset(opened)
-    for word in said:
-        states = graph.after(states, word)
-    return bool(states)
+    return bool(graph.walk(frozenset(opened), said))
 
 
 def made_unasked(graph: WordGraph, free_text: str, held: str) -> bool:
@@ -303,14 +296,17 @@ class WordGraph:
     def ends(self, states: frozenset[int]) -> bool:
         return not self.final.isdisjoint(states)
 
-    def says(self, text: Iterable[str]) -> bool:
-        """The whole word sequence is a sentence of the graph."""
-        states = self.start
+    def walk(self, states: frozenset[int], text: Iterable[str]) -> frozenset[int]:
+        """The states after the words from `states` (empty: the graph cannot say them)."""
         for word in text:
             states = self.after(states, word)
             if not states:
-                return False
-        return self.ends(states)
+                break
+        return states
+
+    def says(self, text: Iterable[str]) -> bool:
+        """The whole word sequence is a sentence of the graph."""
+        return self.ends(self.walk(self.start, text))
 
 
 @dataclass(frozen=True)
