@@ -61,6 +61,10 @@ def base_model_path(root: Path | None = None) -> Path:
         for d in dirs:
             for f in d.glob("*.json"):
                 link = target / f.name
+                if link.is_symlink() and link.resolve() != f.resolve():
+                    # Made by another environment (the cache is the user's, not the venv's):
+                    # it may be gone, or hold another version of the packages.
+                    link.unlink()
                 if not link.exists():
                     link.symlink_to(f)
     return target

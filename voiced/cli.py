@@ -464,7 +464,7 @@ def _cmd_run(
     from voiced.service.arenas import limit_arenas
     from voiced.service.daemon import Daemon, Session
 
-    limit_arenas()  # before any thread starts (voiced.service.arenas)
+    arenas = limit_arenas()  # before any thread starts (voiced.service.arenas)
     config, cell_ref, scene_ref = _load_run_config(args)
     configure_logging(
         config.logging.level, config.logging.format, prefix=config.logging.priority_prefix
@@ -483,6 +483,7 @@ def _cmd_run(
     data = DataDir(ensure_data_dir(resolve_data_dir(args.data_dir, os.environ)))
     scene = _starting_scene(cell, scene_ref)
     _check_inputs(args.text, audio, data)
+    log.info("malloc arenas", limit=arenas)  # once what the run was given is known good
     with _event_stream(args.events) as stream:
         events = EventLog(stream)
         if listener is not None:
@@ -660,7 +661,9 @@ class _event_stream:
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     from voiced.demo import run_demo
+    from voiced.service.arenas import limit_arenas
 
+    limit_arenas()  # as for run: before any thread starts
     return run_demo(args.events, text=args.text, realtime=args.realtime)
 
 

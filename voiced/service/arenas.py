@@ -8,7 +8,8 @@ theirs: on six coffee orders in kitchen noise with Whisper base the daemon's pea
 
 `MALLOC_ARENA_MAX` in the environment is glibc's own setting and wins (the glibc tunable
 `glibc.malloc.arena_max` does not: this call sets the same limit after it); this sets it from
-inside, for a daemon started without it (the README's command, a test, a bench).
+inside, for a daemon started without it (`voiced run`, `voiced demo`, a test, a bench); the
+limit in effect is logged at start (`malloc arenas`).
 """
 
 from __future__ import annotations
