@@ -105,7 +105,8 @@ def worth_holding(graph: WordGraph, text: str) -> bool:
     """Whether decoding held to the graph may find a sentence the free reading missed. Not for
     a reading that names none of the lists' values and begins as no sentence begins ("Thank
     you.", "All right.", "Bye.": talk; on a development slice at 6 dB every such reading's held
-    sentence was 10-70 nats below it, each decode 0.1-2 s of the next segment's wait), nor for
+    sentence was 9-70 nats below it and unsupported, each decode 0.1-2 s of the next segment's
+    wait), nor for
     one that is all of it the start of a sentence not ended ("May I have a light roast?": the
     rest is still to come, and held decoding can only add words nobody said), nor for the rest
     of one ("With lots of speed film.", "And brown sugar.": its first word begins no sentence
