@@ -446,7 +446,7 @@ def _check_models(config: Config) -> None:
     """A model the config names that cannot be used (a keyword model, Whisper base without
     its extra) stops the run before anything starts, typed input or not (the config is wrong
     either way)."""
-    from voiced.inputs.keywords import model_problems
+    from voiced.inputs.models import model_problems
 
     problems = model_problems(config)
     if problems:

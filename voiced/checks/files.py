@@ -23,7 +23,7 @@ from voiced.config import (
     resolve_config_path,
 )
 from voiced.errors import CellError, ConfigError, Problem, VoicedError
-from voiced.inputs.keywords import model_problems
+from voiced.inputs.models import model_problems
 from voiced.link.key import controller_key
 from voiced.robot.cell import Cell
 from voiced.robot.cellfile import cell_path, check_cell, load_cell

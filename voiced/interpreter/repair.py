@@ -25,7 +25,7 @@ from voiced.interpreter.grammar import Grammar
 from voiced.interpreter.vocabulary import Vocabulary
 from voiced.robot.cell import Cell
 from voiced.robot.sequence import SequenceStep
-from voiced.rules.negation import UNDOES, undoes
+from voiced.rules.negation import NEGATIONS, UNDOES
 from voiced.rules.normalize import normalize
 from voiced.rules.sounds import Sounds, similarity
 from voiced.words.offered import head_nouns
@@ -207,7 +207,7 @@ def _changed(said: list[str], put: list[str], heads: frozenset[str]) -> tuple[st
 def undoing(words: list[str]) -> frozenset[int]:
     """Where in `words` a word takes the command back: a negation, or a word of an undo
     phrase ("oops", both words of "hold on"). A repair never takes these out or swaps them."""
-    found = {i for i, word in enumerate(words) if undoes(word)}
+    found = {i for i, word in enumerate(words) if word in NEGATIONS}
     text, at = " ".join(words), [0]
     for word in words:
         at.append(at[-1] + len(word) + 1)
