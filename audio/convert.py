@@ -7,6 +7,7 @@ any format and devices that cannot open at 16 kHz give the same samples the rest
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from pathlib import Path
 
 import av
@@ -59,18 +60,34 @@ def _join(frames: list[av.AudioFrame]) -> Pcm:
 
 def read_audio(path: str | Path) -> Pcm:
     """Decode an audio file (WAV or anything FFmpeg reads) to 16 kHz mono int16."""
+    parts = list(audio_blocks(path))
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int16)
+
+
+def audio_blocks(path: str | Path, seconds: float = 1.0) -> Iterator[Pcm]:
+    """Decode an audio file to 16 kHz mono int16 in blocks of about `seconds`, so that a long
+    file is never held whole (an hour's recording is 115 MB of samples)."""
     resampler = av.AudioResampler(format="s16", layout="mono", rate=SAMPLE_RATE)
+    size = max(1, round(seconds * SAMPLE_RATE))
     parts: list[Pcm] = []
+    held = 0
     try:
         with av.open(str(path), mode="r") as container:
             if not container.streams.audio:
                 raise AudioFileError(f"{path}: no audio stream")
             for frame in container.decode(audio=0):
-                parts.append(_join(resampler.resample(frame)))
+                part = _join(resampler.resample(frame))
+                parts.append(part)
+                held += len(part)
+                if held >= size:
+                    yield np.concatenate(parts)
+                    parts, held = [], 0
             parts.append(_join(resampler.resample(None)))
     except (OSError, av.FFmpegError) as exc:
         raise AudioFileError(f"{path}: {unreadable(exc)}") from exc
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int16)
+    tail = np.concatenate(parts)
+    if len(tail):
+        yield tail
 
 
 def probe_audio(path: str | Path) -> None:

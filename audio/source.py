@@ -20,7 +20,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import structlog
-from voiced.audio.convert import Pcm, Resampler, read_audio
+from voiced.audio.convert import Pcm, Resampler, audio_blocks
 from voiced.audio.playback import Playback
 from voiced.audio.settings import SAMPLE_RATE
 
@@ -98,18 +98,34 @@ class WavSource:
         self.block = _block(block_ms)
 
     async def chunks(self) -> AsyncGenerator[AudioChunk, None]:
-        samples = await asyncio.to_thread(read_audio, self.path)
-        log.info("audio file", path=str(self.path), seconds=round(len(samples) / SAMPLE_RATE, 3))
+        # Decoded a second at a time as it is played: a file of an hour held whole had been
+        # 115 MB of samples on top of the daemon (most of a bench session's peak memory).
+        blocks = audio_blocks(self.path)
+        log.info("audio file", path=str(self.path))
         loop = asyncio.get_running_loop()
         began = loop.time()
-        for start in range(0, len(samples), self.block):
-            chunk = AudioChunk(samples[start : start + self.block], start)
-            if self.realtime:
-                delay = began + chunk.end / SAMPLE_RATE - loop.time()
-                await asyncio.sleep(max(0.0, delay))
-            else:
-                await asyncio.sleep(0)
-            yield chunk
+        start = 0
+        rest = np.zeros(0, dtype=np.int16)
+        while (block := await asyncio.to_thread(next, blocks, None)) is not None:
+            rest = np.concatenate([rest, block])
+            whole = len(rest) // self.block * self.block
+            for at in range(0, whole, self.block):
+                yield await self._paced(AudioChunk(rest[at : at + self.block], start), began)
+                start += self.block
+            rest = rest[whole:]
+        if len(rest):
+            yield await self._paced(AudioChunk(rest, start), began)
+            start += len(rest)
+        log.info("audio file ended", path=str(self.path), seconds=round(start / SAMPLE_RATE, 3))
+
+    async def _paced(self, chunk: AudioChunk, began: float) -> AudioChunk:
+        """`chunk` once it is due (at once when not real time)."""
+        if self.realtime:
+            delay = began + chunk.end / SAMPLE_RATE - asyncio.get_running_loop().time()
+            await asyncio.sleep(max(0.0, delay))
+        else:
+            await asyncio.sleep(0)
+        return chunk
 
 
 class StdinPcmSource:

@@ -4,11 +4,14 @@ PortAudio module (no device here), and sounddevice staying unimported until a mi
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import subprocess
 import sys
 import threading
 import time
+import tracemalloc
+import wave
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +115,35 @@ async def test_wav_source_fast_and_paced(clips: Clips) -> None:
     assert len(fast) == len(paced) == 16000
     assert fast_wall < 0.5
     assert 0.95 <= paced_wall < 1.5
+
+
+async def test_a_long_file_plays_without_being_held_whole(tmp_path: Path) -> None:
+    # Two minutes at 44.1 kHz stereo: 3.84 MB once decoded to 16 kHz mono; held whole (and
+    # joined from its parts) it had been twice that at once, on top of the daemon.
+    rate, seconds = 44100, 120
+    tone = (3000 * np.sin(np.arange(rate * seconds) * 2 * np.pi * 440 / rate)).astype("<i2")
+    path = tmp_path / "long.wav"
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(2)
+        out.setsampwidth(2)
+        out.setframerate(rate)
+        out.writeframes(np.repeat(tone, 2).tobytes())
+    played, starts = 0, []
+    tracemalloc.start()
+    try:
+        async for chunk in WavSource(path, realtime=False).chunks():
+            assert chunk.start == played
+            played += len(chunk.samples)
+            starts.append(chunk.start)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert abs(played - 16000 * seconds) < 200
+    assert all(b - a == 320 for a, b in itertools.pairwise(starts))
+    assert peak < 1_000_000, f"{peak} bytes traced while playing a file of 3.84 MB"
+    np.testing.assert_array_equal(
+        contiguous(await drain(WavSource(path, realtime=False))), read_audio(path)
+    )
 
 
 async def test_stdin_pcm_from_a_pipe_survives_odd_byte_splits() -> None:
