@@ -381,6 +381,7 @@ def decode_held(
     graph: WordGraph,
     branches: int = BRANCHES,
     keep: Callable[[Constrained], bool] = lambda _: True,
+    floor: float = -np.inf,
 ) -> Constrained | None:
     """The graph's sentence that greedy decoding held to it gives for the encoded audio
     (`model` is CTranslate2's Whisper; `encoded` its encoder output for one segment, trimmed as
@@ -397,8 +398,12 @@ def decode_held(
     mocha" is far less likely than "brew an iced mocha"). Only sentences `keep` keeps count:
     the likeliest of them is returned (a likelier way to a sentence nothing like what was
     heard, "Clear the counter", does not hide the order it was).
+
+    A way whose log-probability falls below `floor` is given up at once: each token only
+    lowers it, so no sentence it leads to could score above the floor (the caller's least
+    support, `supported`); most ways that end unsupported are known to be long before their end.
     """
-    held = _Held(model, encoded, tokenizer, graph, keep)
+    held = _Held(model, encoded, tokenizer, graph, keep, floor)
     found = held.go_on(_Path([], Reading(graph.start)), [], branches, 0)
     return None if found is None or not keep(found) else replace(found, calls=held.calls)
 
@@ -408,10 +413,10 @@ class _Held:
 
     def __init__(
         self, model: Any, encoded: Any, tokenizer: Any, graph: WordGraph,
-        keep: Callable[[Constrained], bool],
+        keep: Callable[[Constrained], bool], floor: float,
     ) -> None:  # fmt: skip
         self.model, self.encoded, self.tokenizer, self.graph = model, encoded, tokenizer, graph
-        self.keep = keep
+        self.keep, self.floor = keep, floor
         self.pieces = _pieces(tokenizer)
         self.start = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
         self.calls = 0
@@ -423,16 +428,18 @@ class _Held:
         scored yet), branching `branches` ways where it first leaves the graph."""
         tokenizer, graph = self.tokenizer, self.graph
         while calls < MAX_CALLS and self.calls < MAX_CALLS * 2:
+            if len(path.kept) >= MAX_TOKENS or path.logprob < self.floor:
+                return None
             calls += 1
             self.calls += 1
-            if len(path.kept) >= MAX_TOKENS:
-                return None
             free, rows = _decode_from(self.model, self.encoded, self.start, path.kept)
             if len(rows) <= len(path.kept):
                 return None  # nothing decoded after the prefix (the length limit)
             path.logprob += sum(float(rows[at][path.kept[at]]) for at in unscored)
             unscored = []
             left = _keep_free(path, free, rows, graph, tokenizer, self.pieces)
+            if path.logprob < self.floor:
+                return None
             if isinstance(left, float):
                 return path.done(tokenizer, left, calls)
             if not left:

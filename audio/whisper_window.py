@@ -15,6 +15,7 @@ the window go through faster-whisper's normal path instead.
 from __future__ import annotations
 
 import functools
+import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -24,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 import structlog
 from voiced.audio.grammar_decode import (
+    MAX_GAP,
     Constrained,
     WordGraph,
     decode_held,
@@ -224,6 +226,7 @@ def _held(judge: Judge, graph: WordGraph, choose: Chooser, best: str) -> str | N
     audio supports about as well as the free reading `best` (else it is talk the grammar would
     be forced onto) and that keeps what was heard plainly, if the chooser keeps it; None
     otherwise (and on any failure: the free reading stands)."""
+    began = time.perf_counter()
     try:
         # A reading written over and over scores as the sentence once: the sum over the loop
         # would make any held sentence look supported.
@@ -236,18 +239,22 @@ def _held(judge: Judge, graph: WordGraph, choose: Chooser, best: str) -> str | N
                          score=round(held.logprob, 2), free=round(free, 2))  # fmt: skip
             return fit
 
-        held = decode_held(judge.model, judge.encoded, judge.tokenizer, graph, keep=fits)
+        held = decode_held(
+            judge.model, judge.encoded, judge.tokenizer, graph, keep=fits, floor=free - MAX_GAP
+        )
     except Exception as exc:  # CTranslate2's errors have no common type of their own
         log.error("decoding held to the cell's sentences failed", error=repr(exc))
         return None
     if held is None:
-        log.info("held decoding found no sentence the audio supports", heard=best)
+        log.info("held decoding found no sentence the audio supports", heard=best,
+                 seconds=round(time.perf_counter() - began, 3))  # fmt: skip
         return None
     chosen = choose([held.text])
     if chosen is None:
         return None
     log.info("transcript held to the cell's sentences", heard=best, held=held.text,
-             score=round(held.logprob, 2), free=round(free, 2), calls=held.calls)  # fmt: skip
+             score=round(held.logprob, 2), free=round(free, 2), calls=held.calls,
+             seconds=round(time.perf_counter() - began, 3))  # fmt: skip
     return chosen.text or held.text
 
 

@@ -168,6 +168,25 @@ def test_where_the_free_path_first_leaves_the_graph_the_likeliest_sentence_wins(
     assert decode_held(Hears(heard), ENCODED, Tokenizer(), graph, keep=lambda c: False) is None
 
 
+def test_a_way_that_falls_below_the_floor_is_given_up_before_its_end() -> None:
+    """Each token only lowers a way's log-probability: a way below the floor (the least
+    support the caller would accept) cannot end above it, so it is dropped where it falls,
+    without the calls to its end; a way above it ends as it would have."""
+    heard = ids(" can", " i", " get", " a", " hot", " chocolate")
+    mocha = {4: PIECES.index(" mocha")}
+    whole = decode_held(Hears(heard, second=mocha), ENCODED, Tokenizer(), ORDERS)
+    assert whole is not None and whole.text == "can i get a mocha" and whole.calls == 2
+    above = decode_held(Hears(heard, second=mocha), ENCODED, Tokenizer(), ORDERS,
+                        floor=whole.logprob - 0.01)  # fmt: skip
+    assert above == whole
+    # Below the floor once " mocha" is taken for " hot": no second call to its end.
+    model = Hears(heard, second=mocha)
+    said = ids(" can", " i", " get", " a", " mocha")
+    taken = sum(model.logp(at, t) for at, t in enumerate(said))
+    assert decode_held(model, ENCODED, Tokenizer(), ORDERS, floor=taken + 0.01) is None
+    assert len(model.calls) == 1
+
+
 def test_a_word_spelt_in_two_tokens_is_scored_once_for_each() -> None:
     """Where the graph corrects to a word the tokenizer spells in two tokens (" lat" "te"),
     the second token's log-probability comes from the next call, and only once."""
