@@ -452,14 +452,26 @@ class _Held:
             if not ways:
                 return None
             if len(ways) > 1:
-                ends = [self._along(path, way, logp, calls) for way in ways]
-                found = [end for end in ends if end is not None and self.keep(end)]
-                return max(found, key=lambda c: c.logprob) if found else None
+                return self._likeliest(path, ways, logp, calls)
             taken = path.taking(ways[0], logp, tokenizer)
             if isinstance(taken, Constrained):
                 return replace(taken, calls=calls)
             path, unscored = taken
         return None
+
+    def _likeliest(
+        self, path: _Path, ways: list[_Way], logp: npt.NDArray[np.float64], calls: int
+    ) -> Constrained | None:
+        """The likeliest sentence kept of those the `ways` lead to. Once one is kept, a way
+        that falls below it is given up, as below the floor: it could not be likelier."""
+        floor, best = self.floor, None
+        for way in ways:
+            end = self._along(path, way, logp, calls)
+            if end is not None and self.keep(end) and (best is None or end.logprob > best.logprob):
+                best = end
+                self.floor = max(self.floor, end.logprob)
+        self.floor = floor
+        return best
 
     def _along(
         self, path: _Path, way: _Way, logp: npt.NDArray[np.float64], calls: int

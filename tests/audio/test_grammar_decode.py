@@ -187,6 +187,22 @@ def test_a_way_that_falls_below_the_floor_is_given_up_before_its_end() -> None:
     assert len(model.calls) == 1
 
 
+def test_a_way_less_likely_than_a_sentence_already_kept_is_not_decoded_to_its_end() -> None:
+    # The opening misheard ("hot" for "can"): " can" is the model's second guess there and
+    # leads to the sentence heard; " i", the third, begins a sentence that cannot be likelier
+    # once "can i get a latte" is kept, and is given up where it starts.
+    heard = ids(" hot", " i", " get", " a", " latte")
+    graph = graph_of("i get a latte", "can i get a latte")
+    model = Hears(heard, second={0: PIECES.index(" can")})
+    held = decode_held(model, ENCODED, Tokenizer(), graph)
+    assert held is not None and held.text == "can i get a latte"
+    assert [prefix[:1] for prefix in model.calls] == [[], ids(" can")]
+    # A way kept is not given up for one the caller does not keep.
+    model = Hears(heard, second={0: PIECES.index(" can")})
+    kept = decode_held(model, ENCODED, Tokenizer(), graph, keep=lambda c: c.text.startswith("i"))
+    assert kept is not None and kept.text == "i get a latte"
+
+
 def test_a_word_spelt_in_two_tokens_is_scored_once_for_each() -> None:
     """Where the graph corrects to a word the tokenizer spells in two tokens (" lat" "te"),
     the second token's log-probability comes from the next call, and only once."""
