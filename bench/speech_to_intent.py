@@ -126,6 +126,10 @@ def session(
     return np.concatenate(parts), spans
 
 
+SLOW_S = 1.0
+"""Orders understood whose decoding took longer than this (the p95 target) are listed."""
+
+
 def scored(
     events: list[dict[str, Any]], spans: list[tuple[float, float]], labels: list[dict[str, Any]]
 ) -> dict[str, Any]:
@@ -156,19 +160,21 @@ def scored(
             for i, (start, end) in enumerate(spans):
                 if start - 0.2 <= at <= end + GAP_S:
                     dropped[i].append(f"{e.get('reason')}: {e.get('raw', '')}")
-    right, latency, wrong, read_back = 0, [], [], 0
+    right, latency, wrong, read_back, slow = 0, [], [], 0, []
     for i, (readings, label) in enumerate(zip(got, labels, strict=True)):
         hits = [r for r in readings if r["order"] == expected(label)]
         right += bool(hits)
         read_back += bool(hits) and all(r["doubt"] for r in hits)
         latency += [r["latency"] for r in hits[:1]]
+        if hits and hits[0]["latency"] > SLOW_S:
+            slow.append({"i": i, "latency": hits[0]["latency"], "text": hits[0]["text"]})
         if not hits:
             wrong.append({"i": i, "want": expected(label), "got": readings,
                           "rejected": dropped[i]})  # fmt: skip
     p = np.percentile(latency, [50, 95]).round(3).tolist() if latency else [None, None]
     return {"right": right, "of": len(spans), "accuracy": round(100 * right / len(spans), 1),
             "latency_p50_s": p[0], "latency_p95_s": p[1], "wrong": wrong,
-            "read_back": read_back,
+            "read_back": read_back, "slow": slow,
             "orders_from_talk": from_talk}  # fmt: skip
 
 

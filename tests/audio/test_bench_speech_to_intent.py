@@ -73,6 +73,7 @@ def test_an_order_counts_only_with_every_slot_and_nothing_more() -> None:
     assert (result["right"], result["of"]) == (1, 3)
     assert [w["i"] for w in result["wrong"]] == [1, 2]
     assert result["latency_p50_s"] == pytest.approx(0.3)
+    assert result["slow"] == []
     # An order read from speech ending well after the recording's (the kitchen's talk after it)
     # is a false accept, counted apart; one ending with the recording is not.
     talk = scored(events(exact, 2.9) + events(exact, 3.0 + AFTER_SPEECH_S + 0.5), spans,
@@ -84,6 +85,10 @@ def test_an_order_counts_only_with_every_slot_and_nothing_more() -> None:
     unsure[0]["doubt"] = 'heard "who a large latte"'
     asked = scored(unsure, spans, [label] * 3)
     assert (asked["right"], asked["read_back"]) == (1, 1)
+    # Orders understood only after more than the p95 target are listed for study.
+    late = events(exact, 2.9)
+    late[0]["transcribe_s"] = 1.7
+    assert scored(late, spans, [label] * 3)["slow"] == [{"i": 0, "latency": 1.7, "text": "t"}]
 
 
 @pytest.mark.slow
