@@ -32,6 +32,7 @@ TOP_TOKENS = 200
 """Where free decoding leaves the graph, the most likely tokens tried for one it allows."""
 MAX_TOKENS = 60
 """Longest sentence decoded (tokens)."""
+
 MAX_CALLS = 12
 """Most decoder calls for one way through a segment (one, and one per correction: an order that
 needs more than a dozen is not one the audio supports; each call costs ~7 ms a token here),
@@ -310,6 +311,13 @@ class WordGraph:
         return self.ends(self.walk(self.start, text))
 
 
+SENTENCE_MARKS = ".?!"
+"""End a sentence: written only where one of the graph's may end. Mid-order ("Can I?",
+"Make.") they had sent the free decoding after them astray, a decoder call each."""
+WORD_MARKS = ",-"
+"""May end any word: "a small, dark roast", "light-roast"."""
+
+
 @dataclass(frozen=True)
 class Reading:
     """Where a text stands in the graph: the states after its complete words, and the word
@@ -317,11 +325,14 @@ class Reading:
 
     states: frozenset[int]
     partial: str = ""
+    joined: bool = False
+    """The text ends in a hyphen: the next word is written on without a space."""
 
     def then(self, graph: WordGraph, piece: str) -> Reading | None:
         """After the token text `piece`, or None if the graph cannot go on so. Case is
-        folded, apostrophes dropped, any other character ends a word (as
-        `voiced.rules.normalize.words` reads text)."""
+        folded, apostrophes dropped, spaces and `WORD_MARKS` end a word (as
+        `voiced.rules.normalize.words` reads text), `SENTENCE_MARKS` end one where a sentence
+        may end; any other character (quotes, brackets) is never written."""
         states, partial = self.states, self.partial
         punctuation = not any(char.isalnum() for char in piece)
         if punctuation and (not partial or not piece.strip("'’")):
@@ -331,14 +342,20 @@ class Reading:
                 partial += char.lower()
                 if not graph.begins_word(states, partial):
                     return None
-            elif char in "'’":
                 continue
-            elif partial:
+            if char in "'’":
+                continue
+            if partial:
                 states = graph.after(states, partial)
                 if not states:
                     return None
                 partial = ""
-        return Reading(states, partial)
+            if char in SENTENCE_MARKS:
+                if not graph.ends(states):
+                    return None
+            elif not char.isspace() and char not in WORD_MARKS:
+                return None
+        return Reading(states, partial, piece.endswith("-"))
 
     def ends_word(self, graph: WordGraph) -> bool:
         """The word being spelt is whole: one the graph may say here."""
@@ -607,9 +624,10 @@ def _spellings(tokenizer: Any, reading: Reading, graph: WordGraph) -> list[list[
             following = graph.next_words(graph.after(reading.states, reading.partial))
     else:
         following = graph.next_words(reading.states)
+    space = "" if reading.joined else " "
     for word in following:
-        found.append(_spelt(tokenizer, " " + word))
-        found.append(_spelt(tokenizer, " " + word.capitalize()))
+        found.append(_spelt(tokenizer, space + word))
+        found.append(_spelt(tokenizer, space + word.capitalize()))
     return [t for t in found if t]
 
 

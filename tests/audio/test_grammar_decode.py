@@ -12,6 +12,7 @@ import pytest
 from voiced.audio.grammar_decode import (
     MAX_CALLS,
     Constrained,
+    Reading,
     WordGraph,
     decode_held,
     keeps_what_was_heard,
@@ -201,6 +202,27 @@ def test_a_way_less_likely_than_a_sentence_already_kept_is_not_decoded_to_its_en
     model = Hears(heard, second={0: PIECES.index(" can")})
     kept = decode_held(model, ENCODED, Tokenizer(), graph, keep=lambda c: c.text.startswith("i"))
     assert kept is not None and kept.text == "i get a latte"
+
+
+def test_a_sentence_mark_is_written_only_where_a_sentence_may_end() -> None:
+    """ "Can I?" or "Make." mid-order had sent the free decoding after them astray (a decoder
+    call each); a comma or a hyphen may end any word, quotes and brackets none."""
+    start = Reading(ORDERS.start)
+
+    def read(*pieces: str) -> Reading | None:
+        reading: Reading | None = start
+        for piece in pieces:
+            reading = reading.then(ORDERS, piece) if reading is not None else None
+        return reading
+
+    assert read(" can", " i", "?") is None
+    assert read(" can", " i", ".") is None
+    assert read(" can", " i", ",", " get") is not None
+    assert read(" can", " i", " get", " a", " latte", ".") is not None
+    assert read(" can", " i", " get", " a", " latte", "?") is not None
+    assert read(" can", ' "', " i") is None and read(" can", " (i") is None
+    joined = read(" can", "-")
+    assert joined is not None and joined.joined and not read(" can", "-", "i").joined
 
 
 def test_a_word_spelt_in_two_tokens_is_scored_once_for_each() -> None:
