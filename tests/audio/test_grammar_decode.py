@@ -86,6 +86,7 @@ class Hears:
         self.heard = heard
         self.second = second or {}
         self.calls: list[list[int]] = []
+        self.batches: list[int] = []
 
     def row(self, at: int) -> np.ndarray:
         row = np.zeros(NO_TIMESTAMPS + 1)
@@ -96,13 +97,17 @@ class Hears:
         return row
 
     def generate(self, features: Any, prompts: list[list[int]], **options: Any) -> list[_Result]:
-        (prompt,) = prompts
-        prefix = prompt[2:]  # after the start of transcript and no-timestamps tokens
-        self.calls.append(list(prefix))
-        tokens = list(prefix)
-        while len(tokens) < 40 and int(np.argmax(self.row(len(tokens)))) != EOT:
-            tokens.append(int(np.argmax(self.row(len(tokens)))))
-        return [_Result([tokens], [[self.row(at) for at in range(len(tokens) + 1)]])]
+        assert features.shape[0] == len(prompts)  # the audio once for each prompt of a batch
+        self.batches.append(len(prompts))
+        results = []
+        for prompt in prompts:
+            prefix = prompt[2:]  # after the start of transcript and no-timestamps tokens
+            self.calls.append(list(prefix))
+            tokens = list(prefix)
+            while len(tokens) < 40 and int(np.argmax(self.row(len(tokens)))) != EOT:
+                tokens.append(int(np.argmax(self.row(len(tokens)))))
+            results.append(_Result([tokens], [[self.row(at) for at in range(len(tokens) + 1)]]))
+        return results
 
     def logp(self, at: int, token: int) -> float:
         row = self.row(at)
@@ -191,13 +196,15 @@ def test_a_way_that_falls_below_the_floor_is_given_up_before_its_end() -> None:
 def test_a_way_less_likely_than_a_sentence_already_kept_is_not_decoded_to_its_end() -> None:
     # The opening misheard ("hot" for "can"): " can" is the model's second guess there and
     # leads to the sentence heard; " i", the third, begins a sentence that cannot be likelier
-    # once "can i get a latte" is kept, and is given up where it starts.
+    # once "can i get a latte" is kept, and is given up there (it had taken four calls more).
     heard = ids(" hot", " i", " get", " a", " latte")
     graph = graph_of("i get a latte", "can i get a latte")
     model = Hears(heard, second={0: PIECES.index(" can")})
     held = decode_held(model, ENCODED, Tokenizer(), graph)
     assert held is not None and held.text == "can i get a latte"
-    assert [prefix[:1] for prefix in model.calls] == [[], ids(" can")]
+    # Both ways are decoded side by side (one batched call); " i" is dropped after it.
+    assert [prefix[:1] for prefix in model.calls] == [[], ids(" can"), ids(" i")]
+    assert model.batches == [1, 2]
     # A way kept is not given up for one the caller does not keep.
     model = Hears(heard, second={0: PIECES.index(" can")})
     kept = decode_held(model, ENCODED, Tokenizer(), graph, keep=lambda c: c.text.startswith("i"))
