@@ -20,7 +20,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import structlog
-from voiced.audio.convert import Pcm, Resampler, audio_blocks
+from voiced.audio.convert import AudioFileError, Pcm, Resampler, audio_blocks
 from voiced.audio.playback import Playback
 from voiced.audio.settings import SAMPLE_RATE
 
@@ -106,7 +106,20 @@ class WavSource:
         began = loop.time()
         start = 0
         rest = np.zeros(0, dtype=np.int16)
-        while (block := await asyncio.to_thread(next, blocks, None)) is not None:
+        while True:
+            try:
+                block = await asyncio.to_thread(next, blocks, None)
+            except AudioFileError as error:
+                if start == 0 and not len(rest):
+                    raise
+                # Damaged part way (a cut-off download): what was heard before stands, and the
+                # run ends as at the end of the file, not in the middle of what it was doing.
+                log.error("audio file unreadable from here on: the rest is not heard",
+                          path=str(self.path), seconds=round((start + len(rest)) / SAMPLE_RATE, 3),
+                          error=str(error))  # fmt: skip
+                break
+            if block is None:
+                break
             rest = np.concatenate([rest, block])
             whole = len(rest) // self.block * self.block
             for at in range(0, whole, self.block):

@@ -146,6 +146,42 @@ async def test_a_long_file_plays_without_being_held_whole(tmp_path: Path) -> Non
     )
 
 
+def _flac(path: Path, samples: np.ndarray) -> None:
+    import av
+
+    with av.open(str(path), "w") as out:
+        stream = out.add_stream("flac", rate=16000, layout="mono")
+        frame = av.AudioFrame.from_ndarray(samples.reshape(1, -1), format="s16", layout="mono")
+        frame.sample_rate = 16000
+        for packet in [*stream.encode(frame), *stream.encode(None)]:
+            out.mux(packet)
+
+
+async def test_a_file_damaged_part_way_plays_up_to_the_damage_and_ends(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A cut-off download: it opens (the check before the run passes), and its first seconds
+    # decode. They are heard, and the run ends there as at the end of a file, with the
+    # error named, not in the middle of what it was doing.
+    whole = tmp_path / "whole.flac"
+    tone = (3000 * np.sin(np.arange(16000 * 8) * 2 * np.pi * 440 / 16000)).astype(np.int16)
+    _flac(whole, tone)
+    cut = tmp_path / "cut.flac"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    with pytest.raises(AudioFileError):
+        read_audio(cut)
+    played = contiguous(await drain(WavSource(cut, realtime=False)))
+    assert 16000 < len(played) < 16000 * 8
+    np.testing.assert_array_equal(played, tone[: len(played)])
+    logged = "".join(capsys.readouterr())
+    assert "unreadable from here on" in logged and "cut.flac" in logged
+    # Unreadable from its start, it is an error as before.
+    bad = tmp_path / "bad.flac"
+    bad.write_bytes(whole.read_bytes()[:200])
+    with pytest.raises(AudioFileError):
+        await drain(WavSource(bad, realtime=False))
+
+
 async def test_stdin_pcm_from_a_pipe_survives_odd_byte_splits() -> None:
     samples = (np.arange(5000) - 2500).astype("<i2")
     data = samples.tobytes()
