@@ -36,12 +36,14 @@ MAX_TOKENS = 60
 MAX_CALLS = 12
 """Most decoder calls for one way through a segment (one, and one per correction: an order that
 needs more than a dozen is not one the audio supports; each call costs ~7 ms a token here),
-and twice the time of that many for all the ways of one segment together (`BATCH_COST`)."""
+and twice the time of that many for all the ways of one segment together (`BATCH_COST`; with
+four ways side by side each way's own limit comes first: 23 calls' worth at most)."""
 BATCH_COST = 1 / 3
 """The time a call for each way more in a batched call adds, as a share of one call's: four
 ways decoded side by side cost about twice one (0.22 s against 0.13 s here)."""
 BRANCHES = 4
-"""Ways on decoded to the end where free decoding leaves the graph at its first token (the
+"""Ways on decoded (to the end, unless one falls behind) where free decoding leaves the graph
+at its first token (the
 opening of an order misheard). Development orders at 6 dB: the right opener's first token was
 0.5-5 nats below the likeliest (" I" -4.1 / " Brew" -4.7; " I" -5.6 / " Brew" -10.6), or a
 first word whose tokens go astray ("Can't" for "Can I")."""
@@ -379,7 +381,8 @@ class Constrained:
     """log P(tokens, end of text | audio) under the model (nats)."""
     tokens: int
     calls: int
-    """Decoder calls it took (one, and one more each time free decoding left the graph)."""
+    """Decodes it took, counted for each way (one, and one more each time free decoding left
+    the graph; ways decoded side by side share a batched call, each counted)."""
 
 
 def _pieces(tokenizer: Any) -> tuple[str, ...]:
@@ -412,12 +415,12 @@ def decode_held(
     them (the free choice is then the best the graph allows too), and where it leaves the
     graph the best token the graph allows is taken and decoding goes on from there. So a text
     the graph says whole costs one call, and each place the grammar corrects costs one more.
-    Where it first leaves the graph, the `branches` likeliest ways on are each decoded to the
-    end, and the likeliest whole sentence is kept: a first token is a poor guide to the
-    sentence it begins ("Ruoy, iced mocha": " I" is likelier than " brew", but "I want a
-    mocha" is far less likely than "brew an iced mocha"). Only sentences `keep` keeps count:
-    the likeliest of them is returned (a likelier way to a sentence nothing like what was
-    heard, "Clear the counter", does not hide the order it was).
+    Where it first leaves the graph, the `branches` likeliest ways on are decoded side by side
+    to their ends (unless one falls behind, below), and the likeliest whole sentence is kept:
+    a first token is a poor guide to the sentence it begins ("Ruoy, iced mocha": " I" is
+    likelier than " brew", but "I want a mocha" is far less likely than "brew an iced mocha").
+    Only sentences `keep` keeps count: the likeliest of them is returned (a likelier way to a
+    sentence nothing like what was heard, "Clear the counter", does not hide the order it was).
 
     A way whose log-probability falls below `floor` is given up at once: each token only
     lowers it, so no sentence it leads to could score above the floor (the caller's least

@@ -167,7 +167,8 @@ def scored(
         read_back += bool(hits) and all(r["doubt"] for r in hits)
         latency += [r["latency"] for r in hits[:1]]
         if hits and hits[0]["latency"] > SLOW_S:
-            slow.append({"i": i, "latency": hits[0]["latency"], "text": hits[0]["text"]})
+            slow.append({"i": i, "latency": hits[0]["latency"], "raw": hits[0]["raw"],
+                         "text": hits[0]["text"]})  # fmt: skip
         if not hits:
             wrong.append({"i": i, "want": expected(label), "got": readings,
                           "rejected": dropped[i]})  # fmt: skip

@@ -88,7 +88,9 @@ def test_an_order_counts_only_with_every_slot_and_nothing_more() -> None:
     # Orders understood only after more than the p95 target are listed for study.
     late = events(exact, 2.9)
     late[0]["transcribe_s"] = 1.7
-    assert scored(late, spans, [label] * 3)["slow"] == [{"i": 0, "latency": 1.7, "text": "t"}]
+    late[0]["raw"] = "T."
+    slow = scored(late, spans, [label] * 3)["slow"]
+    assert slow == [{"i": 0, "latency": 1.7, "raw": "T.", "text": "t"}]
 
 
 @pytest.mark.slow

@@ -14,6 +14,7 @@ from voiced.audio.grammar_decode import (
     Constrained,
     Reading,
     WordGraph,
+    _spellings,
     decode_held,
     keeps_what_was_heard,
     like_a_sentence,
@@ -196,7 +197,7 @@ def test_a_way_that_falls_below_the_floor_is_given_up_before_its_end() -> None:
 def test_a_way_less_likely_than_a_sentence_already_kept_is_not_decoded_to_its_end() -> None:
     # The opening misheard ("hot" for "can"): " can" is the model's second guess there and
     # leads to the sentence heard; " i", the third, begins a sentence that cannot be likelier
-    # once "can i get a latte" is kept, and is given up there (it had taken four calls more).
+    # once "can i get a latte" is kept, and is given up there (it had taken three calls more).
     heard = ids(" hot", " i", " get", " a", " latte")
     graph = graph_of("i get a latte", "can i get a latte")
     model = Hears(heard, second={0: PIECES.index(" can")})
@@ -230,6 +231,30 @@ def test_a_sentence_mark_is_written_only_where_a_sentence_may_end() -> None:
     assert read(" can", ' "', " i") is None and read(" can", " (i") is None
     joined = read(" can", "-")
     assert joined is not None and joined.joined and not read(" can", "-", "i").joined
+
+
+class ByCharacter:
+    """A vocabulary that spells text a character a token (the character's code)."""
+
+    def encode(self, text: str, add_special_tokens: bool = False) -> Any:
+        return _Encoded([ord(char) for char in text])
+
+
+def test_after_a_hyphen_the_next_word_is_spelt_on_without_a_space() -> None:
+    tokenizer = Tokenizer(ByCharacter())  # type: ignore[arg-type]
+    after_a: Reading | None = Reading(ORDERS.start)
+    for piece in (" can", " i", " get", " a"):
+        after_a = after_a.then(ORDERS, piece) if after_a is not None else None
+    assert after_a is not None
+    joined = after_a.then(ORDERS, "-")
+    assert joined is not None and joined.joined
+
+    def spelt(text: str) -> list[int]:
+        return [ord(char) for char in text]
+
+    assert spelt("latte") in _spellings(tokenizer, joined, ORDERS)
+    assert spelt(" latte") not in _spellings(tokenizer, joined, ORDERS)
+    assert spelt(" latte") in _spellings(tokenizer, after_a, ORDERS)
 
 
 def test_a_word_spelt_in_two_tokens_is_scored_once_for_each() -> None:
