@@ -84,6 +84,8 @@ def audio_blocks(path: str | Path, seconds: float = 1.0) -> Iterator[Pcm]:
                     parts, held = [], 0
             parts.append(_join(resampler.resample(None)))
     except (OSError, av.FFmpegError) as exc:
+        if held:
+            yield np.concatenate(parts)  # what decoded before the damage is still heard
         raise AudioFileError(f"{path}: {unreadable(exc)}") from exc
     tail = np.concatenate(parts)
     if len(tail):
