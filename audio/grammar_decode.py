@@ -32,7 +32,6 @@ TOP_TOKENS = 200
 """Where free decoding leaves the graph, the most likely tokens tried for one it allows."""
 MAX_TOKENS = 60
 """Longest sentence decoded (tokens)."""
-
 MAX_CALLS = 12
 """Most decoder calls for one way through a segment (one, and one per correction: an order that
 needs more than a dozen is not one the audio supports; each call costs ~7 ms a token here),
@@ -43,10 +42,9 @@ BATCH_COST = 1 / 3
 ways decoded side by side cost about twice one (0.22 s against 0.13 s here)."""
 BRANCHES = 4
 """Ways on decoded (to the end, unless one falls behind) where free decoding leaves the graph
-at its first token (the
-opening of an order misheard). Development orders at 6 dB: the right opener's first token was
-0.5-5 nats below the likeliest (" I" -4.1 / " Brew" -4.7; " I" -5.6 / " Brew" -10.6), or a
-first word whose tokens go astray ("Can't" for "Can I")."""
+at its first token (the opening of an order misheard). Development orders at 6 dB: the right
+opener's first token was 0.5-5 nats below the likeliest (" I" -4.1 / " Brew" -4.7; " I" -5.6 /
+" Brew" -10.6), or a first word whose tokens go astray ("Can't" for "Can I")."""
 BRANCH_NATS = 6.0
 """How much less likely than the best a way's first token may be and still be decoded."""
 
