@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from voiced.audio.guards import once
+from voiced.audio.stepdecoder import StepDecoder
 from voiced.rules.negation import takes_back
 from voiced.rules.normalize import numbers_to_digits, words
 
@@ -47,6 +48,12 @@ opener's first token was 0.5-5 nats below the likeliest (" I" -4.1 / " Brew" -4.
 " Brew" -10.6), or a first word whose tokens go astray ("Can't" for "Can I")."""
 BRANCH_NATS = 6.0
 """How much less likely than the best a way's first token may be and still be decoded."""
+
+
+STEP_SLACK = 4.0
+"""How far the step decoder's score of a way may fall below the floor and the way still go
+on: its scores are over the graph's tokens only (higher than the model's) but in float32
+where CTranslate2's are int8, and the two differ by up to ~0.5 nats a token."""
 
 
 MAX_GAP = 20.0
@@ -289,6 +296,11 @@ class WordGraph:
         return frozenset(found)
 
     @functools.cached_property
+    def words(self) -> frozenset[str]:
+        """Every word the sentences say."""
+        return frozenset(word for edges in self.edges for word, _ in edges)
+
+    @functools.cached_property
     def last_words(self) -> frozenset[str]:
         """Every word a sentence may end with."""
         return frozenset(
@@ -403,6 +415,7 @@ def decode_held(
     branches: int = BRANCHES,
     keep: Callable[[Constrained], bool] = lambda _: True,
     floor: float = -np.inf,
+    steps: Stepping | None = None,
 ) -> Constrained | None:
     """The graph's sentence that greedy decoding held to it gives for the encoded audio
     (`model` is CTranslate2's Whisper; `encoded` its encoder output for one segment, trimmed as
@@ -423,8 +436,12 @@ def decode_held(
     A way whose log-probability falls below `floor` is given up at once: each token only
     lowers it, so no sentence it leads to could score above the floor (the caller's least
     support, `supported`); most ways that end unsupported are known to be long before their end.
+
+    With `steps`, the decoding is done by `voiced.audio.stepdecoder` (its cache kept, only the
+    graph's tokens scored) instead of a CTranslate2 call for each correction, and each sentence
+    reached is scored again by `steps.score` before `keep` judges it.
     """
-    held = _Held(model, encoded, tokenizer, graph, keep, floor)
+    held = _Held(model, encoded, tokenizer, graph, keep, floor, steps)
     found = held.search(_Path([], Reading(graph.start)), branches)
     return None if found is None else replace(found, calls=held.calls)
 
@@ -444,16 +461,18 @@ class _Held:
 
     def __init__(
         self, model: Any, encoded: Any, tokenizer: Any, graph: WordGraph,
-        keep: Callable[[Constrained], bool], floor: float,
+        keep: Callable[[Constrained], bool], floor: float, steps: Stepping | None = None,
     ) -> None:  # fmt: skip
         self.model, self.encoded, self.tokenizer, self.graph = model, encoded, tokenizer, graph
-        self.keep, self.floor = keep, floor
+        self.keep, self.floor, self.steps = keep, floor, steps
         self.pieces = _pieces(tokenizer)
         self.start = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
         self.calls = 0
         self.spent = 0.0
         """The decoding time spent, in single calls' worth (`BATCH_COST`)."""
         self.best: Constrained | None = None
+        self.reached: list[Constrained] = []
+        """Sentences the step decoder reached this round, to be scored again."""
 
     def search(self, path: _Path, branches: int) -> Constrained | None:
         """The likeliest sentence kept that `path` leads to, branching `branches` ways where
@@ -468,20 +487,54 @@ class _Held:
                 break
             self.calls += len(live)
             self.spent += 1 + BATCH_COST * (len(live) - 1)
-            decoded = _decode_from(self.model, self.encoded, self.start,
-                                   [way.path.kept for way in live])  # fmt: skip
+            if self.steps is None:
+                prefixes = [way.path.kept for way in live]
+                decoded = _decode_from(self.model, self.encoded, self.start, prefixes)
+            else:
+                decoded = [self._stepped(self.steps, way.path) for way in live]
             after: list[_Live] = []
             for way, (free, rows) in zip(live, decoded, strict=True):
                 after += self._step(way, free, rows, branches)
+            self._judge_reached()
             live = after
         return self.best
+
+    @property
+    def _floor(self) -> float:
+        """Below this a way is given up: the floor, less `STEP_SLACK` on the step decoder."""
+        return self.floor - (0.0 if self.steps is None else STEP_SLACK)
+
+    def _stepped(self, steps: Stepping, path: _Path) -> tuple[list[int], _Rows]:
+        """Greedy decoding after `path` on the step decoder, up to where it leaves the graph
+        (that token last, and no row after it: as `_decode_from` gives it, for `_keep_free`),
+        or up to the end of the text (its row last). Unlike a CTranslate2 call, every step
+        costs: nothing is decoded past the first token the graph does not allow."""
+        decoder, eot = steps.decoder, self.tokenizer.eot
+        state = decoder.run([*self.start, *path.kept])
+        if not path.kept:
+            # The opening is always branched on (`BRANCHES`): a first token the graph allows
+            # says little more of the sentence than one it does not.
+            return [], _Rows(state.rows[-1:], decoder.tokens, eot + 1)
+        free, reading, cut = list(path.kept), path.reading, True
+        while cut and len(free) < len(path.kept) + MAX_TOKENS:
+            token = int(decoder.tokens[int(np.argmax(state.rows[-1]))])
+            following = None if token == eot else reading.then(self.graph, self.pieces[token])
+            if following is None:
+                free += [] if token == eot else [token]
+                cut = False
+            else:
+                free.append(token)
+                reading = following
+                state = decoder.step(state, token)
+        rows = state.rows[len(self.start) - 1 :]
+        return free, _Rows(rows[: len(free) + (not cut)], decoder.tokens, eot + 1)
 
     def _may_go_on(self, way: _Live) -> bool:
         return (
             way.calls < MAX_CALLS
             and self.spent < MAX_CALLS * 2
             and len(way.path.kept) < MAX_TOKENS
-            and way.path.logprob >= self.floor
+            and way.path.logprob >= self._floor
         )
 
     def _step(self, way: _Live, free: list[int], rows: _Rows, branches: int) -> list[_Live]:
@@ -493,7 +546,7 @@ class _Held:
             return []  # nothing decoded after the prefix (the length limit)
         path.logprob += sum(float(rows[at][path.kept[at]]) for at in way.unscored)
         left = _keep_free(path, free, rows, graph, tokenizer, self.pieces)
-        if path.logprob < self.floor:
+        if path.logprob < self._floor:
             return []
         if isinstance(left, float):
             self._ended(path.done(tokenizer, left, calls))
@@ -514,11 +567,30 @@ class _Held:
         return going
 
     def _ended(self, sentence: Constrained) -> None:
-        """A sentence reached: the best so far if it is kept and likelier; the floor rises to
-        it."""
-        if (self.best is None or sentence.logprob > self.best.logprob) and self.keep(sentence):
-            self.best = sentence
-            self.floor = max(self.floor, sentence.logprob)
+        """A sentence reached: judged now, or, on the step decoder, with the others the round
+        reaches (`_judge_reached`)."""
+        if self.steps is None:
+            self._judge([sentence])
+        else:
+            self.reached.append(sentence)
+
+    def _judge_reached(self) -> None:
+        """The step decoder's scores are upper bounds: the sentences a round reached are
+        scored again (in one batched call), then judged."""
+        # An upper bound below the floor cannot win: not worth a call.
+        reached = [sentence for sentence in self.reached if sentence.logprob >= self._floor]
+        self.reached = []
+        if reached:
+            assert self.steps is not None
+            scores = self.steps.score([sentence.text for sentence in reached])
+            self._judge([replace(c, logprob=p) for c, p in zip(reached, scores, strict=True)])
+
+    def _judge(self, reached: list[Constrained]) -> None:
+        """Each sentence the best so far if it is kept and likelier; the floor rises to it."""
+        for sentence in reached:
+            if (self.best is None or sentence.logprob > self.best.logprob) and self.keep(sentence):
+                self.best = sentence
+                self.floor = max(self.floor, sentence.logprob)
 
 
 _Way = tuple[float, list[int], "Reading | None"]
@@ -662,6 +734,45 @@ def _spelt_by(vocabulary: Any, text: str) -> tuple[int, ...]:
     return tuple(vocabulary.encode(text, add_special_tokens=False).ids)
 
 
+def held_tokens(graph: WordGraph, tokenizer: Any) -> tuple[int, ...]:
+    """The tokens the graph's sentences may be written with (as `Reading.then` reads them),
+    and the end of the text: the step decoder scores only these. Not a hyphen: where the
+    model wants a word no sentence says, a hyphen is often the likeliest token left, and it
+    joins the next word on ("Brew-A-Espresso", far less likely than "Brew an espresso")."""
+    return _held_tokens(graph, tokenizer.tokenizer, tokenizer.eot)
+
+
+@functools.lru_cache(maxsize=8)
+def _held_tokens(graph: WordGraph, vocabulary: Any, eot: int) -> tuple[int, ...]:
+    starts = {word[:i] for word in graph.words for i in range(1, len(word) + 1)}
+    inside = {word[i:j] for word in graph.words for i in range(len(word))
+              for j in range(i + 1, len(word) + 1)}  # fmt: skip
+    marks = SENTENCE_MARKS + WORD_MARKS.replace("-", "")
+    found = []
+    for token, piece in enumerate(_pieces_of(vocabulary, eot)):
+        text = piece.replace("'", "").replace("’", "")
+        body = text.strip()
+        letters = body.rstrip(marks)
+        if not body or any(char not in marks for char in body[len(letters) :]):
+            continue
+        if not letters or (letters.isalnum() and letters.lower() in (
+            starts if text.startswith(" ") else inside
+        )):  # fmt: skip
+            found.append(token)
+    return (*found, eot)
+
+
+class Stepping:
+    """Held decoding on `voiced.audio.stepdecoder`: the segment's decoder over the graph's
+    tokens, and the model's own score of a sentence reached (`score`, the caller's: the step
+    decoder's are upper bounds)."""
+
+    def __init__(
+        self, decoder: StepDecoder, eot: int, score: Callable[[list[str]], list[float]]
+    ) -> None:
+        self.decoder, self.eot, self.score = decoder, eot, score
+
+
 def _decode_from(
     model: Any, encoded: npt.NDArray[np.float32], start: list[int], prefixes: list[list[int]]
 ) -> list[tuple[list[int], _Rows]]:
@@ -686,10 +797,12 @@ def _decode_from(
 
 class _Rows:
     """The log-probabilities of each step, worked out from the logits when a step is read
-    (most steps of a call are only looked at for one token)."""
+    (most steps of a call are only looked at for one token). With `tokens`, the rows are
+    log-probabilities over those tokens already (the step decoder's): spread out to a
+    vocabulary of `size`, every other token impossible."""
 
-    def __init__(self, logits: Any) -> None:
-        self.logits = logits
+    def __init__(self, logits: Any, tokens: Any = None, size: int = 0) -> None:
+        self.logits, self.tokens, self.size = logits, tokens, size
         self._done: dict[int, npt.NDArray[np.float64]] = {}
 
     def __len__(self) -> int:
@@ -698,6 +811,10 @@ class _Rows:
     def __getitem__(self, step: int) -> npt.NDArray[np.float64]:
         found = self._done.get(step)
         if found is None:
-            found = log_softmax(np.asarray(self.logits[step], dtype=np.float64))
+            if self.tokens is None:
+                found = log_softmax(np.asarray(self.logits[step], dtype=np.float64))
+            else:
+                found = np.full(self.size, -np.inf)
+                found[self.tokens] = self.logits[step]
             self._done[step] = found
         return found

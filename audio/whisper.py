@@ -22,6 +22,7 @@ from voiced.audio import guards
 from voiced.audio.convert import to_float
 from voiced.audio.segmenter import Segment
 from voiced.audio.settings import SAMPLE_RATE, SttSettings
+from voiced.audio.stepdecoder import remember_directory
 from voiced.audio.transcribe import NO_BIAS, BiasVocabulary, Chooser, Transcript
 from voiced.audio.whisper_window import Decoded, DecodeOptions, decode_window, token_budget
 from voiced.audio.whisperbase import base_model_path
@@ -85,6 +86,7 @@ def load_model(path: str, compute_type: str, cpu_threads: int) -> LoadedModel:
         model = WhisperModel(path, device="cpu", compute_type=compute_type, cpu_threads=cpu_threads)
         seconds = time.perf_counter() - began
         _models[key] = model
+        remember_directory(model, path)
         log.info("whisper model loaded", path=path, compute_type=compute_type, seconds=seconds)
         return LoadedModel(model, seconds)
 

@@ -19,6 +19,7 @@ import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,8 +28,10 @@ import structlog
 from voiced.audio.grammar_decode import (
     MAX_GAP,
     Constrained,
+    Stepping,
     WordGraph,
     decode_held,
+    held_tokens,
     keeps_what_was_heard,
     made_unasked,
     supported,
@@ -36,6 +39,7 @@ from voiced.audio.grammar_decode import (
 )
 from voiced.audio.guards import once
 from voiced.audio.judge import Judge, judge_choice
+from voiced.audio.stepdecoder import ModelFileError, StepDecoder, directory_of, load_decoder
 from voiced.audio.transcribe import Chooser, HoldsToSentences
 from voiced.rules import heard_as
 
@@ -168,7 +172,8 @@ def decode_window(
         decoded = _hypothesis(tokenizer, result, 0)
         if several and choose is not None:
             judge = functools.partial(Judge, model.model, encoded, features.shape[-1], tokenizer)
-            kept = _chosen(tokenizer, result, decoded, choose, judge, options)
+            kept = _chosen(tokenizer, result, decoded, choose, judge, options,
+                           directory_of(model))  # fmt: skip
             if kept is not None:
                 return kept
         text, avg = decoded.text, decoded.avg_logprob
@@ -188,6 +193,7 @@ def _chosen(
     choose: Chooser,
     judge: Callable[[], Judge],
     options: DecodeOptions,
+    directory: Path | None = None,
 ) -> Decoded | None:
     """The hypothesis the live grammar chose (judged by the audio where it asks), else the
     sentence decoding held to the cell's sentences reads (also where the grammar kept a
@@ -209,7 +215,7 @@ def _chosen(
         and not decoded.silent(options)
         and (chosen is not None or worth_holding(graph, best))
     ):
-        held = _held(judge(), graph, choose, best)
+        held = _held(judge(), graph, choose, best, directory)
         if held is not None:
             unasked = chosen is None and made_unasked(graph, best, held)
             doubt = None if unasked else heard_as(once(best).strip())
@@ -220,12 +226,15 @@ def _chosen(
     return None
 
 
-def _held(judge: Judge, graph: WordGraph, choose: Chooser, best: str) -> str | None:
+def _held(
+    judge: Judge, graph: WordGraph, choose: Chooser, best: str, directory: Path | None = None
+) -> str | None:
     """What the cell's sentences make of a segment none of whose hypotheses the grammar read
     (or read only to refuse): the likeliest sentence decoding held to `graph` gives that the
     audio supports about as well as the free reading `best` (else it is talk the grammar would
     be forced onto) and that keeps what was heard plainly, if the chooser keeps it; None
-    otherwise (and on any failure: the free reading stands)."""
+    otherwise (and on any failure: the free reading stands). Decoded on the step decoder
+    where the model's `directory` is known and its decoder readable, else by CTranslate2."""
     began = time.perf_counter()
     try:
         # A reading written over and over scores as the sentence once: the sum over the loop
@@ -240,8 +249,9 @@ def _held(judge: Judge, graph: WordGraph, choose: Chooser, best: str) -> str | N
             return fit
 
         held = decode_held(
-            judge.model, judge.encoded, judge.tokenizer, graph, keep=fits, floor=free - MAX_GAP
-        )
+            judge.model, judge.encoded, judge.tokenizer, graph, keep=fits, floor=free - MAX_GAP,
+            steps=_stepping(judge, graph, directory),
+        )  # fmt: skip
     except Exception as exc:  # CTranslate2's errors have no common type of their own
         log.error("decoding held to the cell's sentences failed", error=repr(exc))
         return None
@@ -256,6 +266,26 @@ def _held(judge: Judge, graph: WordGraph, choose: Chooser, best: str) -> str | N
              score=round(held.logprob, 2), free=round(free, 2), calls=held.calls,
              seconds=round(time.perf_counter() - began, 3))  # fmt: skip
     return chosen.text or held.text
+
+
+def _stepping(judge: Judge, graph: WordGraph, directory: Path | None) -> Stepping | None:
+    """Held decoding on the step decoder for this segment (None: the model's decoder is not
+    known or not readable: CTranslate2 decodes, as before)."""
+    if directory is None:
+        return None
+    try:
+        weights = load_decoder(directory)
+    except (OSError, ModelFileError, KeyError, ValueError) as exc:
+        _unreadable(directory, repr(exc))
+        return None
+    tokens = held_tokens(graph, judge.tokenizer)
+    return Stepping(StepDecoder(weights, tokens, judge.encoded), judge.tokenizer.eot, judge.scores)
+
+
+@functools.cache
+def _unreadable(directory: Path, error: str) -> None:
+    log.warning("the model's decoder could not be read: held decoding calls CTranslate2",
+                path=str(directory), error=error)  # fmt: skip
 
 
 def _hypothesis(tokenizer: Any, result: Any, index: int) -> Decoded:

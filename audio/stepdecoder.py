@@ -1,0 +1,267 @@
+"""Whisper's text decoder run step by step in NumPy, keeping its cache, over a few tokens.
+
+Held decoding (`voiced.audio.grammar_decode`) decodes again from every place the cell's sentences
+correct the free path. CTranslate2's `Whisper.generate` keeps no state between calls: each call
+runs its forced prefix through the decoder again one token at a time (~7 ms a token here), so
+a correction late in an order cost as much as decoding the order. This decoder holds the
+self-attention cache of every path it has decoded (a prefix is run once, in one pass), and it
+scores only the tokens the cell's sentences are spelt with (`StepDecoder.tokens`): the output
+layer is the costly part of a step, and a token no sentence spells is never taken.
+
+Its log-probabilities are normalised over those tokens only, so they are upper bounds of the
+model's own: enough to rank ways and give up the hopeless (`grammar_decode`), never to compare
+with a free reading; a sentence found is scored again by CTranslate2 for that (`Judge.scores`).
+
+The weights are read from the CTranslate2 model the transcriber loaded (`model.bin`, the
+decoder's part only, about 40 MB as float32); the encoder's output comes from CTranslate2.
+"""
+
+from __future__ import annotations
+
+import functools
+import struct
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+import numpy.typing as npt
+
+Array = npt.NDArray[np.float32]
+
+_DTYPES: tuple[Any, ...] = (np.float32, np.int8, np.int16, np.int32, np.float16, None)
+"""CTranslate2's type ids in `model.bin` (its `_dtype_to_type_id`), bfloat16 unread."""
+LAYER_NORM_EPS = 1e-5
+
+
+class ModelFileError(ValueError):
+    """`model.bin` is not a CTranslate2 Whisper model this decoder can read."""
+
+
+def read_decoder(path: Path) -> dict[str, npt.NDArray[Any]]:
+    """The decoder's variables of a CTranslate2 `model.bin` (format of
+    `ctranslate2.specs.ModelSpec._serialize`), read one by one: the encoder's are skipped
+    unread, and the embeddings (51,864 rows, a few looked up a step) are mapped, not read."""
+    found: dict[str, npt.NDArray[Any]] = {}
+    with path.open("rb") as file:
+        _unpack(file, "I")  # binary version
+        name = _string(file)
+        if name != "WhisperSpec":
+            raise ModelFileError(f"{path}: a {name}, not a Whisper model")
+        _unpack(file, "I")  # revision
+        for _ in range(_unpack(file, "I")):
+            key = _string(file)
+            shape = [_unpack(file, "I") for _ in range(_unpack(file, "B"))]
+            kind, size = _unpack(file, "B"), _unpack(file, "I")
+            dtype = _DTYPES[kind] if kind < len(_DTYPES) else None
+            if not key.startswith("decoder/") or dtype is None:
+                file.seek(size, 1)
+            elif key == "decoder/embeddings/weight":
+                found[key] = np.memmap(path, dtype, "r", file.tell(), tuple(shape))
+                file.seek(size, 1)
+            else:
+                raw = np.frombuffer(file.read(size), dtype=dtype)
+                found[key] = raw.reshape(shape) if shape else raw
+    if "decoder/embeddings/weight" not in found:
+        raise ModelFileError(f"{path}: no decoder embeddings")
+    return found
+
+
+def _unpack(file: IO[bytes], fmt: str) -> int:
+    size = struct.calcsize(fmt)
+    data = file.read(size)
+    if len(data) != size:
+        raise ModelFileError("model.bin ends early")
+    return int(struct.unpack(fmt, data)[0])
+
+
+def _string(file: IO[bytes]) -> str:
+    size = _unpack(file, "H")
+    return file.read(size)[:-1].decode("utf-8")
+
+
+@dataclass(frozen=True)
+class _Layer:
+    norm1: tuple[Array, Array]
+    qkv: tuple[Array, Array]
+    out1: tuple[Array, Array]
+    norm2: tuple[Array, Array]
+    query: tuple[Array, Array]
+    memory: tuple[Array, Array]
+    out2: tuple[Array, Array]
+    norm3: tuple[Array, Array]
+    up: tuple[Array, Array]
+    down: tuple[Array, Array]
+
+
+class DecoderWeights:
+    """The decoder of one Whisper model, as float32 (~40 MB for tiny.en), the embeddings
+    mapped from the file."""
+
+    def __init__(self, variables: dict[str, npt.NDArray[Any]]) -> None:
+        def get(key: str) -> Array:
+            return np.ascontiguousarray(variables[f"decoder/{key}"], dtype=np.float32)
+
+        def linear(key: str) -> tuple[Array, Array]:
+            return np.ascontiguousarray(get(f"{key}/weight").T), get(f"{key}/bias")
+
+        def norm(key: str) -> tuple[Array, Array]:
+            return get(f"{key}/gamma"), get(f"{key}/beta")
+
+        self.heads = int(np.asarray(variables["decoder/num_heads"]).reshape(-1)[0])
+        self.embeddings = variables["decoder/embeddings/weight"]
+        self.positions = get("position_encodings/encodings")
+        self.norm = norm("layer_norm")
+        count = 0
+        while f"decoder/layer_{count}/ffn/linear_0/weight" in variables:
+            count += 1
+        self.layers = [
+            _Layer(
+                norm(f"layer_{i}/self_attention/layer_norm"),
+                linear(f"layer_{i}/self_attention/linear_0"),
+                linear(f"layer_{i}/self_attention/linear_1"),
+                norm(f"layer_{i}/attention/layer_norm"),
+                linear(f"layer_{i}/attention/linear_0"),
+                linear(f"layer_{i}/attention/linear_1"),
+                linear(f"layer_{i}/attention/linear_2"),
+                norm(f"layer_{i}/ffn/layer_norm"),
+                linear(f"layer_{i}/ffn/linear_0"),
+                linear(f"layer_{i}/ffn/linear_1"),
+            )
+            for i in range(count)
+        ]
+        self._outputs: dict[tuple[int, ...], Array] = {}
+
+    def output(self, tokens: tuple[int, ...]) -> Array:
+        """The output layer for `tokens` only (the embeddings' rows: Whisper ties them)."""
+        found = self._outputs.get(tokens)
+        if found is None:
+            rows = np.asarray(self.embeddings[list(tokens)], dtype=np.float32)
+            found = np.ascontiguousarray(rows.T)
+            self._outputs = {tokens: found}  # one cell's tokens at a time
+        return found
+
+
+_directories: weakref.WeakKeyDictionary[Any, Path] = weakref.WeakKeyDictionary()
+
+
+def remember_directory(model: Any, directory: str | Path) -> None:
+    """Where `model` (a faster_whisper.WhisperModel, which does not keep it) was loaded from."""
+    _directories[model] = Path(directory)
+
+
+def directory_of(model: Any) -> Path | None:
+    """Where `model` was loaded from (None: not known, a model loaded elsewhere)."""
+    try:
+        return _directories.get(model)
+    except TypeError:  # not weakly referable: not one `remember_directory` was told of
+        return None
+
+
+@functools.lru_cache(maxsize=1)
+def load_decoder(directory: Path) -> DecoderWeights:
+    """The decoder of the CTranslate2 model in `directory` (its `model.bin`), read once."""
+    return DecoderWeights(read_decoder(directory / "model.bin"))
+
+
+def _layer_norm(x: Array, norm: tuple[Array, Array]) -> Array:
+    mean = x.mean(axis=-1, keepdims=True)
+    centred = x - mean
+    variance = (centred * centred).mean(axis=-1, keepdims=True)
+    return np.asarray(centred / np.sqrt(variance + LAYER_NORM_EPS) * norm[0] + norm[1])
+
+
+def _gelu(x: Array) -> Array:
+    # The tanh form: within 1e-3 of the erf form CTranslate2 uses, far below int8's noise.
+    return np.asarray(0.5 * x * (1.0 + np.tanh(0.7978845608 * (x + 0.044715 * x * x * x))))
+
+
+def _softmax(x: Array) -> Array:
+    x = np.exp(x - x.max(axis=-1, keepdims=True))
+    return np.asarray(x / x.sum(axis=-1, keepdims=True))
+
+
+@dataclass(frozen=True)
+class State:
+    """A token sequence run through the decoder: the self-attention keys and values of every
+    position, each layer, and the log-probabilities of the next token after each position."""
+
+    keys: list[Array]
+    values: list[Array]
+    rows: Array
+    """[positions, tokens]: log P(next token | the sequence up to each position), over the
+    decoder's `tokens` only."""
+
+    def __len__(self) -> int:
+        return int(self.rows.shape[0])
+
+
+class StepDecoder:
+    """The decoder over one segment's encoded audio: a sequence run in one pass (`run`), then
+    a token at a time on its cache (`step`)."""
+
+    def __init__(
+        self, weights: DecoderWeights, tokens: tuple[int, ...], encoded: npt.NDArray[Any]
+    ) -> None:
+        self.w = weights
+        self.tokens = np.asarray(tokens, dtype=np.int64)
+        """The tokens scored (the output layer's rows), in order."""
+        self.output = weights.output(tokens)
+        audio = np.asarray(encoded, dtype=np.float32).reshape(-1, encoded.shape[-1])
+        # The encoder's keys and values, once a segment (CTranslate2 does this every call).
+        self.memory = []
+        for layer in weights.layers:
+            both = audio @ layer.memory[0] + layer.memory[1]
+            keys, values = np.split(both, 2, axis=-1)
+            self.memory.append((self._heads(keys), self._heads(values)))
+
+    def _heads(self, x: Array) -> Array:
+        """[positions, d] -> [heads, positions, d / heads]."""
+        n = x.shape[0]
+        return np.ascontiguousarray(x.reshape(n, self.w.heads, -1).transpose(1, 0, 2))
+
+    def run(self, sequence: Sequence[int]) -> State:
+        """`sequence` run in one pass (teacher forcing)."""
+        return self._run(None, sequence)
+
+    def step(self, state: State, token: int) -> State:
+        """`state` one token on; its own cache is not changed (a path may branch from it)."""
+        return self._run(state, [token])
+
+    def _run(self, before: State | None, tokens: Sequence[int]) -> State:
+        w = self.w
+        n, at = len(tokens), 0 if before is None else len(before)
+        x = np.asarray(w.embeddings[list(tokens)], dtype=np.float32) + w.positions[at : at + n]
+        keys_out, values_out = [], []
+        mask = np.triu(np.full((n, at + n), -np.inf, dtype=np.float32), k=at + 1)
+        scale = np.float32(1 / np.sqrt(x.shape[-1] // w.heads))
+        for i, layer in enumerate(w.layers):
+            h = _layer_norm(x, layer.norm1) @ layer.qkv[0] + layer.qkv[1]
+            q, k, v = (self._heads(part) for part in np.split(h, 3, axis=-1))
+            if before is not None:
+                k = np.concatenate([before.keys[i], k], axis=1)
+                v = np.concatenate([before.values[i], v], axis=1)
+            keys_out.append(k)
+            values_out.append(v)
+            attended = _softmax((q @ k.transpose(0, 2, 1)) * scale + mask) @ v
+            x = x + self._joined(attended) @ layer.out1[0] + layer.out1[1]
+            q = self._heads(_layer_norm(x, layer.norm2) @ layer.query[0] + layer.query[1])
+            mk, mv = self.memory[i]
+            attended = _softmax((q @ mk.transpose(0, 2, 1)) * scale) @ mv
+            x = x + self._joined(attended) @ layer.out2[0] + layer.out2[1]
+            h = _gelu(_layer_norm(x, layer.norm3) @ layer.up[0] + layer.up[1])
+            x = x + h @ layer.down[0] + layer.down[1]
+        logits = _layer_norm(x, w.norm) @ self.output
+        top = logits.max(axis=-1, keepdims=True)
+        rows = logits - top - np.log(np.exp(logits - top).sum(axis=-1, keepdims=True))
+        if before is not None:
+            rows = np.concatenate([before.rows, rows])
+        return State(keys_out, values_out, np.asarray(rows, dtype=np.float32))
+
+    @staticmethod
+    def _joined(x: Array) -> Array:
+        """[heads, positions, d / heads] -> [positions, d]."""
+        heads, n, size = x.shape
+        return np.ascontiguousarray(x.transpose(1, 0, 2).reshape(n, heads * size))
