@@ -40,11 +40,34 @@ class ModelFileError(ValueError):
     """`model.bin` is not a CTranslate2 Whisper model this decoder can read."""
 
 
-def read_decoder(path: Path) -> dict[str, npt.NDArray[Any]]:
+class Embeddings:
+    """The token embeddings, left in the file: a row is read when first asked for (mapped
+    instead, the rows of a cell's tokens, spread over the file, paged all 40 MB in)."""
+
+    def __init__(self, path: Path, offset: int, shape: tuple[int, int], dtype: Any) -> None:
+        self.path, self.offset, self.shape, self.dtype = path, offset, shape, np.dtype(dtype)
+        self._rows: dict[int, Array] = {}
+
+    def __getitem__(self, tokens: Sequence[int]) -> Array:
+        missing = [t for t in dict.fromkeys(tokens) if t not in self._rows]
+        if missing:
+            size = self.shape[1] * self.dtype.itemsize
+            with self.path.open("rb") as file:
+                for token in missing:
+                    if not 0 <= token < self.shape[0]:
+                        raise IndexError(f"token {token} outside the vocabulary")
+                    file.seek(self.offset + token * size)
+                    row = np.frombuffer(file.read(size), dtype=self.dtype)
+                    self._rows[token] = row.astype(np.float32)
+        return np.stack([self._rows[t] for t in tokens])
+
+
+def read_decoder(path: Path) -> dict[str, Any]:
     """The decoder's variables of a CTranslate2 `model.bin` (format of
-    `ctranslate2.specs.ModelSpec._serialize`), read one by one: the encoder's are skipped
-    unread, and the embeddings (51,864 rows, a few looked up a step) are mapped, not read."""
-    found: dict[str, npt.NDArray[Any]] = {}
+    `ctranslate2.specs.ModelSpec._serialize`), read one by one, float16 made float32: the
+    encoder's are skipped unread, and the embeddings (51,864 rows, a cell's tokens among them)
+    are left in the file (`Embeddings`)."""
+    found: dict[str, Any] = {}
     with path.open("rb") as file:
         _unpack(file, "I")  # binary version
         name = _string(file)
@@ -59,11 +82,13 @@ def read_decoder(path: Path) -> dict[str, npt.NDArray[Any]]:
             if not key.startswith("decoder/") or dtype is None:
                 file.seek(size, 1)
             elif key == "decoder/embeddings/weight":
-                found[key] = np.memmap(path, dtype, "r", file.tell(), tuple(shape))
+                found[key] = Embeddings(path, file.tell(), (shape[0], shape[1]), dtype)
                 file.seek(size, 1)
             else:
+                # Made float32 one by one: the stored float16 never all held at once.
                 raw = np.frombuffer(file.read(size), dtype=dtype)
-                found[key] = raw.reshape(shape) if shape else raw
+                raw = raw.reshape(shape) if shape else raw
+                found[key] = raw.astype(np.float32) if dtype == np.float16 else raw
     if "decoder/embeddings/weight" not in found:
         raise ModelFileError(f"{path}: no decoder embeddings")
     return found
@@ -97,21 +122,24 @@ class _Layer:
 
 
 class DecoderWeights:
-    """The decoder of one Whisper model, as float32 (~40 MB for tiny.en), the embeddings
-    mapped from the file."""
+    """The decoder of one Whisper model, as float32 (~37 MB for tiny.en), the embeddings
+    read from the file as rows are needed."""
 
-    def __init__(self, variables: dict[str, npt.NDArray[Any]]) -> None:
+    def __init__(self, variables: dict[str, Any]) -> None:
         def get(key: str) -> Array:
             return np.ascontiguousarray(variables[f"decoder/{key}"], dtype=np.float32)
 
         def linear(key: str) -> tuple[Array, Array]:
-            return np.ascontiguousarray(get(f"{key}/weight").T), get(f"{key}/bias")
+            # Transposed in place of the stored matrix, which is let go (memory at load).
+            weight = np.ascontiguousarray(get(f"{key}/weight").T)
+            variables[f"decoder/{key}/weight"] = weight
+            return weight, get(f"{key}/bias")
 
         def norm(key: str) -> tuple[Array, Array]:
             return get(f"{key}/gamma"), get(f"{key}/beta")
 
         self.heads = int(np.asarray(variables["decoder/num_heads"]).reshape(-1)[0])
-        self.embeddings = variables["decoder/embeddings/weight"]
+        self.embeddings: Embeddings = variables["decoder/embeddings/weight"]
         self.positions = get("position_encodings/encodings")
         self.norm = norm("layer_norm")
         count = 0
@@ -138,8 +166,7 @@ class DecoderWeights:
         """The output layer for `tokens` only (the embeddings' rows: Whisper ties them)."""
         found = self._outputs.get(tokens)
         if found is None:
-            rows = np.asarray(self.embeddings[list(tokens)], dtype=np.float32)
-            found = np.ascontiguousarray(rows.T)
+            found = np.ascontiguousarray(self.embeddings[list(tokens)].T)
             self._outputs = {tokens: found}  # one cell's tokens at a time
         return found
 
@@ -233,7 +260,7 @@ class StepDecoder:
     def _run(self, before: State | None, tokens: Sequence[int]) -> State:
         w = self.w
         n, at = len(tokens), 0 if before is None else len(before)
-        x = np.asarray(w.embeddings[list(tokens)], dtype=np.float32) + w.positions[at : at + n]
+        x = w.embeddings[list(tokens)] + w.positions[at : at + n]
         keys_out, values_out = [], []
         mask = np.triu(np.full((n, at + n), -np.inf, dtype=np.float32), k=at + 1)
         scale = np.float32(1 / np.sqrt(x.shape[-1] // w.heads))
