@@ -393,6 +393,8 @@ class Constrained:
     calls: int
     """Decodes it took, counted for each way (one, and one more each time free decoding left
     the graph; ways decoded side by side share a batched call, each counted)."""
+    end: float = 0.0
+    """log P(end of text | tokens, audio), included in `logprob`."""
 
 
 def _pieces(tokenizer: Any) -> tuple[str, ...]:
@@ -582,8 +584,8 @@ class _Held:
         self.reached = []
         if reached:
             assert self.steps is not None
-            scores = self.steps.score([sentence.text for sentence in reached])
-            self._judge([replace(c, logprob=p) for c, p in zip(reached, scores, strict=True)])
+            said = self.steps.score([sentence.text for sentence in reached])
+            self._judge([replace(c, logprob=p + c.end) for c, p in zip(reached, said, strict=True)])
 
     def _judge(self, reached: list[Constrained]) -> None:
         """Each sentence the best so far if it is kept and likelier; the floor rises to it."""
@@ -608,7 +610,7 @@ class _Path:
 
     def done(self, tokenizer: Any, end_logprob: float, calls: int) -> Constrained:
         text = tokenizer.decode(self.kept).strip()
-        return Constrained(text, self.logprob + end_logprob, len(self.kept), calls)
+        return Constrained(text, self.logprob + end_logprob, len(self.kept), calls, end_logprob)
 
     def copy(self) -> _Path:
         return _Path(list(self.kept), self.reading, self.logprob)
@@ -684,7 +686,9 @@ def _ways_allowed(
     ways: list[_Way] = []
     if reading.may_end(graph):
         ways.append((float(logp[tokenizer.eot]), [], None))
-    for token in np.argsort(logp[: tokenizer.eot])[::-1][:TOP_TOKENS]:
+    text = -logp[: tokenizer.eot]
+    likeliest = np.argpartition(text, min(TOP_TOKENS, len(text) - 1))[:TOP_TOKENS]
+    for token in likeliest[np.argsort(text[likeliest], kind="stable")]:
         after = reading.then(graph, pieces[token])
         if after is not None and (not after.partial or after.ends_word(graph)):
             ways.append((float(logp[token]), [int(token)], after))
@@ -764,8 +768,9 @@ def _held_tokens(graph: WordGraph, vocabulary: Any, eot: int) -> tuple[int, ...]
 
 class Stepping:
     """Held decoding on `voiced.audio.stepdecoder`: the segment's decoder over the graph's
-    tokens, and the model's own score of a sentence reached (`score`, the caller's: the step
-    decoder's are upper bounds)."""
+    tokens, and the model's own log-probability of a sentence's words (`score`, the caller's,
+    `Judge.said`: the step decoder's are upper bounds); the end of the text is the step
+    decoder's."""
 
     def __init__(
         self, decoder: StepDecoder, eot: int, score: Callable[[list[str]], list[float]]

@@ -68,8 +68,27 @@ class Judge:
         keep = audio_frames // 2 + TAIL_FRAMES
         self.encoded: npt.NDArray[np.float32] = np.ascontiguousarray(np.array(encoded)[:, :keep])
         self.model = model
+        self.frames = audio_frames
         self.tokenizer = tokenizer
         self.start = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
+
+    def said(self, texts: Sequence[str]) -> list[float]:
+        """Each text's tokens' log-probability, the end of the text not counted, by one pass of
+        CTranslate2's `Whisper.align` over all of them (a tenth of `scores`'s time: `generate`
+        runs a forced prefix a token at a time). `align` weighs each token among the text
+        tokens only (the end and the special tokens left out): a little above the model's own
+        where the text could end."""
+        import ctranslate2  # type: ignore[import-untyped]
+
+        if not texts:
+            return []
+        tokens = [self.tokenizer.encode(" " + t.strip()) for t in texts]
+        features = ctranslate2.StorageView.from_array(
+            np.ascontiguousarray(np.repeat(self.encoded, len(texts), axis=0))
+        )
+        results = self.model.align(features, self.start, tokens, [self.frames] * len(texts))
+        return [float(np.log(np.maximum(np.asarray(r.text_token_probs), 1e-30)).sum())
+                for r in results]  # fmt: skip
 
     def scores(self, texts: Sequence[str]) -> list[float]:
         """Each text's log-probability, in order."""
@@ -79,7 +98,7 @@ class Judge:
         return found
 
     def _batch(self, texts: Sequence[str]) -> list[float]:
-        import ctranslate2  # type: ignore[import-untyped]
+        import ctranslate2
 
         tokens = [self.tokenizer.encode(" " + t.strip()) for t in texts]
         features = ctranslate2.StorageView.from_array(

@@ -187,6 +187,21 @@ def directory_of(model: Any) -> Path | None:
         return None
 
 
+@functools.cache
+def _blas() -> Any:
+    from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
+
+    return ThreadpoolController()
+
+
+def one_thread() -> Any:
+    """NumPy's BLAS on one thread while held (a context manager). The step decoder's products
+    are small: OpenBLAS's second thread saves nothing on them alone, and beside the daemon's
+    other threads (CTranslate2's, the keyword models') it made a held decode twice as slow
+    (measured with two daemons running)."""
+    return _blas().limit(limits=1, user_api="blas")
+
+
 @functools.lru_cache(maxsize=1)
 def load_decoder(directory: Path) -> DecoderWeights:
     """The decoder of the CTranslate2 model in `directory` (its `model.bin`), read once."""

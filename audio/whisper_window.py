@@ -14,6 +14,7 @@ the window go through faster-whisper's normal path instead.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 import zlib
@@ -39,7 +40,13 @@ from voiced.audio.grammar_decode import (
 )
 from voiced.audio.guards import once
 from voiced.audio.judge import Judge, judge_choice
-from voiced.audio.stepdecoder import ModelFileError, StepDecoder, directory_of, load_decoder
+from voiced.audio.stepdecoder import (
+    ModelFileError,
+    StepDecoder,
+    directory_of,
+    load_decoder,
+    one_thread,
+)
 from voiced.audio.transcribe import Chooser, HoldsToSentences
 from voiced.rules import heard_as
 
@@ -248,10 +255,10 @@ def _held(
                          score=round(held.logprob, 2), free=round(free, 2))  # fmt: skip
             return fit
 
-        held = decode_held(
-            judge.model, judge.encoded, judge.tokenizer, graph, keep=fits, floor=free - MAX_GAP,
-            steps=_stepping(judge, graph, directory),
-        )  # fmt: skip
+        steps = _stepping(judge, graph, directory)
+        with one_thread() if steps is not None else contextlib.nullcontext():
+            held = decode_held(judge.model, judge.encoded, judge.tokenizer, graph, keep=fits,
+                               floor=free - MAX_GAP, steps=steps)  # fmt: skip
     except Exception as exc:  # CTranslate2's errors have no common type of their own
         log.error("decoding held to the cell's sentences failed", error=repr(exc))
         return None
@@ -279,7 +286,7 @@ def _stepping(judge: Judge, graph: WordGraph, directory: Path | None) -> Steppin
         _unreadable(directory, repr(exc))
         return None
     tokens = held_tokens(graph, judge.tokenizer)
-    return Stepping(StepDecoder(weights, tokens, judge.encoded), judge.tokenizer.eot, judge.scores)
+    return Stepping(StepDecoder(weights, tokens, judge.encoded), judge.tokenizer.eot, judge.said)
 
 
 @functools.cache
