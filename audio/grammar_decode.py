@@ -326,6 +326,15 @@ class WordGraph:
         return self.ends(self.walk(self.start, text))
 
 
+CONTRACTED = frozenset({
+    "i", "you", "we", "they", "he", "she", "it", "that", "there", "here", "what", "who", "let",
+    "don", "can", "won", "isn", "aren", "wasn", "weren", "doesn", "didn", "hasn", "haven",
+    "hadn", "wouldn", "couldn", "shouldn", "mustn",
+})  # fmt: skip
+"""The words an apostrophe may follow inside a word ("I'd", "don't", "let's"): the sentences'
+words are spelt without one ("id"), so an apostrophe elsewhere ("ice'd", "Brew 'a") would
+read as the word without it while the model scores a word nobody says."""
+
 SENTENCE_MARKS = ".?!"
 """End a sentence: written only where one of the graph's may end. Mid-order ("Can I?",
 "Make.") they had sent the free decoding after them astray, a decoder call each."""
@@ -345,9 +354,10 @@ class Reading:
 
     def then(self, graph: WordGraph, piece: str) -> Reading | None:
         """After the token text `piece`, or None if the graph cannot go on so. Case is
-        folded, apostrophes dropped, spaces and `WORD_MARKS` end a word (as
-        `voiced.rules.normalize.words` reads text), `SENTENCE_MARKS` end one where a sentence
-        may end; any other character (quotes, brackets) is never written."""
+        folded, apostrophes dropped (only after a word of `CONTRACTED`), spaces and
+        `WORD_MARKS` end a word (as `voiced.rules.normalize.words` reads text),
+        `SENTENCE_MARKS` end one where a sentence may end; any other character (quotes,
+        brackets) is never written."""
         states, partial = self.states, self.partial
         punctuation = not any(char.isalnum() for char in piece)
         if punctuation and (not partial or not piece.strip("'’")):
@@ -359,6 +369,8 @@ class Reading:
                     return None
                 continue
             if char in "'’":
+                if partial not in CONTRACTED:
+                    return None  # "ice'd", "'a": the graph's words are written without
                 continue
             if partial:
                 states = graph.after(states, partial)
@@ -516,7 +528,7 @@ class _Held:
         if not path.kept:
             # The opening is always branched on (`BRANCHES`): a first token the graph allows
             # says little more of the sentence than one it does not.
-            return [], _Rows(state.rows[-1:], decoder.tokens, eot + 1)
+            return [], _Rows(state.rows[-1:], decoder)
         free, reading, cut = list(path.kept), path.reading, True
         while cut and len(free) < len(path.kept) + MAX_TOKENS:
             token = int(decoder.tokens[int(np.argmax(state.rows[-1]))])
@@ -529,7 +541,7 @@ class _Held:
                 reading = following
                 state = decoder.step(state, token)
         rows = state.rows[len(self.start) - 1 :]
-        return free, _Rows(rows[: len(free) + (not cut)], decoder.tokens, eot + 1)
+        return free, _Rows(rows[: len(free) + (not cut)], decoder)
 
     def _may_go_on(self, way: _Live) -> bool:
         return (
@@ -546,7 +558,7 @@ class _Held:
         calls = way.calls + 1
         if len(rows) <= len(path.kept):
             return []  # nothing decoded after the prefix (the length limit)
-        path.logprob += sum(float(rows[at][path.kept[at]]) for at in way.unscored)
+        path.logprob += sum(rows.logprob(at, path.kept[at]) for at in way.unscored)
         left = _keep_free(path, free, rows, graph, tokenizer, self.pieces)
         if path.logprob < self._floor:
             return []
@@ -643,15 +655,14 @@ def _keep_free(
     log-probability where the free path ends a sentence of the graph; True where it leaves
     the graph (at `len(path.kept)`); False where the length limit cut it off."""
     for at in range(len(path.kept), len(rows)):
-        logp = rows[at]
         token = free[at] if at < len(free) else tokenizer.eot
         if token == tokenizer.eot and path.reading.may_end(graph):
-            return float(logp[token])
+            return rows.logprob(at, token)
         following = path.reading.then(graph, pieces[token]) if token < tokenizer.eot else None
         if following is None:
             return True
         path.kept.append(int(token))
-        path.reading, path.logprob = following, path.logprob + float(logp[token])
+        path.reading, path.logprob = following, path.logprob + rows.logprob(at, token)
     return False
 
 
@@ -802,13 +813,21 @@ def _decode_from(
 
 class _Rows:
     """The log-probabilities of each step, worked out from the logits when a step is read
-    (most steps of a call are only looked at for one token). With `tokens`, the rows are
-    log-probabilities over those tokens already (the step decoder's): spread out to a
-    vocabulary of `size`, every other token impossible."""
+    (most steps of a call are only looked at for one token). With a `decoder`, the rows are
+    log-probabilities over its tokens already: spread out to its vocabulary when a whole row is
+    read, every other token impossible."""
 
-    def __init__(self, logits: Any, tokens: Any = None, size: int = 0) -> None:
-        self.logits, self.tokens, self.size = logits, tokens, size
+    def __init__(self, logits: Any, decoder: StepDecoder | None = None) -> None:
+        self.logits, self.decoder = logits, decoder
         self._done: dict[int, npt.NDArray[np.float64]] = {}
+
+    def logprob(self, step: int, token: int) -> float:
+        """One token's log-probability at `step` (on the step decoder's rows, without
+        spreading the row out to the whole vocabulary, 400 kB a row)."""
+        if self.decoder is None:
+            return float(self[step][token])
+        column = self.decoder.column(token)
+        return float(self.logits[step][column]) if column >= 0 else -np.inf
 
     def __len__(self) -> int:
         return len(self.logits)
@@ -816,10 +835,10 @@ class _Rows:
     def __getitem__(self, step: int) -> npt.NDArray[np.float64]:
         found = self._done.get(step)
         if found is None:
-            if self.tokens is None:
+            if self.decoder is None:
                 found = log_softmax(np.asarray(self.logits[step], dtype=np.float64))
             else:
-                found = np.full(self.size, -np.inf)
-                found[self.tokens] = self.logits[step]
+                found = np.full(self.decoder.vocabulary, -np.inf)
+                found[self.decoder.tokens] = self.logits[step]
             self._done[step] = found
         return found

@@ -250,6 +250,10 @@ class StepDecoder:
         self.w = weights
         self.tokens = np.asarray(tokens, dtype=np.int64)
         """The tokens scored (the output layer's rows), in order."""
+        self.vocabulary = int(self.tokens.max()) + 1 if len(tokens) else 0
+        """The vocabulary a row spreads out to: up to the last token scored."""
+        self._columns = np.full(self.vocabulary, -1, dtype=np.int64)
+        self._columns[self.tokens] = np.arange(len(tokens))
         self.output = weights.output(tokens)
         audio = np.asarray(encoded, dtype=np.float32).reshape(-1, encoded.shape[-1])
         # The encoder's keys and values, once a segment (CTranslate2 does this every call).
@@ -258,6 +262,10 @@ class StepDecoder:
             both = audio @ layer.memory[0] + layer.memory[1]
             keys, values = np.split(both, 2, axis=-1)
             self.memory.append((self._heads(keys), self._heads(values)))
+
+    def column(self, token: int) -> int:
+        """`token`'s column in a row (-1: not scored)."""
+        return int(self._columns[token]) if 0 <= token < self.vocabulary else -1
 
     def _heads(self, x: Array) -> Array:
         """[positions, d] -> [heads, positions, d / heads]."""

@@ -233,6 +233,22 @@ def test_a_sentence_mark_is_written_only_where_a_sentence_may_end() -> None:
     assert joined is not None and joined.joined and not read(" can", "-", "i").joined
 
 
+def test_an_apostrophe_is_written_only_inside_a_contraction() -> None:
+    """The sentences' words are spelt without apostrophes ("id" for "I'd"): "ice'd" read as
+    "iced" and "Brew 'a" as "brew a" while the model scored words nobody says."""
+    graph = graph_of("id like an iced latte", "brew a latte")
+
+    def read(*pieces: str) -> Reading | None:
+        reading: Reading | None = Reading(graph.start)
+        for piece in pieces:
+            reading = reading.then(graph, piece) if reading is not None else None
+        return reading
+
+    assert read(" I", "'d", " like", " an", " iced") is not None
+    assert read(" I", "'d", " like", " an", " ice", "'d") is None
+    assert read(" brew", " 'a") is None and read(" brew", " a") is not None
+
+
 class ByCharacter:
     """A vocabulary that spells text a character a token (the character's code)."""
 
