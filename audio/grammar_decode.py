@@ -53,7 +53,8 @@ BRANCH_NATS = 6.0
 STEP_SLACK = 4.0
 """How far the step decoder's score of a way may fall below the floor and the way still go
 on: its scores are over the graph's tokens only (higher than the model's) but in float32
-where CTranslate2's are int8, and the two differ by up to ~0.5 nats a token."""
+where CTranslate2's are int8, and the two differ by up to ~0.5 nats a token (a tested
+bound of 1)."""
 
 
 MAX_GAP = 20.0
@@ -328,8 +329,9 @@ class WordGraph:
 
 CONTRACTED = frozenset({
     "i", "you", "we", "they", "he", "she", "it", "that", "there", "here", "what", "who", "let",
+    "where", "how", "when", "why", "would", "should", "could", "must", "might", "o", "y",
     "don", "can", "won", "isn", "aren", "wasn", "weren", "doesn", "didn", "hasn", "haven",
-    "hadn", "wouldn", "couldn", "shouldn", "mustn",
+    "hadn", "wouldn", "couldn", "shouldn", "mustn", "needn", "shan", "ain",
 })  # fmt: skip
 """The words an apostrophe may follow inside a word ("I'd", "don't", "let's"): the sentences'
 words are spelt without one ("id"), so an apostrophe elsewhere ("ice'd", "Brew 'a") would
@@ -768,7 +770,11 @@ def _held_tokens(graph: WordGraph, vocabulary: Any, eot: int) -> tuple[int, ...]
         text = piece.replace("'", "").replace("’", "")
         body = text.strip()
         letters = body.rstrip(marks)
-        if not body or any(char not in marks for char in body[len(letters) :]):
+        if not body:
+            if text:  # a bare space: the tokenizer writes " iced" as " " then "iced"
+                found.append(token)
+            continue
+        if any(char not in marks for char in body[len(letters) :]):
             continue
         if not letters or (letters.isalnum() and letters.lower() in (
             starts if text.startswith(" ") else inside
@@ -779,14 +785,12 @@ def _held_tokens(graph: WordGraph, vocabulary: Any, eot: int) -> tuple[int, ...]
 
 class Stepping:
     """Held decoding on `voiced.audio.stepdecoder`: the segment's decoder over the graph's
-    tokens, and the model's own log-probability of a sentence's words (`score`, the caller's,
-    `Judge.said`: the step decoder's are upper bounds); the end of the text is the step
-    decoder's."""
+    tokens, and the log-probability CTranslate2 gives a sentence's words (`score`, the
+    caller's `Judge.said`: the step decoder's own are over the graph's tokens only, higher);
+    the end of the text's is the step decoder's."""
 
-    def __init__(
-        self, decoder: StepDecoder, eot: int, score: Callable[[list[str]], list[float]]
-    ) -> None:
-        self.decoder, self.eot, self.score = decoder, eot, score
+    def __init__(self, decoder: StepDecoder, score: Callable[[list[str]], list[float]]) -> None:
+        self.decoder, self.score = decoder, score
 
 
 def _decode_from(

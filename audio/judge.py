@@ -76,8 +76,8 @@ class Judge:
         """Each text's tokens' log-probability, the end of the text not counted, by one pass of
         CTranslate2's `Whisper.align` over all of them (a tenth of `scores`'s time: `generate`
         runs a forced prefix a token at a time). `align` weighs each token among the text
-        tokens only (the end and the special tokens left out): a little above the model's own
-        where the text could end."""
+        tokens only (the end and the special tokens left out): within 0.1 nats of `scores`'s
+        tokens on development orders, a little above where the text could end."""
         import ctranslate2  # type: ignore[import-untyped]
 
         if not texts:
@@ -86,7 +86,9 @@ class Judge:
         features = ctranslate2.StorageView.from_array(
             np.ascontiguousarray(np.repeat(self.encoded, len(texts), axis=0))
         )
-        results = self.model.align(features, self.start, tokens, [self.frames] * len(texts))
+        # `align` writes <|notimestamps|> after the start itself: the bare start sequence.
+        start = list(self.tokenizer.sot_sequence)
+        results = self.model.align(features, start, tokens, [self.frames] * len(texts))
         return [float(np.log(np.maximum(np.asarray(r.text_token_probs), 1e-30)).sum())
                 for r in results]  # fmt: skip
 

@@ -3,14 +3,16 @@
 Held decoding (`voiced.audio.grammar_decode`) decodes again from every place the cell's sentences
 correct the free path. CTranslate2's `Whisper.generate` keeps no state between calls: each call
 runs its forced prefix through the decoder again one token at a time (~7 ms a token here), so
-a correction late in an order cost as much as decoding the order. This decoder holds the
-self-attention cache of every path it has decoded (a prefix is run once, in one pass), and it
-scores only the tokens the cell's sentences are spelt with (`StepDecoder.tokens`): the output
-layer is the costly part of a step, and a token no sentence spells is never taken.
+a correction late in an order cost as much as decoding the order. This decoder runs a prefix
+in one pass (a few ms for a whole order) and then goes on a token at a time on its
+self-attention cache (~3 ms a step), and it scores only the tokens the cell's sentences are
+spelt with (`StepDecoder.tokens`): the output layer is the costly part of a step, and a token
+no sentence spells is never taken.
 
 Its log-probabilities are normalised over those tokens only, so they are upper bounds of the
 model's own: enough to rank ways and give up the hopeless (`grammar_decode`), never to compare
-with a free reading; a sentence found is scored again by CTranslate2 for that (`Judge.scores`).
+with a free reading; a sentence found is scored again by CTranslate2 for that (`Judge.said`,
+its words; the end of the text's is this decoder's).
 
 The weights are read from the CTranslate2 model the transcriber loaded (`model.bin`, the
 decoder's part only, about 40 MB as float32); the encoder's output comes from CTranslate2.
@@ -18,10 +20,12 @@ decoder's part only, about 40 MB as float32); the encoder's output comes from CT
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import struct
+import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -84,6 +88,8 @@ def read_decoder(path: Path) -> dict[str, Any]:
             elif key == "decoder/embeddings/weight":
                 found[key] = Embeddings(path, file.tell(), (shape[0], shape[1]), dtype)
                 file.seek(size, 1)
+            elif key.endswith("_scale") or (shape and dtype not in (np.float16, np.float32)):
+                raise ModelFileError(f"{path}: {key} is quantized ({np.dtype(dtype)})")
             else:
                 # Made float32 one by one: the stored float16 never all held at once.
                 raw = np.frombuffer(file.read(size), dtype=dtype)
@@ -194,18 +200,44 @@ def _blas() -> Any:
     return ThreadpoolController()
 
 
-def one_thread() -> Any:
-    """NumPy's BLAS on one thread while held (a context manager). The step decoder's products
-    are small: OpenBLAS's second thread saves nothing on them alone, and beside the daemon's
-    other threads (CTranslate2's, the keyword models') it made a held decode twice as slow
-    (measured with two daemons running)."""
-    return _blas().limit(limits=1, user_api="blas")
+_limit_lock = threading.Lock()
+_limit: list[Any] = []
+"""The one-thread limit in force, and how many hold it: `one_thread` may overlap itself."""
 
 
-@functools.lru_cache(maxsize=1)
+@contextlib.contextmanager
+def one_thread() -> Iterator[None]:
+    """NumPy's BLAS on one thread while held. The step decoder's products are small:
+    OpenBLAS's second thread saves nothing on them alone, and beside the daemon's other
+    threads (CTranslate2's, the keyword models') it made a held decode twice as slow (measured
+    with two daemons running). The setting is the process's: held by several at once, it is
+    set by the first and restored by the last."""
+    with _limit_lock:
+        if not _limit:
+            _limit.append(_blas().limit(limits=1, user_api="blas"))
+        _limit.append(None)
+    try:
+        yield
+    finally:
+        with _limit_lock:
+            _limit.pop()
+            if len(_limit) == 1:
+                _limit.pop().restore_original_limits()
+
+
+_loaded: dict[Path, DecoderWeights] = {}
+_load_lock = threading.Lock()
+
+
 def load_decoder(directory: Path) -> DecoderWeights:
-    """The decoder of the CTranslate2 model in `directory` (its `model.bin`), read once."""
-    return DecoderWeights(read_decoder(directory / "model.bin"))
+    """The decoder of the CTranslate2 model in `directory` (its `model.bin`), read once per
+    model (tiny.en's ~37 MB as float32, base's ~75 MB)."""
+    with _load_lock:
+        found = _loaded.get(directory)
+        if found is None:
+            found = DecoderWeights(read_decoder(directory / "model.bin"))
+            _loaded[directory] = found
+        return found
 
 
 def _layer_norm(x: Array, norm: tuple[Array, Array]) -> Array:

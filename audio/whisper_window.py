@@ -14,7 +14,6 @@ the window go through faster-whisper's normal path instead.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import time
 import zlib
@@ -255,10 +254,24 @@ def _held(
                          score=round(held.logprob, 2), free=round(free, 2))  # fmt: skip
             return fit
 
-        steps = _stepping(judge, graph, directory)
-        with one_thread() if steps is not None else contextlib.nullcontext():
-            held = decode_held(judge.model, judge.encoded, judge.tokenizer, graph, keep=fits,
+        def decode(steps: Stepping | None) -> Constrained | None:
+            return decode_held(judge.model, judge.encoded, judge.tokenizer, graph, keep=fits,
                                floor=free - MAX_GAP, steps=steps)  # fmt: skip
+
+        held = None
+        with one_thread():
+            steps = _stepping(judge, graph, directory)
+            if steps is not None:
+                try:
+                    held = decode(steps)
+                except Exception as exc:  # the step decoder's: CTranslate2 decodes instead
+                    assert directory is not None
+                    _unusable.add(directory)
+                    log.error("held decoding on the step decoder failed: CTranslate2 decodes",
+                              path=str(directory), error=repr(exc))  # fmt: skip
+                    steps = None
+        if steps is None:
+            held = decode(None)
     except Exception as exc:  # CTranslate2's errors have no common type of their own
         log.error("decoding held to the cell's sentences failed", error=repr(exc))
         return None
@@ -278,7 +291,7 @@ def _held(
 def _stepping(judge: Judge, graph: WordGraph, directory: Path | None) -> Stepping | None:
     """Held decoding on the step decoder for this segment (None: the model's decoder is not
     known or not readable: CTranslate2 decodes, as before)."""
-    if directory is None:
+    if directory is None or directory in _unusable:
         return None
     try:
         weights = load_decoder(directory)
@@ -286,7 +299,11 @@ def _stepping(judge: Judge, graph: WordGraph, directory: Path | None) -> Steppin
         _unreadable(directory, repr(exc))
         return None
     tokens = held_tokens(graph, judge.tokenizer)
-    return Stepping(StepDecoder(weights, tokens, judge.encoded), judge.tokenizer.eot, judge.said)
+    return Stepping(StepDecoder(weights, tokens, judge.encoded), judge.said)
+
+
+_unusable: set[Path] = set()
+"""Models whose decoder failed on the step decoder once: held decoding calls CTranslate2."""
 
 
 @functools.cache
