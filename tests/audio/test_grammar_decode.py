@@ -377,3 +377,65 @@ def test_a_held_sentence_is_made_unasked_only_from_an_opening_with_every_value_k
     assert not made_unasked(graph, "Can I get a 20 ounce mocha with lots of sugar, oops", held)
     # A value left out ("latte" beside words no sentence puts there): the speaker decides.
     assert not made_unasked(graph, "Can I get a 20 ounce mocha with latte sugar?", held)
+
+
+class StepsOf:
+    """A step decoder over every text token and the end, giving `Hears`'s rows: what
+    `voiced.audio.stepdecoder.StepDecoder` gives held decoding, counting what it runs."""
+
+    def __init__(self, model: Hears) -> None:
+        self.model = model
+        self.tokens = np.arange(EOT + 1)
+        self.vocabulary = EOT + 1
+        self.positions: list[int] = []
+        """The last text position each run or step reached."""
+
+    def column(self, token: int) -> int:
+        return token if 0 <= token <= EOT else -1
+
+    def _rows(self, length: int) -> list[np.ndarray]:
+        # After the start (two tokens), position i's row is the text's token i + 1 - 2.
+        rows = []
+        for i in range(length):
+            row = self.model.row(max(i - 1, 0))[: EOT + 1]
+            rows.append(row - np.log(np.exp(row).sum()))
+        return rows
+
+    def run(self, sequence: list[int]) -> Any:
+        self.positions.append(len(sequence) - 2)
+        return _StepState(np.array(self._rows(len(sequence))))
+
+    def step(self, state: Any, token: int) -> Any:
+        self.positions[-1] += 1
+        return _StepState(np.array(self._rows(len(state.rows) + 1)))
+
+
+@dataclass
+class _StepState:
+    rows: np.ndarray
+
+
+def test_on_a_step_decoder_held_decoding_finds_what_it_finds_on_ctranslate2() -> None:
+    """The same sentence as a CTranslate2 call per correction, scored by the caller's exact
+    scoring (`Stepping.score`) plus the step decoder's end of the text; nothing decoded past
+    the first token the graph does not allow."""
+    from voiced.audio.grammar_decode import Stepping
+
+    heard = ids(" can", " i", " get", " a", " hot", " chocolate")
+    model = Hears(heard, second={4: PIECES.index(" mocha")})
+    steps = StepsOf(model)
+
+    def exact(texts: list[str]) -> list[float]:
+        said = [Vocabulary().encode(" " + text).ids for text in texts]
+        return [sum(model.logp(at, t) for at, t in enumerate(tokens)) for tokens in said]
+
+    held = decode_held(Hears(heard), ENCODED, Tokenizer(), ORDERS, steps=Stepping(steps, exact))  # type: ignore[arg-type]
+    assert held is not None and held.text == "can i get a mocha"
+    said = ids(" can", " i", " get", " a", " mocha")
+    # The end's log-probability is the step decoder's (over its tokens only).
+    end = model.row(5)[: EOT + 1]
+    end = end[EOT] - np.log(np.exp(end).sum())
+    expected = sum(model.logp(at, t) for at, t in enumerate(said)) + end
+    assert held.logprob == pytest.approx(expected) and held.end == pytest.approx(end)
+    # The free path leaves the graph at " hot" (text position 4): never decoded past it.
+    assert max(steps.positions) <= len(said)
