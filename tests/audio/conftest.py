@@ -5,10 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from voiced.audio.grammar_decode import WordGraph
 from voiced.audio.transcribe import BiasVocabulary
 from voiced.audio.whisper import WhisperTranscriber
 
 from tests.audio.clips import HAVE_TOOLS, SANDWICH_PHRASES, SANDWICH_WORDS, Clips
+from tests.interpreter.helpers import cell, grammar
+from voiced.interpreter.templategraph import word_graph
+from voiced.interpreter.templates import Templates
 
 
 @pytest.fixture(scope="session")
@@ -25,6 +29,18 @@ def whisper() -> WhisperTranscriber:
     transcriber = WhisperTranscriber()
     transcriber.load_sync()
     return transcriber
+
+
+@pytest.fixture(scope="session")
+def templates() -> Templates:
+    """The barista cell's sentence templates (held decoding's tests)."""
+    return Templates(cell("barista"), grammar("barista").vocabulary)
+
+
+@pytest.fixture(scope="session")
+def graph(templates: Templates) -> WordGraph:
+    """The barista's sentences as the word graph held decoding follows."""
+    return word_graph(templates)
 
 
 @pytest.fixture(scope="session")

@@ -27,21 +27,10 @@ from voiced.audio.whisper import WhisperTranscriber
 from voiced.audio.whisper_window import _tokenizer, decode_window
 
 from tests.audio.clips import Clips, samples_of
-from tests.interpreter.helpers import cell, grammar
-from voiced.interpreter.templategraph import word_graph
+from tests.interpreter.helpers import cell
 from voiced.interpreter.templates import Templates
 
 ORDER = "can i get a small double shot latte"
-
-
-@pytest.fixture(scope="module")
-def templates() -> Templates:
-    return Templates(cell("barista"), grammar("barista").vocabulary)
-
-
-@pytest.fixture(scope="module")
-def graph(templates: Templates) -> WordGraph:
-    return word_graph(templates)
 
 
 @pytest.fixture(scope="module")

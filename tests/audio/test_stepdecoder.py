@@ -30,21 +30,9 @@ from voiced.audio.whisper_window import _stepping
 
 from tests.audio.clips import Clips, samples_of
 from tests.audio.test_audio_held import ORDER, judge_of, order_of
-from tests.interpreter.helpers import cell, grammar
-from voiced.interpreter.templategraph import word_graph
 from voiced.interpreter.templates import Templates
 
 SAID = "can i get a medium cappuccino with soy milk"
-
-
-@pytest.fixture(scope="module")
-def templates() -> Templates:
-    return Templates(cell("barista"), grammar("barista").vocabulary)
-
-
-@pytest.fixture(scope="module")
-def graph(templates: Templates) -> WordGraph:
-    return word_graph(templates)
 
 
 @pytest.fixture(scope="module")
