@@ -296,7 +296,9 @@ def _stepping(judge: Judge, graph: WordGraph, directory: Path | None) -> Steppin
     try:
         weights = load_decoder(directory)
     except (OSError, ModelFileError, KeyError, ValueError) as exc:
-        _unreadable(directory, repr(exc))
+        _unusable.add(directory)  # not read again for every segment
+        log.warning("the model's decoder could not be read: held decoding calls CTranslate2",
+                    path=str(directory), error=repr(exc))  # fmt: skip
         return None
     tokens = held_tokens(graph, judge.tokenizer)
     return Stepping(StepDecoder(weights, tokens, judge.encoded), judge.said)
@@ -304,12 +306,6 @@ def _stepping(judge: Judge, graph: WordGraph, directory: Path | None) -> Steppin
 
 _unusable: set[Path] = set()
 """Models whose decoder failed on the step decoder once: held decoding calls CTranslate2."""
-
-
-@functools.cache
-def _unreadable(directory: Path, error: str) -> None:
-    log.warning("the model's decoder could not be read: held decoding calls CTranslate2",
-                path=str(directory), error=error)  # fmt: skip
 
 
 def _hypothesis(tokenizer: Any, result: Any, index: int) -> Decoded:

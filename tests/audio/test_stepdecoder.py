@@ -154,9 +154,15 @@ def test_a_file_that_is_no_whisper_model_is_refused_by_name(tmp_path: Path) -> N
 def test_an_unreadable_decoder_leaves_held_decoding_to_ctranslate2(
     whisper: WhisperTranscriber, graph: WordGraph, order_audio: Any, tmp_path: Path
 ) -> None:
+    from structlog.testing import capture_logs
+
     judge = judge_of(whisper, order_audio)
     (tmp_path / "model.bin").write_bytes(b"\0\0")
-    assert _stepping(judge, graph, tmp_path) is None
+    with capture_logs() as logs:
+        assert _stepping(judge, graph, tmp_path) is None
+        assert _stepping(judge, graph, tmp_path) is None  # not read again, not said again
+    said = [e for e in logs if "decoder could not be read" in e["event"]]
+    assert len(said) == 1 and said[0]["path"] == str(tmp_path) and "ends early" in said[0]["error"]
     assert _stepping(judge, graph, None) is None
     held = decode_held(judge.model, judge.encoded, judge.tokenizer, graph,
                        steps=_stepping(judge, graph, tmp_path))  # fmt: skip
