@@ -453,9 +453,12 @@ def decode_held(
     lowers it, so no sentence it leads to could score above the floor (the caller's least
     support, `supported`); most ways that end unsupported are known to be long before their end.
 
-    With `steps`, the decoding is done by `voiced.audio.stepdecoder` (its cache kept, only the
-    graph's tokens scored) instead of a CTranslate2 call for each correction, and each sentence
-    reached is scored again by `steps.score` before `keep` judges it.
+    With `steps`, the decoding is done by `voiced.audio.stepdecoder` (its cache kept within a
+    greedy run, only the graph's tokens scored) instead of a CTranslate2 call for each
+    correction: the opening is always branched on (its first token need not leave the graph),
+    greedy decoding stops where the graph is left, and each sentence reached that could still
+    win is scored again by `steps.score` (its words; the end of the text's is the step
+    decoder's) before `keep` judges it.
     """
     held = _Held(model, encoded, tokenizer, graph, keep, floor, steps)
     found = held.search(_Path([], Reading(graph.start)), branches)
