@@ -74,7 +74,7 @@ def read_decoder(path: Path) -> dict[str, Any]:
     are left in the file (`Embeddings`)."""
     found: dict[str, Any] = {}
     with path.open("rb") as file:
-        _unpack(file, "I")  # binary version
+        _check_version(path, _unpack(file, "I"))
         name = _string(file)
         if name != "WhisperSpec":
             raise ModelFileError(f"{path}: a {name}, not a Whisper model")
@@ -99,6 +99,43 @@ def read_decoder(path: Path) -> dict[str, Any]:
     if "decoder/embeddings/weight" not in found:
         raise ModelFileError(f"{path}: no decoder embeddings")
     return found
+
+
+MAX_BINARY_VERSION = 64
+"""Far above CTranslate2's own (6 in 4.x): a larger number is no model file's."""
+
+
+def _check_version(path: Path, version: int) -> None:
+    if not 0 < version <= MAX_BINARY_VERSION:
+        raise ModelFileError(f"{path}: not a CTranslate2 model file (binary version {version})")
+
+
+def model_file_problem(path: Path) -> str | None:
+    """What makes `path` no CTranslate2 Whisper model file, from its headers alone (each
+    variable's data skipped, not read: a file cut short is found by where it ends), or None."""
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as file:
+            _check_version(path, _unpack(file, "I"))
+            name = _string(file)
+            if name != "WhisperSpec":
+                return f"{path}: a {name or 'model'}, not a Whisper model"
+            _unpack(file, "I")  # revision
+            for _ in range(_unpack(file, "I")):
+                key = _string(file)
+                for _ in range(_unpack(file, "B")):
+                    _unpack(file, "I")
+                _unpack(file, "B")
+                length = _unpack(file, "I")
+                end = file.tell() + length
+                if end > size:
+                    return f"{path}: cut short ({key} needs {end} bytes, the file has {size})"
+                file.seek(end)
+    except ModelFileError as exc:
+        return str(exc)
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"{path}: {exc}"
+    return None
 
 
 def _unpack(file: IO[bytes], fmt: str) -> int:

@@ -258,18 +258,18 @@ def _held(
             return decode_held(judge.model, judge.encoded, judge.tokenizer, graph, keep=fits,
                                floor=free - MAX_GAP, steps=steps)  # fmt: skip
 
-        held = None
+        held, steps = None, None
         with one_thread():
-            steps = _stepping(judge, graph, directory)
-            if steps is not None:
-                try:
+            try:
+                steps = _stepping(judge, graph, directory)
+                if steps is not None:
                     held = decode(steps)
-                except Exception as exc:  # the step decoder's: CTranslate2 decodes instead
-                    assert directory is not None
-                    _unusable.add(directory)
-                    log.error("held decoding on the step decoder failed: CTranslate2 decodes",
-                              path=str(directory), error=repr(exc))  # fmt: skip
-                    steps = None
+            except Exception as exc:  # the step decoder's (a file replaced meanwhile, ...)
+                assert directory is not None
+                _unusable.add(directory)
+                log.error("held decoding on the step decoder failed: CTranslate2 decodes",
+                          path=str(directory), error=repr(exc))  # fmt: skip
+                steps = None
         if steps is None:
             held = decode(None)
     except Exception as exc:  # CTranslate2's errors have no common type of their own

