@@ -67,35 +67,62 @@ class Embeddings:
         return np.stack([self._rows[t] for t in tokens])
 
 
+@dataclass(frozen=True)
+class _Variable:
+    """One variable's header in `model.bin`; its data is `size` bytes from `offset`."""
+
+    key: str
+    shape: list[int]
+    dtype: Any
+    """NumPy's type (None: one this module does not read, bfloat16)."""
+    offset: int
+    size: int
+
+
+def _variables(path: Path, file: IO[bytes]) -> Iterator[_Variable]:
+    """The variables of the CTranslate2 Whisper model `file` (format of
+    `ctranslate2.specs.ModelSpec._serialize`), header by header; after each, the file is at the
+    next one whatever the caller read. A file that is not one, or cut short, is a
+    `ModelFileError` naming `path`."""
+    length = path.stat().st_size
+    version = _unpack(file, "I")
+    if not 0 < version <= MAX_BINARY_VERSION:
+        raise ModelFileError(f"{path}: not a CTranslate2 model file (binary version {version})")
+    name = _string(file)
+    if name != "WhisperSpec":
+        raise ModelFileError(f"{path}: a {name or 'model'}, not a Whisper model")
+    _unpack(file, "I")  # revision
+    for _ in range(_unpack(file, "I")):
+        key = _string(file)
+        shape = [_unpack(file, "I") for _ in range(_unpack(file, "B"))]
+        kind, size = _unpack(file, "B"), _unpack(file, "I")
+        offset = file.tell()
+        if offset + size > length:
+            raise ModelFileError(
+                f"{path}: cut short ({key} needs {offset + size} bytes, the file has {length})"
+            )
+        yield _Variable(key, shape, _DTYPES[kind] if kind < len(_DTYPES) else None, offset, size)
+        file.seek(offset + size)
+
+
 def read_decoder(path: Path) -> dict[str, Any]:
-    """The decoder's variables of a CTranslate2 `model.bin` (format of
-    `ctranslate2.specs.ModelSpec._serialize`), read one by one, float16 made float32: the
-    encoder's are skipped unread, and the embeddings (51,864 rows, a cell's tokens among them)
-    are left in the file (`Embeddings`)."""
+    """The decoder's variables of a CTranslate2 Whisper `model.bin`, read one by one, float16
+    made float32: the encoder's are skipped unread, and the embeddings (51,864 rows, a cell's
+    tokens among them) are left in the file (`Embeddings`)."""
     found: dict[str, Any] = {}
     with path.open("rb") as file:
-        _check_version(path, _unpack(file, "I"))
-        name = _string(file)
-        if name != "WhisperSpec":
-            raise ModelFileError(f"{path}: a {name}, not a Whisper model")
-        _unpack(file, "I")  # revision
-        for _ in range(_unpack(file, "I")):
-            key = _string(file)
-            shape = [_unpack(file, "I") for _ in range(_unpack(file, "B"))]
-            kind, size = _unpack(file, "B"), _unpack(file, "I")
-            dtype = _DTYPES[kind] if kind < len(_DTYPES) else None
-            if not key.startswith("decoder/") or dtype is None:
-                file.seek(size, 1)
-            elif key == "decoder/embeddings/weight":
-                found[key] = Embeddings(path, file.tell(), (shape[0], shape[1]), dtype)
-                file.seek(size, 1)
-            elif key.endswith("_scale") or (shape and dtype not in (np.float16, np.float32)):
-                raise ModelFileError(f"{path}: {key} is quantized ({np.dtype(dtype)})")
+        for v in _variables(path, file):
+            if not v.key.startswith("decoder/") or v.dtype is None:
+                continue
+            if v.key == "decoder/embeddings/weight":
+                found[v.key] = Embeddings(path, v.offset, (v.shape[0], v.shape[1]), v.dtype)
+            elif v.key.endswith("_scale") or (v.shape and v.dtype not in (np.float16, np.float32)):
+                raise ModelFileError(f"{path}: {v.key} is quantized ({np.dtype(v.dtype)})")
             else:
                 # Made float32 one by one: the stored float16 never all held at once.
-                raw = np.frombuffer(file.read(size), dtype=dtype)
-                raw = raw.reshape(shape) if shape else raw
-                found[key] = raw.astype(np.float32) if dtype == np.float16 else raw
+                raw = np.frombuffer(file.read(v.size), dtype=v.dtype)
+                raw = raw.reshape(v.shape) if v.shape else raw
+                found[v.key] = raw.astype(np.float32) if v.dtype == np.float16 else raw
     if "decoder/embeddings/weight" not in found:
         raise ModelFileError(f"{path}: no decoder embeddings")
     return found
@@ -105,32 +132,13 @@ MAX_BINARY_VERSION = 64
 """Far above CTranslate2's own (6 in 4.x): a larger number is no model file's."""
 
 
-def _check_version(path: Path, version: int) -> None:
-    if not 0 < version <= MAX_BINARY_VERSION:
-        raise ModelFileError(f"{path}: not a CTranslate2 model file (binary version {version})")
-
-
 def model_file_problem(path: Path) -> str | None:
     """What makes `path` no CTranslate2 Whisper model file, from its headers alone (each
     variable's data skipped, not read: a file cut short is found by where it ends), or None."""
     try:
-        size = path.stat().st_size
         with path.open("rb") as file:
-            _check_version(path, _unpack(file, "I"))
-            name = _string(file)
-            if name != "WhisperSpec":
-                return f"{path}: a {name or 'model'}, not a Whisper model"
-            _unpack(file, "I")  # revision
-            for _ in range(_unpack(file, "I")):
-                key = _string(file)
-                for _ in range(_unpack(file, "B")):
-                    _unpack(file, "I")
-                _unpack(file, "B")
-                length = _unpack(file, "I")
-                end = file.tell() + length
-                if end > size:
-                    return f"{path}: cut short ({key} needs {end} bytes, the file has {size})"
-                file.seek(end)
+            for _ in _variables(path, file):
+                pass
     except ModelFileError as exc:
         return str(exc)
     except (OSError, UnicodeDecodeError) as exc:

@@ -180,7 +180,7 @@ def model_file(path: Path, variables: dict[str, np.ndarray]) -> Path:
     for name, value in variables.items():
         data += string(name) + struct.pack("B", value.ndim)
         data += b"".join(struct.pack("I", dim) for dim in value.shape)
-        data += struct.pack("BI", kinds[value.dtype], value.nbytes) + value.tobytes()
+        data += struct.pack("<BI", kinds[value.dtype], value.nbytes) + value.tobytes()
     path.write_bytes(data + struct.pack("I", 0))
     return path
 
